@@ -1,0 +1,49 @@
+# chunklab: `make test` and `make run` set up .venv themselves on a machine with only Python.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-dev
+DENSE_STAMP := $(VENV)/.installed-dense
+TORCH_VERSION ?= 2.13.0
+
+CORPUS ?= data/sample
+QUERIES ?= $(CORPUS)/queries.jsonl
+SIZES ?= 300 600 1200
+STRATEGIES ?= rct mhs_rct ast_merge ast_breadcrumb
+RETRIEVERS ?= bm25
+RUN_NAME ?= $(shell date +%Y%m%d-%H%M%S)
+
+.PHONY: install install-dense test run bench lint clean
+
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): pyproject.toml | $(VENV)/bin/python
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $@
+
+# The dense extra: CPU torch first (a bare `torch` requirement would pull a multi-GB CUDA build).
+$(DENSE_STAMP): $(STAMP)
+	$(PY) -m pip install --quiet torch==$(TORCH_VERSION)
+	$(PY) -m pip install --quiet -e '.[dev,dense]'
+	touch $@
+
+install: $(STAMP)
+
+install-dense: $(DENSE_STAMP)
+
+test: $(STAMP)
+	$(PY) -m pytest -q
+
+run: $(STAMP)
+	$(PY) -m chunklab summary --corpus $(CORPUS)
+
+bench: $(STAMP)
+	$(PY) -m chunklab.bench
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check lib tests
+
+clean:
+	rm -rf .pytest_cache .ruff_cache build lib/*.egg-info

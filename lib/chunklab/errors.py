@@ -1,0 +1,63 @@
+"""Domain errors: every failure chunklab reports is a ChunklabError that names what was wrong."""
+
+from __future__ import annotations
+
+
+class ChunklabError(Exception):
+    """Base class of every error chunklab raises on purpose."""
+
+
+class UnknownStrategyError(ChunklabError, KeyError):
+    """A strategy name that is not registered."""
+
+    def __init__(self, name: str, available: list[str]):
+        self.name = name
+        self.available = sorted(available)
+        super().__init__(
+            f"unknown strategy {name!r}; valid strategies: {', '.join(self.available)}"
+        )
+
+    def __str__(self) -> str:  # KeyError would quote the message otherwise
+        return self.args[0]
+
+
+class UnknownRetrieverError(ChunklabError, KeyError):
+    """A retriever name that is not registered."""
+
+    def __init__(self, name: str, available: list[str]):
+        self.name = name
+        self.available = sorted(available)
+        super().__init__(
+            f"unknown retriever {name!r}; valid retrievers: {', '.join(self.available)}"
+        )
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
+class ConfigError(ChunklabError, ValueError):
+    """A configuration value that is out of range or of the wrong type."""
+
+
+class CorpusError(ChunklabError):
+    """A corpus folder that cannot be read at all (a single bad file is only reported)."""
+
+
+class QueryValidationError(ChunklabError, ValueError):
+    """A query file with one or more bad lines; the message lists every one of them."""
+
+    def __init__(self, path: str, problems: list[str]):
+        self.path = path
+        self.problems = problems
+        listing = "\n".join(f"  - {p}" for p in problems)
+        super().__init__(f"{path}: {len(problems)} bad line(s):\n{listing}")
+
+
+class MissingExtraError(ChunklabError, ImportError):
+    """A feature that needs an optional extra which is not installed."""
+
+    def __init__(self, feature: str, extra: str, missing: str):
+        super().__init__(
+            f"{feature} needs the optional extra '{extra}' ({missing} is not installed); "
+            f"install it with: pip install -e '.[{extra}]'"
+        )

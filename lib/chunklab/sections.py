@@ -1,0 +1,87 @@
+"""The heading stack: breadcrumbs in force at any offset, and the dominant heading level."""
+
+from __future__ import annotations
+
+import bisect
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+from .blocks import Block
+
+
+class HeadingStack:
+    """Headings seen so far; a heading clears every entry at its depth and below."""
+
+    def __init__(self) -> None:
+        self._stack: list[tuple[str, str] | None] = []
+
+    def push(self, level: int, title: str, provenance: str = "") -> None:
+        del self._stack[level - 1 :]
+        self._stack.extend([None] * (level - 1 - len(self._stack)))
+        self._stack.append((title.strip(), provenance))
+
+    def path(self) -> tuple[str, ...]:
+        """Dense path: skipped levels are left out, never holes."""
+        return tuple(entry[0] for entry in self._stack if entry)
+
+    def provenance(self) -> tuple[str, ...]:
+        return tuple(entry[1] for entry in self._stack if entry)
+
+
+class Breadcrumbs:
+    """For one document: the heading path in force at every offset."""
+
+    def __init__(self, blocks: Sequence[Block]):
+        stack = HeadingStack()
+        self.starts: list[int] = [0]
+        self.paths: list[tuple[str, ...]] = [()]
+        self.provenances: list[tuple[str, ...]] = [()]
+        for block in blocks:
+            if block.is_heading:
+                stack.push(block.level, block.title, block.provenance)
+                self.starts.append(block.start)
+                self.paths.append(stack.path())
+                self.provenances.append(stack.provenance())
+        self.has_headings = len(self.starts) > 1
+
+    def _index(self, offset: int) -> int:
+        return bisect.bisect_right(self.starts, offset) - 1
+
+    def at(self, offset: int) -> tuple[str, ...]:
+        """The deepest heading path in force at ``offset`` (a heading counts from its start)."""
+        return self.paths[self._index(offset)]
+
+    def provenance_at(self, offset: int) -> tuple[str, ...]:
+        """How each heading of ``at(offset)`` was found, in the same order."""
+        return self.provenances[self._index(offset)]
+
+    def common(self, offsets: Iterable[int]) -> tuple[str, ...]:
+        """The longest path shared by every offset: the common parent of what they hold."""
+        return common_prefix(self.at(o) for o in offsets)
+
+
+def common_prefix(paths: Iterable[tuple[str, ...]]) -> tuple[str, ...]:
+    result: tuple[str, ...] | None = None
+    for path in paths:
+        if result is None:
+            result = path
+            continue
+        n = 0
+        while n < min(len(result), len(path)) and result[n] == path[n]:
+            n += 1
+        result = result[:n]
+    return result or ()
+
+
+def breadcrumb_at(blocks: Sequence[Block], offset: int) -> tuple[str, ...]:
+    """Shortcut for one look-up; build a Breadcrumbs once when looking up many offsets."""
+    return Breadcrumbs(blocks).at(offset)
+
+
+def dominant_level(blocks: Sequence[Block]) -> int | None:
+    """The shallowest heading level that repeats (the document's backbone), else the shallowest."""
+    counts = Counter(b.level for b in blocks if b.is_heading)
+    if not counts:
+        return None
+    repeated = [level for level, n in counts.items() if n >= 2]
+    return min(repeated) if repeated else min(counts)
