@@ -85,6 +85,12 @@ class LineIndex:
         return start, end
 
 
+@lru_cache(maxsize=512)
+def line_index(text: str) -> LineIndex:
+    """The LineIndex of ``text``, shared by the parser and the chunk builder."""
+    return LineIndex(text)
+
+
 @lru_cache(maxsize=1)
 def _markdown() -> MarkdownIt:
     md = MarkdownIt("commonmark").enable("table").use(front_matter_plugin)
@@ -179,7 +185,7 @@ def _line(text: str, lines: LineIndex, line: int) -> str:
 @lru_cache(maxsize=512)
 def parse_blocks(text: str, is_markdown: bool = True, infer: bool = False) -> tuple[Block, ...]:
     """The top-level blocks of ``text`` in order (cached: a document is parsed once)."""
-    lines = LineIndex(text)
+    lines = line_index(text)
     if is_markdown:
         return tuple(_markdown_blocks(text, lines, infer))
     return tuple(_plain_text_blocks(text, lines))

@@ -6,7 +6,7 @@ import bisect
 import hashlib
 from dataclasses import asdict, dataclass, field
 
-from .blocks import Block, LineIndex
+from .blocks import Block, line_index
 from .config import ChunkerConfig
 from .sections import Breadcrumbs
 
@@ -121,7 +121,7 @@ class ChunkBuilder:
         self.blocks = doc.blocks
         self.block_starts = [b.start for b in self.blocks]
         self.crumbs = Breadcrumbs(self.blocks)
-        self.lines = LineIndex(doc.text)
+        self.lines = line_index(doc.text)
 
     def blocks_in(self, start: int, end: int) -> list[Block]:
         lo = bisect.bisect_right(self.block_starts, start) - 1

@@ -104,9 +104,10 @@ def _describe(err: ValidationError) -> str:
 def parse_value(text: str) -> Any:
     """A --set VALUE from the command line: YAML scalars, so 200 is an int and true a bool."""
     try:
-        return yaml.safe_load(text)
+        value = yaml.safe_load(text)
     except yaml.YAMLError:
         return text
+    return value if value is None or isinstance(value, (bool, int, float)) else text
 
 
 def save_config(config: ChunkerConfig, path: str | os.PathLike, **extra: Any) -> Path:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import yaml
 
-from .blocks import Block, parse_blocks, structure_source_of
+from .blocks import EXPLICIT, Block, parse_blocks, structure_source_of
 from .errors import CorpusError
 
 SUFFIXES = (".md", ".markdown", ".txt")
@@ -121,7 +121,9 @@ def _title(front_matter: dict, blocks: tuple[Block, ...], stem: str) -> str:
     title = front_matter.get("title")
     if isinstance(title, str) and title.strip():
         return title.strip()
-    h1 = next((b for b in blocks if b.kind == "heading" and b.level == 1), None)
+    # Identity never comes from an inferred heading: only a marked H1 may name the document.
+    h1 = next((b for b in blocks if b.is_heading and b.level == 1 and b.provenance in EXPLICIT),
+              None)
     return h1.title if h1 else stem
 
 

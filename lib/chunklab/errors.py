@@ -61,3 +61,15 @@ class MissingExtraError(ChunklabError, ImportError):
             f"{feature} needs the optional extra '{extra}' ({missing} is not installed); "
             f"install it with: pip install -e '.[{extra}]'"
         )
+
+
+class RetrieverError(ChunklabError, RuntimeError):
+    """A retriever used out of order (search before index) or with a bad argument."""
+
+
+class MetricError(ChunklabError, ValueError):
+    """Inputs a metric cannot score: an unknown chunk id, an answer missing from its source."""
+
+
+class ComparisonError(ChunklabError, ValueError):
+    """A paired comparison on data that is not paired: unequal lengths, a missing config."""

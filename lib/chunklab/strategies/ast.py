@@ -33,8 +33,6 @@ def section_pieces(doc, section: Section, config, sizer: Sizer) -> list[Piece]:
 
 def merge_tiny(pieces: list[Piece], crumbs: Breadcrumbs, config, sizer: Sizer) -> list[Piece]:
     """Consecutive whole sections below ``min_size`` merge under their common parent."""
-    if config.min_size <= 0:
-        return pieces
     merged: list[Piece] = []
     for piece in pieces:
         prev = merged[-1] if merged else None
@@ -53,15 +51,17 @@ def merge_tiny(pieces: list[Piece], crumbs: Breadcrumbs, config, sizer: Sizer) -
 
 
 def _related(crumbs: Breadcrumbs, a: Piece, b: Piece) -> bool:
-    """Siblings or parent and child: their common path loses at most one level of either."""
+    """Siblings or parent and child: the common path is all but the last level of either."""
     path_a, path_b = crumbs.at(a.end), crumbs.at(b.end)
     shared = len(common_prefix([path_a, path_b]))
-    return shared >= 1 and shared >= min(len(path_a), len(path_b)) - 1
+    return shared >= 1 and shared >= max(len(path_a), len(path_b)) - 1
 
 
 def ast_pieces(doc, config) -> list[Piece]:
     sizer = Sizer(doc.text, config.unit)
     pieces = [p for s in sections(doc.blocks) for p in section_pieces(doc, s, config, sizer)]
+    if config.min_size <= 0:
+        return pieces
     return merge_tiny(pieces, Breadcrumbs(doc.blocks), config, sizer)
 
 

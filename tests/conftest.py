@@ -1,0 +1,28 @@
+"""Shared fixtures: the sample corpus, small fixture documents and strategy lists."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from chunklab import load_corpus, make_document
+from chunklab.strategies import REGISTRY
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "data" / "sample"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+OURS = [name for name, s in REGISTRY.items() if s.family == "ast"]
+BASELINES = [name for name, s in REGISTRY.items() if s.family != "ast"]
+
+
+def fixture_doc(name: str, **kwargs):
+    """A fixture file as a Document, text read exactly as the loader reads it."""
+    path = FIXTURES / name
+    return make_document(name, path.read_bytes().decode("utf-8"), path=str(path), **kwargs)
+
+
+@pytest.fixture(scope="session")
+def sample_corpus():
+    return load_corpus(SAMPLE)

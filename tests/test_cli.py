@@ -1,0 +1,66 @@
+"""The command line: strategies, chunk (with --strategy or --config), errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from chunklab import make_config, save_config
+from chunklab.cli import main
+from conftest import FIXTURES
+
+FIELDS = {"id", "doc_id", "ordinal", "start", "end", "start_line", "end_line", "text",
+          "breadcrumb", "embed_text", "context_text", "kind", "strategy", "config_id",
+          "structure_source", "verbatim", "part"}
+
+
+def test_strategies_lists_every_name(capsys):
+    assert main(["strategies"]) == 0
+    out = capsys.readouterr().out
+    for name in ["rct", "mhs_rct", "mts", "emsts", "ast_merge", "ast_breadcrumb",
+                 "heading_flush", "paragraph"]:
+        assert f"\n{name} " in f"\n{out}"
+
+
+def test_chunk_writes_one_object_per_chunk(tmp_path):
+    out = tmp_path / "chunks.jsonl"
+    code = main(["chunk", "--corpus", str(FIXTURES), "--strategy", "ast_breadcrumb",
+                 "--size", "300", "--set", "number_parts=true", "--out", str(out)])
+    assert code == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(rows) > 10 and FIELDS <= set(rows[0])
+    assert {r["doc_id"] for r in rows} >= {"contract_renewal.md", "standard_deep.md"}
+    source = (FIXTURES / rows[0]["doc_id"]).read_text()
+    assert source[rows[0]["start"] : rows[0]["end"]] == rows[0]["text"]
+
+
+def test_chunk_with_config_file_matches_strategy_flags(tmp_path):
+    config = make_config(strategy="ast_merge", size=250)
+    path = save_config(config, tmp_path / "c.yaml")
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    assert main(["chunk", "--corpus", str(FIXTURES), "--config", str(path), "--out", str(a)]) == 0
+    assert main(["chunk", "--corpus", str(FIXTURES), "--strategy", "ast_merge", "--size", "250",
+                 "--out", str(b)]) == 0
+    assert a.read_text() == b.read_text()
+
+
+def test_unknown_strategy_exits_2_with_the_valid_names(tmp_path, capsys):
+    code = main(["chunk", "--corpus", str(FIXTURES), "--strategy", "astmerge",
+                 "--out", str(tmp_path / "x.jsonl")])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "unknown strategy 'astmerge'" in err and "ast_merge" in err
+    assert not (tmp_path / "x.jsonl").exists()
+
+
+def test_bad_option_names_the_field(tmp_path, capsys):
+    code = main(["chunk", "--corpus", str(FIXTURES), "--strategy", "ast_merge",
+                 "--set", "overlap=-3", "--out", str(tmp_path / "x.jsonl")])
+    assert code == 2 and "overlap" in capsys.readouterr().err
+
+
+def test_python_dash_m_works():
+    done = subprocess.run([sys.executable, "-m", "chunklab", "strategies"],
+                          capture_output=True, text=True, check=True)
+    assert "ast_breadcrumb" in done.stdout

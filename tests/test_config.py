@@ -1,0 +1,75 @@
+"""ChunkerConfig: validation messages, ids, YAML round trip, build_chunker."""
+
+from __future__ import annotations
+
+import pytest
+
+from chunklab import (
+    ConfigError,
+    UnknownStrategyError,
+    build_chunker,
+    load_config,
+    make_config,
+    make_document,
+    save_config,
+)
+from chunklab.config import parse_value
+
+
+@pytest.mark.parametrize("values,field", [
+    ({"size": 0}, "size"),
+    ({"size": "big"}, "size"),
+    ({"unit": "pages"}, "unit"),
+    ({"overlap": 1000, "size": 500}, "overlap"),
+    ({"min_size": 900, "size": 500}, "min_size"),
+    ({"prefix_template": "no placeholder"}, "prefix_template"),
+    ({"colour": "red"}, "colour"),
+])
+def test_bad_values_name_the_field(values, field):
+    with pytest.raises(ConfigError, match=field):
+        make_config(values)
+
+
+def test_unknown_strategy_lists_valid_names():
+    with pytest.raises(UnknownStrategyError, match="valid strategies: .*ast_breadcrumb"):
+        make_config(strategy="nope")
+
+
+def test_config_id_is_stable_and_field_sensitive():
+    a = make_config(strategy="ast_merge", size=500)
+    assert a.config_id == make_config({"size": 500, "strategy": "ast_merge"}).config_id
+    assert a.config_id != a.replace(size=501).config_id
+    assert a.options() == {}
+    assert a.replace(min_size=50).options() == {"min_size": 50}
+
+
+def test_yaml_round_trip_with_extra_sections(tmp_path):
+    config = make_config(strategy="ast_breadcrumb", size=700, min_size=100, number_parts=True)
+    path = save_config(config, tmp_path / "chosen.yaml", rule={"metric": "recall@5"})
+    assert load_config(path) == config
+    assert "rule:" in path.read_text()
+
+
+def test_edited_config_file_is_detected(tmp_path):
+    path = save_config(make_config(size=700), tmp_path / "c.yaml")
+    path.write_text(path.read_text().replace("size: 700", "size: 800"))
+    with pytest.raises(ConfigError, match="config_id"):
+        load_config(path)
+
+
+def test_unreadable_config_is_a_clear_error(tmp_path):
+    with pytest.raises(ConfigError, match="cannot read config"):
+        load_config(tmp_path / "missing.yaml")
+
+
+def test_build_chunker_applies_the_config():
+    chunker = build_chunker(make_config(strategy="ast_merge", size=50))
+    chunks = chunker(make_document("d.md", "# A\n\n" + "word " * 40 + "\n"))
+    assert len(chunks) > 2 and all(c.strategy == "ast_merge" for c in chunks)
+
+
+@pytest.mark.parametrize(
+    "text,value", [("200", 200), ("true", True), ("null", None), ("Ctx: {path}", "Ctx: {path}")]
+)
+def test_set_values_parse_as_yaml_scalars(text, value):
+    assert parse_value(text) == value

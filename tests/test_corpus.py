@@ -1,0 +1,92 @@
+"""Loading a folder: decoding, skipped files, front matter, titles, symlinks."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from chunklab import CorpusError, load_corpus
+
+
+def write(path, data: bytes):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+
+
+@pytest.fixture()
+def folder(tmp_path):
+    root = tmp_path / "docs"
+    write(root / "a.md", b"\xef\xbb\xbf# Alpha\n\nBody.\n")
+    write(root / "sub" / "b.markdown", b"Setext title\n============\n\ntext\n")
+    write(root / "notes.txt", b"SAFETY NOTICES\nKeep dry.\n")
+    write(root / "bad.md", b"# Bad\n\n\xff\xfe broken\n")
+    write(root / "binary.md", b"# Bin\x00ary\n")
+    write(root / "image.png", b"\x89PNG")
+    write(root / "crlf.md", b"# Windows\r\n\r\nLine one.\r\nLine two.\r\n")
+    write(root / "fm.md", b"---\ntitle: From front matter\nowner: ops\n---\n# Heading one\n\nx\n")
+    return root
+
+
+def test_loads_supported_files_and_reports_the_rest(folder):
+    corpus = load_corpus(folder)
+    assert sorted(d.id for d in corpus) == ["a.md", "crlf.md", "fm.md", "notes.txt",
+                                            "sub/b.markdown"]
+    reasons = {s.path: s.reason for s in corpus.skipped}
+    assert set(reasons) == {"bad.md", "binary.md"}
+    assert "not valid UTF-8" in reasons["bad.md"]
+    assert "NUL" in reasons["binary.md"]
+    report = {row["path"]: row["status"] for row in corpus.report()}
+    assert report["bad.md"] == "skipped" and report["a.md"] == "loaded"
+
+
+def test_bom_dropped_newlines_kept(folder):
+    corpus = load_corpus(folder)
+    assert corpus.get("a.md").text == "# Alpha\n\nBody.\n"
+    assert corpus.get("crlf.md").text == "# Windows\r\n\r\nLine one.\r\nLine two.\r\n"
+
+
+def test_titles_front_matter_then_h1_then_stem(folder):
+    corpus = load_corpus(folder)
+    fm = corpus.get("fm.md")
+    assert fm.title == "From front matter"
+    assert fm.front_matter == {"title": "From front matter", "owner": "ops"}
+    assert fm.text.startswith("---\ntitle:")  # front matter stays in the text
+    assert fm.blocks[0].kind == "front_matter"
+    assert corpus.get("a.md").title == "Alpha"
+    assert corpus.get("sub/b.markdown").title == "Setext title"
+    assert corpus.get("notes.txt").title == "notes"
+
+
+def test_structure_source(folder):
+    corpus = load_corpus(folder)
+    assert corpus.get("a.md").structure_source == "explicit"
+    assert corpus.get("notes.txt").structure_source == "inferred"
+
+
+def test_symlink_leaving_root_is_not_followed(tmp_path, folder):
+    outside = tmp_path / "outside"
+    write(outside / "secret.md", b"# Secret\n")
+    os.symlink(outside, folder / "linked")
+    os.symlink(outside / "secret.md", folder / "secret-link.md")
+    os.symlink(folder / "sub", folder / "inside-link")
+    ids = {d.id for d in load_corpus(folder)}
+    assert not any("secret" in i for i in ids)
+    assert "inside-link/b.markdown" in ids
+
+
+def test_symlink_loop_terminates(folder):
+    os.symlink(folder, folder / "sub" / "loop")
+    ids = [d.id for d in load_corpus(folder)]
+    assert len(ids) == len(set(ids))
+
+
+def test_missing_folder_is_a_clear_error(tmp_path):
+    with pytest.raises(CorpusError, match="does not exist"):
+        load_corpus(tmp_path / "nope")
+
+
+def test_fingerprint_changes_with_content(folder):
+    before = load_corpus(folder).fingerprint
+    (folder / "a.md").write_text("# Alpha\n\nChanged.\n")
+    assert load_corpus(folder).fingerprint != before

@@ -1,0 +1,45 @@
+"""Project files agree with each other: dependencies, public API, ignore rules."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import tomllib
+
+import yaml
+
+import chunklab
+from conftest import ROOT
+
+
+def _name(requirement: str) -> str:
+    return re.split(r"[<>=!~\[ ;]", requirement.strip(), maxsplit=1)[0].lower().replace("_", "-")
+
+
+def test_environment_yml_names_the_pyproject_runtime_packages():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    runtime = {_name(r) for r in project["dependencies"]}
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    conda = {_name(d) for d in env["dependencies"] if isinstance(d, str)} - {"python", "pip"}
+    pip_section = next(d["pip"] for d in env["dependencies"] if isinstance(d, dict))
+    pip = {_name(r) for r in pip_section if not r.startswith("-e")}
+    assert conda | pip == runtime
+    assert "-e .[dev]" in pip_section
+
+
+def test_public_api_is_pinned():
+    assert set(chunklab.__all__) == {
+        "Block", "Breadcrumbs", "Chunk", "ChunkerConfig", "ChunklabError", "ConfigError",
+        "Corpus", "CorpusError", "Document", "MissingExtraError", "QueryValidationError",
+        "UnknownRetrieverError", "UnknownStrategyError", "breadcrumb_at", "build_chunker",
+        "chunk_corpus", "chunk_document", "dominant_level", "get_strategy", "load_config",
+        "load_corpus", "make_config", "make_document", "parse_blocks", "save_config",
+        "strategy_names",
+    }
+    assert all(hasattr(chunklab, name) for name in chunklab.__all__)
+
+
+def test_gitignore_keeps_the_library():
+    ignored = subprocess.run(["git", "check-ignore", "-q", "lib/chunklab/__init__.py"],
+                             cwd=ROOT, check=False)
+    assert ignored.returncode == 1  # 1 = not ignored
