@@ -59,8 +59,9 @@ class Chunk:
     @classmethod
     def from_dict(cls, data: dict) -> Chunk:
         values = {name: data[name] for name in cls.__dataclass_fields__ if name in data}
-        values["breadcrumb"] = tuple(values.get("breadcrumb") or ())
-        values["heading_provenance"] = tuple(values.get("heading_provenance") or ())
+        for name in ("breadcrumb", "heading_provenance"):  # lists, or arrays from Parquet
+            value = values.get(name)
+            values[name] = tuple(value) if value is not None else ()
         return cls(**values)
 
 

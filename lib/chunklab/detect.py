@@ -18,6 +18,11 @@ def _inline() -> MarkdownIt:
     return MarkdownIt("commonmark")
 
 
+def _multiline(text: str) -> bool:
+    """More than one line, whatever the newline convention (CRLF, LF or a lone CR)."""
+    return len(text.strip().splitlines()) > 1
+
+
 def _is_title(text: str) -> bool:
     """Short, no sentence punctuation at the end, not a warning."""
     words = text.split()
@@ -28,11 +33,12 @@ def _is_title(text: str) -> bool:
 
 def bold_line(text: str) -> str | None:
     """The title of a one-line paragraph that is only bold text (``**Access requests**``)."""
-    if "\n" in text.strip():
+    if _multiline(text):
         return None
-    children = _inline().parseInline(text.strip())[0].children or []
-    types = [c.type for c in children]
-    if types != ["strong_open", "text", "strong_close"]:
+    tokens = _inline().parseInline(text.strip())[0].children or []
+    # The inline parser leaves empty text tokens around emphasis: they carry nothing.
+    children = [t for t in tokens if t.type != "text" or t.content]
+    if [c.type for c in children] != ["strong_open", "text", "strong_close"]:
         return None
     title = children[1].content.strip()
     return title if _is_title(title) else None
@@ -46,11 +52,11 @@ def numbered_line(text: str) -> tuple[int, str] | None:
     number, title = match.groups()
     if not _is_title(title) or not title[0].isupper():
         return None
-    return number.count(".") + 1, f"{number} {title}".strip()
+    return number.count(".") + 1, " ".join(text.split())  # the number as written: "1. SCOPE"
 
 
 def caps_line(text: str) -> str | None:
-    """A short ALL CAPS line with at least one word of three letters (``SAFETY NOTICES``)."""
+    """A short ALL CAPS line with at least three letters (``SAFETY NOTICES``)."""
     line = text.strip()
     letters = [c for c in line if c.isalpha()]
     if len(letters) < 3 or any(c.islower() for c in letters) or line.startswith(("*", "_")):
@@ -63,7 +69,7 @@ def infer_heading(text: str, markdown: bool) -> tuple[int, str, str] | None:
     if markdown:
         title = bold_line(text)
         return (2, title, "inferred_bold_line") if title else None
-    if "\n" in text.strip():
+    if _multiline(text):
         return None
     numbered = numbered_line(text)
     if numbered:

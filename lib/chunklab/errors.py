@@ -73,3 +73,13 @@ class MetricError(ChunklabError, ValueError):
 
 class ComparisonError(ChunklabError, ValueError):
     """A paired comparison on data that is not paired: unequal lengths, a missing config."""
+
+
+class GoldValidationError(ChunklabError, ValueError):
+    """A heading gold file with one or more bad entries; the message lists every one of them."""
+
+    def __init__(self, path: str, problems: list[str]):
+        self.path = path
+        self.problems = problems
+        listing = "\n".join(f"  - {p}" for p in problems)
+        super().__init__(f"{path}: {len(problems)} bad entry(ies):\n{listing}")

@@ -54,4 +54,4 @@ def chunk_document(doc, config) -> list:
     return get_strategy(config.strategy)(doc, config)
 
 
-from . import ast, baselines, paragraph  # noqa: E402,F401  (registration)
+from . import ast, baselines, paragraph, routed  # noqa: E402,F401  (registration)
