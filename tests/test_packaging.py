@@ -34,7 +34,9 @@ def test_public_api_is_pinned():
         "UnknownRetrieverError", "UnknownStrategyError", "breadcrumb_at", "build_chunker",
         "chunk_corpus", "chunk_document", "dominant_level", "get_strategy", "load_config",
         "load_corpus", "make_config", "make_document", "parse_blocks", "save_config",
-        "strategy_names",
+        "strategy_names", "ComparisonError", "GoldValidationError", "MetricError", "Query",
+        "RetrieverError", "SweepParams", "SweepResult", "load_queries", "make_retriever",
+        "mine_queries", "retriever_names", "run_sweep", "save_queries",
     }
     assert all(hasattr(chunklab, name) for name in chunklab.__all__)
 

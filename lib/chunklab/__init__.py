@@ -6,15 +6,22 @@ from .config import ChunkerConfig, build_chunker, load_config, make_config, save
 from .corpus import Corpus, Document, load_corpus, make_document
 from .errors import (
     ChunklabError,
+    ComparisonError,
     ConfigError,
     CorpusError,
+    GoldValidationError,
+    MetricError,
     MissingExtraError,
     QueryValidationError,
+    RetrieverError,
     UnknownRetrieverError,
     UnknownStrategyError,
 )
+from .queries import Query, load_queries, mine_queries, save_queries
+from .retrieve import make_retriever, retriever_names
 from .sections import Breadcrumbs, breadcrumb_at, dominant_level
 from .strategies import chunk_document, get_strategy, strategy_names
+from .sweep import SweepParams, SweepResult, run_sweep
 
 __version__ = "0.1.0"
 
@@ -24,12 +31,19 @@ __all__ = [
     "Chunk",
     "ChunkerConfig",
     "ChunklabError",
+    "ComparisonError",
     "ConfigError",
     "Corpus",
     "CorpusError",
     "Document",
+    "GoldValidationError",
+    "MetricError",
     "MissingExtraError",
+    "Query",
     "QueryValidationError",
+    "RetrieverError",
+    "SweepParams",
+    "SweepResult",
     "UnknownRetrieverError",
     "UnknownStrategyError",
     "breadcrumb_at",
@@ -40,10 +54,16 @@ __all__ = [
     "get_strategy",
     "load_config",
     "load_corpus",
+    "load_queries",
     "make_config",
     "make_document",
+    "make_retriever",
+    "mine_queries",
     "parse_blocks",
+    "retriever_names",
+    "run_sweep",
     "save_config",
+    "save_queries",
     "strategy_names",
 ]
 

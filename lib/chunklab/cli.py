@@ -8,7 +8,7 @@ import sys
 
 from . import chunk_corpus, load_config, load_corpus, make_config
 from .config import parse_value
-from .errors import ChunklabError
+from .errors import ChunklabError, ConfigError
 from .io import write_text_atomic
 from .strategies import REGISTRY
 
@@ -27,18 +27,62 @@ def _parser() -> argparse.ArgumentParser:
     summary.add_argument("--corpus", default="data/sample")
     summary.add_argument("--size", type=int, default=1000)
     summary.add_argument("--unit", default="chars")
+    queries = sub.add_parser("queries", help="query files: mine queries from a corpus")
+    queries_sub = queries.add_subparsers(dest="queries_command", required=True)
+    mine = queries_sub.add_parser("mine", help="queries from titles, headings and API symbols")
+    mine.add_argument("--corpus", required=True)
+    mine.add_argument("--out", required=True, help="output .jsonl file")
+
+    sweep = sub.add_parser("sweep", help="strategies x sizes x retrievers, scored per query")
+    sweep.add_argument("--corpus", default="data/sample")
+    source = sweep.add_mutually_exclusive_group(required=True)
+    source.add_argument("--queries", help="JSONL query file")
+    source.add_argument("--mine-queries", action="store_true", help="mine queries instead")
+    sweep.add_argument("--strategies", default="rct,mhs_rct,ast_merge,ast_breadcrumb",
+                       help="comma-separated strategy names")
+    sweep.add_argument("--sizes", default="300,600,1200", help="comma-separated sizes")
+    sweep.add_argument("--unit", default="chars", choices=["chars", "words", "tokens"])
+    sweep.add_argument("--retrievers", default="bm25", help="comma-separated: bm25,dense,hybrid")
+    sweep.add_argument("--k", type=int, default=5)
+    sweep.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                       help="an option applied to every config")
+    sweep.add_argument("--out", required=True, help="run folder (created; reused if same run)")
+
+    view = sub.add_parser("view", help="write a standalone HTML view of one document's chunks")
+    view.add_argument("--corpus", required=True, help="folder of .md/.markdown/.txt files")
+    view.add_argument("--doc", required=True, help="document id: its path relative to --corpus")
+    _add_config_args(view, extra=False)
+    other = view.add_mutually_exclusive_group()
+    other.add_argument("--vs", metavar="STRATEGY", help="draw this strategy side by side")
+    other.add_argument("--vs-config", metavar="FILE", help="draw this config side by side")
+    view.add_argument("--out", required=True, help="output .html file")
     return parser
 
 
-def _add_config_args(parser: argparse.ArgumentParser) -> None:
+def _split(text: str) -> list[str]:
+    return [part.strip() for part in text.replace(" ", ",").split(",") if part.strip()]
+
+
+def _options(items: list[str]) -> dict:
+    options = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise ChunklabError(f"--set expects KEY=VALUE; got {item!r}")
+        options[key.strip()] = parse_value(value)
+    return options
+
+
+def _add_config_args(parser: argparse.ArgumentParser, *, extra: bool = True) -> None:
     group = parser.add_mutually_exclusive_group(required=True)
     group.add_argument("--strategy", help="strategy name (see: chunklab strategies)")
     group.add_argument("--config", help="a config YAML written by save_config / notebook 06")
     parser.add_argument("--size", type=int, help="chunk size in --unit (default 1000)")
     parser.add_argument("--unit", choices=["chars", "words", "tokens"])
-    parser.add_argument(
-        "--set", action="append", default=[], metavar="KEY=VALUE", help="any other option"
-    )
+    if extra:
+        parser.add_argument(
+            "--set", action="append", default=[], metavar="KEY=VALUE", help="any other option"
+        )
 
 
 def config_from_args(args):
@@ -51,12 +95,7 @@ def config_from_args(args):
         values["size"] = args.size
     if args.unit:
         values["unit"] = args.unit
-    for item in args.set:
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise ChunklabError(f"--set expects KEY=VALUE; got {item!r}")
-        values[key.strip()] = parse_value(value)
-    return make_config(values)
+    return make_config({**values, **_options(args.set)})
 
 
 def cmd_strategies(args) -> int:
@@ -91,7 +130,63 @@ def cmd_summary(args) -> int:
     return 0
 
 
-HANDLERS = {"strategies": cmd_strategies, "chunk": cmd_chunk, "summary": cmd_summary}
+def cmd_queries(args) -> int:
+    from .queries import mine_queries, save_queries
+
+    corpus = load_corpus(args.corpus)
+    queries = mine_queries(corpus)
+    save_queries(queries, args.out)
+    kinds = {}
+    for query in queries:
+        kinds[query.kind] = kinds.get(query.kind, 0) + 1
+    print(f"{len(queries)} queries mined from {len(corpus)} documents {kinds} -> {args.out}")
+    return 0
+
+
+def cmd_sweep(args) -> int:
+    from .sweep import SweepParams, headline, run_sweep
+
+    try:
+        sizes = tuple(int(s) for s in _split(args.sizes))
+    except ValueError:
+        raise ChunklabError(f"--sizes expects integers like 300,600; got {args.sizes!r}") from None
+    params = make_sweep_params(SweepParams, corpus=args.corpus, queries=args.queries or "",
+                               strategies=tuple(_split(args.strategies)), sizes=sizes,
+                               retrievers=tuple(_split(args.retrievers)), unit=args.unit,
+                               k=args.k, options=_options(args.set))
+    result = run_sweep(params, args.out)
+    print(headline(result).to_string(index=False))
+    info = result.run_info
+    print(f"{info['configs']} configs x {len(params.retrievers)} retriever(s), "
+          f"{info['queries']} queries, {sum(info['seconds'].values()):.1f} s; "
+          f"files in {args.out}")
+    return 0
+
+
+def cmd_view(args) -> int:
+    from .viz import render_view
+
+    path = render_view(args.corpus, args.doc, strategy=args.strategy, config_path=args.config,
+                       size=args.size, unit=args.unit, vs_strategy=args.vs,
+                       vs_config=args.vs_config, out=args.out)
+    print(f"view of {args.doc} -> {path}")
+    return 0
+
+
+def make_sweep_params(model, **values):
+    """Validate sweep parameters; a bad one raises ConfigError naming it."""
+    from pydantic import ValidationError
+
+    from .config import _describe
+
+    try:
+        return model(**values)
+    except ValidationError as err:
+        raise ConfigError(_describe(err).replace("chunker config", "sweep parameters")) from None
+
+
+HANDLERS = {"strategies": cmd_strategies, "chunk": cmd_chunk, "summary": cmd_summary,
+            "queries": cmd_queries, "sweep": cmd_sweep, "view": cmd_view}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+import numpy as np
+
 from .chunk import Chunk, dedup_title
 from .sections import Breadcrumbs
 
@@ -43,15 +45,11 @@ def astuple(report: InvariantReport) -> tuple[int, ...]:
 
 def lost_chars(doc, chunks: list[Chunk]) -> tuple[int, int]:
     """(non-whitespace chars outside every span, non-whitespace chars in the document)."""
-    covered = bytearray(len(doc.text) + 1)
+    covered = np.zeros(len(doc.text), dtype=bool)
     for chunk in chunks:
-        covered[chunk.start : chunk.end] = b"\1" * (chunk.end - chunk.start)
-    lost = total = 0
-    for i, ch in enumerate(doc.text):
-        if not ch.isspace():
-            total += 1
-            lost += not covered[i]
-    return lost, total
+        covered[chunk.start : chunk.end] = True
+    solid = np.fromiter((not ch.isspace() for ch in doc.text), dtype=bool, count=len(doc.text))
+    return int((solid & ~covered).sum()), int(solid.sum())
 
 
 def split_blocks(doc, chunks: list[Chunk]) -> int:

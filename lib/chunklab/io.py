@@ -16,6 +16,7 @@ def write_atomic(path: str | os.PathLike, write: Callable[[Path], None]) -> Path
     os.close(fd)
     try:
         write(Path(tmp))
+        os.chmod(tmp, 0o644)  # mkstemp makes owner-only files; results are meant to be shared
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

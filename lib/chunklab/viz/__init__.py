@@ -1,0 +1,13 @@
+"""Views of chunk boundaries and breadcrumbs: static HTML pages and an ipywidgets explorer."""
+
+from .boundaries import BoundaryView, SideBySide, render_view
+
+__all__ = ["BoundaryView", "Explorer", "SideBySide", "render_view"]
+
+
+def __getattr__(name: str):
+    if name == "Explorer":  # ipywidgets is imported only when the explorer is wanted
+        from .explorer import Explorer
+
+        return Explorer
+    raise AttributeError(f"module 'chunklab.viz' has no attribute {name!r}")

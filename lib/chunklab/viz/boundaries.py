@@ -1,0 +1,389 @@
+"""HTML views of one document's chunks: boundaries, breadcrumbs, overlap, gaps and flags."""
+
+from __future__ import annotations
+
+import difflib
+import html
+import os
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+from ..config import load_config, make_config
+from ..corpus import load_corpus, make_document
+from ..errors import ConfigError, CorpusError
+from ..invariants import INTACT_KINDS, breadcrumb_is_true, lost_chars, split_blocks
+from ..io import write_text_atomic
+from ..sections import Breadcrumbs
+from ..sizes import measure
+from ..strategies import chunk_document
+
+SEPARATOR = " > "
+PALETTE = ("#dbeafe", "#dcfce7", "#fef3c7", "#fce7f3", "#e0e7ff", "#ccfbf1", "#ffedd5", "#ede9fe")
+
+STYLE = """<style>
+.chunklab-view{font:13px/1.5 ui-monospace,Menlo,Consolas,monospace;color:#1b1b1b}
+.chunklab-view .head{font-family:system-ui,sans-serif;margin:4px 0}
+.chunklab-view .head h3{font-size:15px;margin:0 0 2px}
+.chunklab-view .meta,.chunklab-view .legend{font:12px system-ui,sans-serif;color:#444;margin:2px 0}
+.chunklab-view .doc{white-space:pre-wrap;overflow-wrap:anywhere;border:1px solid #bbb;
+  padding:8px;margin:4px 0;background:#fff;font:inherit}
+.chunklab-view .chunk,.chunklab-view .chunk-cont{box-decoration-break:clone;
+  -webkit-box-decoration-break:clone;border-radius:2px}
+""" + "".join(
+    f".chunklab-view .c{i}{{background-color:{colour}}}\n" for i, colour in enumerate(PALETTE)
+) + """.chunklab-view .label{font:11px/1.4 system-ui,sans-serif;background:#334155;color:#fff;
+  border-radius:3px;padding:0 4px;margin-right:3px}
+.chunklab-view .num{font-weight:700;margin-right:4px}
+.chunklab-view .crumb:empty::after{content:"(no heading)";opacity:.7}
+.chunklab-view .rank{background:#15803d;border-radius:3px;padding:0 3px;margin-left:4px}
+.chunklab-view .flag,.chunklab-view .key-flag{font:11px/1.4 system-ui,sans-serif;
+  background:#b91c1c;color:#fff;border-radius:3px;padding:0 4px;margin-right:3px}
+.chunklab-view .flagged{box-shadow:inset 0 -2px 0 #b91c1c}
+.chunklab-view .hit{box-shadow:inset 0 -3px 0 #15803d}
+.chunklab-view .hit.flagged{box-shadow:inset 0 -3px 0 #15803d,inset 0 -5px 0 #b91c1c}
+.chunklab-view .overlap,.chunklab-view .key-overlap{
+  background-image:repeating-linear-gradient(45deg,rgba(0,0,0,.25) 0 2px,transparent 2px 6px)}
+.chunklab-view .gap{background:#fff}
+.chunklab-view .gap.lost,.chunklab-view .key-lost{background:#fee2e2;color:#991b1b;
+  text-decoration:line-through}
+.chunklab-view mark.answer{background:#facc15;color:inherit;outline:1px solid #a16207}
+.chunklab-view .cut{border-left:3px solid #dc2626;margin:0 1px}
+.chunklab-view .cols{display:grid;grid-template-columns:1fr 1fr;gap:12px}
+.chunklab-view .cols>div{min-width:0}
+.chunklab-view table.hits{font:12px system-ui,sans-serif;border-collapse:collapse}
+.chunklab-view table.hits td,.chunklab-view table.hits th{border:1px solid #ccc;padding:1px 6px}
+.chunklab-view .error{color:#b91c1c;font-family:system-ui,sans-serif}
+</style>"""
+
+LEGEND = (
+    '<p class="legend">Coloured regions are chunks (number, then breadcrumb); '
+    '<span class="key-overlap">hatched</span> text lies in 2+ chunks; '
+    '<span class="key-lost">struck red</span> text lies in none; '
+    '<span class="key-flag">red tags</span> (and a red underline) name a broken invariant; '
+    'a green underline and rank mark a query hit; '
+    "hover a region for its details.</p>"
+)
+
+
+def esc(value) -> str:
+    """Text made safe for HTML content and attribute values alike."""
+    return html.escape(str(value), quote=True)
+
+
+def crumb_text(breadcrumb) -> str:
+    return SEPARATOR.join(breadcrumb)
+
+
+def config_label(config) -> str:
+    return f"{config.strategy} · {config.size} {config.unit} · config {config.config_id}"
+
+
+def boundaries(chunks) -> set[int]:
+    """Every chunk start and end offset."""
+    return {offset for c in chunks for offset in (c.start, c.end)}
+
+
+@dataclass(frozen=True, slots=True)
+class Flag:
+    """One broken invariant of one chunk."""
+
+    code: str
+    """split, heading-only, oversize, non-verbatim or breadcrumb."""
+    reason: str
+
+
+def chunk_flags(doc, chunks, config) -> list[tuple[Flag, ...]]:
+    """The invariants each chunk breaks, in the order of ``chunks``."""
+    crumbs = Breadcrumbs(doc.blocks)
+    last_content = max((b.end for b in doc.blocks if not b.is_heading), default=0)
+    found = []
+    for chunk in chunks:
+        flags = []
+        if split_blocks(doc, [chunk]):
+            kinds = sorted(set(_cut_kinds(doc, chunk)))
+            flags.append(Flag("split", "splits " + "/".join(kinds)))
+        if chunk.kind == "heading" and chunk.start < last_content:
+            flags.append(Flag("heading-only", "heading only"))
+        size = measure(chunk.text, config.unit)
+        if size > config.size:
+            flags.append(Flag("oversize", f"oversize ({size} > {config.size} {config.unit})"))
+        if not chunk.verbatim:
+            flags.append(Flag("non-verbatim", "not verbatim"))
+        if chunk.breadcrumb and not breadcrumb_is_true(doc, chunk, crumbs, config):
+            flags.append(Flag("breadcrumb", "breadcrumb not true here"))
+        found.append(tuple(flags))
+    return found
+
+
+def _cut_kinds(doc, chunk) -> list[str]:
+    """Kinds of the intact blocks that the chunk's start or end falls strictly inside."""
+    return [
+        b.kind
+        for b in doc.blocks
+        if b.kind in INTACT_KINDS and any(b.start < cut < b.end for cut in (chunk.start, chunk.end))
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """A stretch of text covered by one unchanging set of chunks."""
+
+    start: int
+    end: int
+    cover: tuple[int, ...]
+    """Indices of the chunks holding the whole stretch, earliest start first."""
+    marked: bool = False
+    """Inside a highlighted span (a query's answer)."""
+
+    @property
+    def owner(self) -> int | None:
+        """The chunk drawn around the stretch: the one that started last."""
+        return self.cover[-1] if self.cover else None
+
+
+def segments(length: int, chunks, *, spans=(), cuts=()) -> list[Segment]:
+    """Split [0, length) wherever a chunk, a span or an extra cut begins or ends."""
+    points = {0, length, *cuts}
+    for start, end in [(c.start, c.end) for c in chunks] + list(spans):
+        points.update((min(max(start, 0), length), min(max(end, 0), length)))
+    points = sorted(p for p in points if 0 <= p <= length)
+    order = sorted(range(len(chunks)), key=lambda i: (chunks[i].start, chunks[i].ordinal))
+    active: list[int] = []
+    nxt = 0
+    found = []
+    for a, b in zip(points, points[1:], strict=False):
+        while nxt < len(order) and chunks[order[nxt]].start <= a:
+            active.append(order[nxt])
+            nxt += 1
+        active = [i for i in active if chunks[i].end > a]
+        marked = any(s <= a and b <= e for s, e in spans)
+        found.append(Segment(a, b, tuple(active), marked))
+    return found
+
+
+class BoundaryView:
+    """One document with its chunks drawn as numbered, labelled regions over the source."""
+
+    def __init__(self, doc, chunks, config, *, title=None, ranks=None, spans=(), marks=()):
+        self.doc = doc
+        self.chunks = [c for c in chunks if c.doc_id == doc.id]
+        self.config = config
+        self.title = title or f"{doc.id} — {config_label(config)}"
+        self.ranks = {cid: r for cid, r in (ranks or {}).items()}
+        self.spans = tuple(spans)
+        """Char spans to highlight (a query's answer)."""
+        self.marks = frozenset(marks)
+        """Offsets drawn as a red cut (boundaries the other side of a comparison lacks)."""
+        self.flags = chunk_flags(doc, self.chunks, config)
+
+    @cached_property
+    def segments(self) -> list[Segment]:
+        return segments(len(self.doc.text), self.chunks, spans=self.spans, cuts=self.marks)
+
+    def stats(self) -> dict:
+        """Chunk count, overlap and gap chars, lost non-whitespace chars, flagged chunks."""
+        overlap = sum(s.end - s.start for s in self.segments if len(s.cover) > 1)
+        gap = sum(s.end - s.start for s in self.segments if not s.cover)
+        lost, _total = lost_chars(self.doc, self.chunks)
+        flagged = sum(bool(f) for f in self.flags)
+        return {"chunks": len(self.chunks), "overlap_chars": overlap, "gap_chars": gap,
+                "lost_chars": lost, "flagged": flagged, "differing_boundaries": len(self.marks)}
+
+    def tooltip(self, i: int) -> str:
+        c = self.chunks[i]
+        size = measure(c.text, self.config.unit)
+        prefix = c.embed_text.split("\n", 1)[0] if c.embed_text != c.text else "text only"
+        lines = [
+            f"chunk {c.ordinal} · id {c.id}",
+            f"lines {c.start_line}-{c.end_line} · chars {c.start}-{c.end}",
+            f"size {len(c.text)} chars · {size} {self.config.unit} (limit {self.config.size})",
+            f"kind {c.kind} · " + (f"part {c.part}" if c.part else "part: whole"),
+            f"breadcrumb: {crumb_text(c.breadcrumb) or '(none)'}",
+            f"embedded as: {prefix}",
+        ]
+        if self.flags[i]:
+            lines.append("flags: " + "; ".join(f.reason for f in self.flags[i]))
+        if c.id in self.ranks:
+            lines.append(f"query rank {self.ranks[c.id]}")
+        return "\n".join(lines)
+
+    def open_tag(self, i: int, first: bool) -> str:
+        c = self.chunks[i]
+        classes = ["chunk" if first else "chunk-cont", f"c{c.ordinal % len(PALETTE)}"]
+        classes += ["flagged"] * bool(self.flags[i]) + ["hit"] * (c.id in self.ranks)
+        attrs = (
+            f'class="{" ".join(classes)}" data-chunk="{c.ordinal}" data-id="{esc(c.id)}" '
+            f'title="{esc(self.tooltip(i))}"'
+        )
+        if not first:
+            return f"<span {attrs}>"
+        codes = " ".join(f.code for f in self.flags[i])
+        rank = f'<span class="rank">rank {self.ranks[c.id]}</span>' if c.id in self.ranks else ""
+        label = (
+            f'<span class="label"><span class="num">{c.ordinal}</span>'
+            f'<span class="crumb">{esc(crumb_text(c.breadcrumb))}</span>{rank}</span>'
+        )
+        flags = "".join(f'<span class="flag">⚠ {esc(f.reason)}</span>' for f in self.flags[i])
+        return (
+            f'<span {attrs} data-breadcrumb="{esc(crumb_text(c.breadcrumb))}" '
+            f'data-flags="{codes}">{label}{flags}'
+        )
+
+    def segment_html(self, seg: Segment) -> str:
+        text = esc(self.doc.text[seg.start : seg.end])
+        if seg.marked:
+            text = f'<mark class="answer">{text}</mark>'
+        if not seg.cover:
+            lost = " lost" if text.strip() else ""
+            return f'<span class="gap{lost}" title="in no chunk">{text}</span>'
+        if len(seg.cover) > 1:
+            held = ", ".join(str(self.chunks[i].ordinal) for i in seg.cover)
+            return f'<span class="overlap" title="in chunks {held}">{text}</span>'
+        return text
+
+    def regions(self) -> str:
+        """The document text, each stretch wrapped in the region of the chunk that holds it."""
+        owned = {s.owner for s in self.segments}
+        pending = sorted((i for i in range(len(self.chunks)) if i not in owned),
+                         key=lambda i: self.chunks[i].start)
+        out: list[str] = []
+        current, seen = None, set()
+        for seg in self.segments:
+            while pending and self.chunks[pending[0]].start <= seg.start:
+                out.append(("</span>" if current is not None else "")
+                           + self.open_tag(pending.pop(0), True) + "</span>")
+                current = None
+            cut = self._cut(seg.start) if seg.start in self.marks else ""
+            if seg.owner != current:
+                out.append(("</span>" if current is not None else "") + cut)
+                if seg.owner is not None:
+                    out.append(self.open_tag(seg.owner, seg.owner not in seen))
+                    seen.add(seg.owner)
+                current, cut = seg.owner, ""
+            out.append(cut + self.segment_html(seg))
+        out.append("</span>" if current is not None else "")
+        out += [self.open_tag(i, True) + "</span>" for i in pending]
+        if len(self.doc.text) in self.marks:
+            out.append(self._cut(len(self.doc.text)))
+        return "".join(out)
+
+    @staticmethod
+    def _cut(offset: int) -> str:
+        return (f'<span class="cut" data-offset="{offset}" '
+                f'title="boundary at char {offset} only on this side"></span>')
+
+    def header(self) -> str:
+        s = self.stats()
+        meta = (
+            f"{s['chunks']} chunks · overlap {s['overlap_chars']} chars · "
+            f"gaps {s['gap_chars']} chars ({s['lost_chars']} non-whitespace lost) · "
+            f"{s['flagged']} flagged"
+        )
+        if self.marks:
+            meta += f" · {len(self.marks)} boundaries only on this side"
+        return (f'<div class="head"><h3>{esc(self.title)}</h3>'
+                f'<p class="meta">{esc(meta)}</p></div>')
+
+    def body(self) -> str:
+        """The view without its stylesheet (for embedding in a larger page)."""
+        return (f'<div class="boundary-view">{self.header()}'
+                f'<pre class="doc">{self.regions()}</pre></div>')
+
+    def html(self) -> str:
+        """A fragment: stylesheet plus view, for a notebook or a widget."""
+        return f'{STYLE}<div class="chunklab-view">{LEGEND}{self.body()}</div>'
+
+    def _repr_html_(self) -> str:
+        return self.html()
+
+    def save(self, path: str | os.PathLike) -> Path:
+        """Write a standalone HTML page (no external resources, no script)."""
+        return write_text_atomic(path, page(self.html(), self.title))
+
+
+class SideBySide:
+    """Two configs over one document, with the boundaries only one side has marked."""
+
+    def __init__(self, doc, left_chunks, left_config, right_chunks, right_config, *, title=None):
+        left = boundaries(c for c in left_chunks if c.doc_id == doc.id)
+        right = boundaries(c for c in right_chunks if c.doc_id == doc.id)
+        self.doc = doc
+        self.title = title or f"{doc.id} — {left_config.strategy} vs {right_config.strategy}"
+        self.only_left = left - right
+        self.only_right = right - left
+        self.left = BoundaryView(doc, left_chunks, left_config,
+                                 title=config_label(left_config), marks=self.only_left)
+        self.right = BoundaryView(doc, right_chunks, right_config,
+                                  title=config_label(right_config), marks=self.only_right)
+
+    def html(self) -> str:
+        summary = (f"{len(self.only_left)} boundaries only on the left, "
+                   f"{len(self.only_right)} only on the right (red bars)")
+        return (
+            f'{STYLE}<div class="chunklab-view side-by-side">'
+            f'<div class="head"><h3>{esc(self.title)}</h3><p class="meta">{esc(summary)}</p></div>'
+            f'{LEGEND}<div class="cols"><div>{self.left.body()}</div>'
+            f"<div>{self.right.body()}</div></div></div>"
+        )
+
+    def _repr_html_(self) -> str:
+        return self.html()
+
+    def save(self, path: str | os.PathLike) -> Path:
+        return write_text_atomic(path, page(self.html(), self.title))
+
+
+CSP = "default-src 'none'; style-src 'unsafe-inline'"
+
+
+def page(fragment: str, title: str, *, csp: bool = True) -> str:
+    """A standalone page around a fragment; the CSP forbids every script and fetch."""
+    policy = f'<meta http-equiv="Content-Security-Policy" content="{CSP}">' if csp else ""
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"{policy}<title>chunklab · {esc(title)}</title></head>\n"
+        f"<body>{fragment}</body></html>\n"
+    )
+
+
+def find_document(corpus, doc_id: str):
+    """The corpus document ``doc_id``; a CorpusError suggests the nearest id otherwise."""
+    docs = {d.id: d for d in corpus}
+    if doc_id in docs:
+        return docs[doc_id]
+    near = difflib.get_close_matches(doc_id, list(docs), n=3)
+    hint = f"; did you mean {', '.join(map(repr, near))}?" if near else ""
+    raise CorpusError(f"no document {doc_id!r} in corpus {corpus.root!r}{hint}")
+
+
+def view_config(strategy=None, config_path=None, size=None, unit=None):
+    """A config from a strategy name (with size and unit) or from a saved YAML file."""
+    if bool(strategy) == bool(config_path):
+        raise ConfigError("give exactly one of a strategy or a config file")
+    if config_path:
+        if size is not None or unit is not None:
+            raise ConfigError("a config file cannot be combined with size or unit")
+        return load_config(config_path)
+    values = {"strategy": strategy, "size": size, "unit": unit}
+    return make_config({k: v for k, v in values.items() if v is not None})
+
+
+def render_view(corpus_dir, doc_id, *, strategy=None, config_path=None, size=None, unit=None,
+                vs_strategy=None, vs_config=None, out) -> Path:
+    """Write the boundary view of one document (or a side-by-side of two configs) to ``out``."""
+    config = view_config(strategy, config_path, size, unit)
+    corpus = load_corpus(corpus_dir, infer_headings=config.infer_headings)
+    doc = find_document(corpus, doc_id)
+    chunks = chunk_document(doc, config)
+    if vs_strategy and vs_config:
+        raise ConfigError("give vs_strategy or vs_config, not both")
+    if not (vs_strategy or vs_config):
+        return BoundaryView(doc, chunks, config).save(out)
+    other = load_config(vs_config) if vs_config else config.replace(strategy=vs_strategy)
+    other_doc = doc
+    if other.infer_headings != config.infer_headings:
+        other_doc = make_document(doc.id, doc.text, path=doc.path,
+                                  infer_headings=other.infer_headings)
+    view = SideBySide(doc, chunks, config, chunk_document(other_doc, other), other)
+    return view.save(out)

@@ -1,0 +1,313 @@
+"""The chunk explorer (ipywidgets over boundary views) and the helpers notebook 04 calls."""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections import OrderedDict
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..config import make_config
+from ..corpus import load_corpus
+from ..errors import ChunklabError, ConfigError
+from ..queries import load_queries
+from ..sizes import UNITS, tokens_available
+from ..strategies import REGISTRY, check_strategy, chunk_document
+from .boundaries import (
+    LEGEND,
+    STYLE,
+    BoundaryView,
+    SideBySide,
+    crumb_text,
+    esc,
+    find_document,
+)
+
+MAX_INDEXES = 8
+"""Retriever indexes kept in memory (one per config seen, oldest dropped first)."""
+
+
+def units() -> list[str]:
+    """The size units usable here: tokens only when the dense extra's tokenizer is installed."""
+    return [u for u in UNITS if u != "tokens" or tokens_available()]
+
+
+def normalise_query(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+def answer_spans(doc, query) -> list[tuple[int, int]]:
+    """Every occurrence of a query's answer in ``doc`` when ``doc`` is its first source."""
+    if query is None or not query.answer or not query.sources or query.sources[0] != doc.id:
+        return []
+    spans, at = [], doc.text.find(query.answer)
+    while at >= 0:
+        spans.append((at, at + len(query.answer)))
+        at = doc.text.find(query.answer, at + 1)
+    return spans
+
+
+class ChunkCache:
+    """Chunks per (document, config) and one retriever index per config, each built once."""
+
+    def __init__(self, corpus, retriever: str = "bm25"):
+        self.corpus = corpus
+        self.retriever = retriever
+        self._chunks: dict[tuple[str, str], list] = {}
+        self._indexes: OrderedDict[str, tuple] = OrderedDict()
+
+    def chunks(self, doc, config) -> list:
+        key = (doc.id, config.config_id)
+        if key not in self._chunks:
+            self._chunks[key] = chunk_document(doc, config)
+        return self._chunks[key]
+
+    def index(self, config):
+        """(retriever, {chunk id: chunk}) over every corpus chunk under ``config``."""
+        key = config.config_id
+        if key not in self._indexes:
+            from ..retrieve import make_retriever
+
+            chunks = [c for doc in self.corpus for c in self.chunks(doc, config)]
+            retriever = make_retriever(self.retriever)
+            retriever.index(chunks)
+            self._indexes[key] = (retriever, {c.id: c for c in chunks})
+            while len(self._indexes) > MAX_INDEXES:
+                self._indexes.popitem(last=False)
+        self._indexes.move_to_end(key)
+        return self._indexes[key]
+
+    def search(self, config, query: str, k: int) -> list[tuple]:
+        """The top ``k`` (chunk, score) pairs of the whole corpus for ``query``."""
+        retriever, by_id = self.index(config)
+        return [(by_id[cid], score) for cid, score in retriever.search([query], k)[0]]
+
+
+class Explorer:
+    """Widgets to pick a document, strategy, size, unit, prefix and query; a live HTML view."""
+
+    def __init__(self, corpus, *, queries=None, doc_id=None, strategy="ast_breadcrumb",
+                 size=800, unit="chars", prefix=None, query="", k=5, retriever="bm25",
+                 max_size=4000):
+        import ipywidgets as w
+
+        if not len(corpus):
+            raise ConfigError("the explorer needs a corpus with at least one document")
+        check_strategy(strategy)
+        if unit not in units():
+            raise ConfigError(f"unit must be one of {', '.join(units())}; got {unit!r}")
+        self.corpus = corpus
+        self.docs = {d.id: d for d in corpus}
+        self.query_list = list(queries or ())
+        self.known_queries = {normalise_query(q.query): q for q in self.query_list}
+        self.cache = ChunkCache(corpus, retriever)
+        self.last_redraw = 0.0
+        """Seconds the last redraw took."""
+        first = find_document(corpus, doc_id).id if doc_id else next(iter(self.docs))
+        self.doc = w.Dropdown(options=list(self.docs), value=first, description="document")
+        self.strategy = w.Dropdown(options=list(REGISTRY), value=strategy, description="strategy")
+        self.size = w.IntSlider(value=size, min=min(50, size), max=max(max_size, size), step=10,
+                                description="size", continuous_update=False)
+        self.unit = w.Dropdown(options=units(), value=unit, description="unit")
+        default_prefix = REGISTRY[strategy].prefix if prefix is None else prefix
+        self.breadcrumb = w.Checkbox(value=bool(default_prefix), description="breadcrumb prefix")
+        self.query = w.Text(value=query, description="query", continuous_update=False,
+                            placeholder="a question; Enter runs it", layout={"width": "60%"})
+        self.k = w.IntSlider(value=k, min=1, max=20, description="top k")
+        self.pick = w.Dropdown(options=self._pick_options(), value="", description="corpus query")
+        self.timing = w.Label()
+        self.output = w.HTML()
+        self.widget = w.VBox([
+            w.HBox([self.doc, self.strategy]),
+            w.HBox([self.size, self.unit, self.breadcrumb]),
+            w.HBox([self.query, self.k]),
+            w.HBox([self.pick, self.timing]),
+            self.output,
+        ])
+        self._holding = False
+        for control in self.controls:
+            control.observe(self._changed, names="value")
+        self.pick.observe(self._picked, names="value")
+        self.refresh()
+
+    @property
+    def controls(self) -> list:
+        return [self.doc, self.strategy, self.size, self.unit, self.breadcrumb, self.query, self.k]
+
+    def _pick_options(self) -> list[tuple[str, str]]:
+        shown = [(f"{q.id}: {q.query[:70]}", q.id) for q in self.query_list]
+        return [("(pick one to fill the query)", ""), *shown]
+
+    @contextmanager
+    def hold(self):
+        """Change several widgets, then redraw once."""
+        self._holding = True
+        try:
+            yield self
+        finally:
+            self._holding = False
+        self.refresh()
+
+    def _changed(self, _change=None) -> None:
+        if not self._holding:
+            self.refresh()
+
+    def _picked(self, change) -> None:
+        chosen = next((q for q in self.query_list if q.id == change["new"]), None)
+        if chosen is None:
+            return
+        with self.hold():
+            self.query.value = chosen.query
+            if chosen.sources and chosen.sources[0] in self.docs:
+                self.doc.value = chosen.sources[0]
+
+    def config(self):
+        return make_config(strategy=self.strategy.value, size=self.size.value,
+                           unit=self.unit.value, prefix=self.breadcrumb.value)
+
+    def refresh(self) -> None:
+        """Redraw the output for the current widget values."""
+        began = time.perf_counter()
+        self.output.value = self.render()
+        self.last_redraw = time.perf_counter() - began
+        self.timing.value = f"redrawn in {self.last_redraw * 1000:.0f} ms"
+
+    def render(self) -> str:
+        """The HTML the output shows for the current widget values."""
+        text = self.query.value.strip()
+        try:
+            config = self.config()
+            doc = self.docs[self.doc.value]
+            chunks = self.cache.chunks(doc, config)
+            hits = self.cache.search(config, text, self.k.value) if text else []
+        except ChunklabError as err:
+            return f'{STYLE}<div class="chunklab-view"><p class="error">{esc(err)}</p></div>'
+        known = self.known_queries.get(normalise_query(text)) if text else None
+        ranks = {chunk.id: rank for rank, (chunk, _score) in enumerate(hits, 1)}
+        view = BoundaryView(doc, chunks, config, ranks=ranks, spans=answer_spans(doc, known))
+        panel = self.hits_panel(text, hits, doc, known) if text else ""
+        return f'{STYLE}<div class="chunklab-view">{panel}{LEGEND}{view.body()}</div>'
+
+    def hits_panel(self, text: str, hits: list[tuple], doc, known) -> str:
+        """The ranked chunks of the whole corpus, with where the known answer lies."""
+        here = sum(chunk.doc_id == doc.id for chunk, _ in hits)
+        lines = [f"query {text!r}: top {len(hits)} of the corpus, {here} in this document"]
+        if known is not None:
+            where = "highlighted below" if known.sources[0] == doc.id else "not in this document"
+            lines.append(f"corpus query {known.id}: gold {', '.join(known.sources)}; "
+                         f"answer {where}")
+        rows = "".join(self._hit_row(rank, chunk, score, doc, known)
+                       for rank, (chunk, score) in enumerate(hits, 1))
+        head = "<tr><th>rank</th><th>document</th><th>chunk</th><th>breadcrumb</th>" \
+               "<th>score</th><th>holds answer</th></tr>"
+        meta = "".join(f'<p class="meta">{esc(line)}</p>' for line in lines)
+        return f'<div class="hits-panel">{meta}<table class="hits">{head}{rows}</table></div>'
+
+    def _hit_row(self, rank: int, chunk, score: float, doc, known) -> str:
+        spans = answer_spans(self.docs[chunk.doc_id], known) if known else []
+        holds = any(chunk.start <= s and e <= chunk.end for s, e in spans)
+        style = ' style="font-weight:bold"' if chunk.doc_id == doc.id else ""
+        cells = (rank, chunk.doc_id, chunk.ordinal, crumb_text(chunk.breadcrumb) or "-",
+                 f"{score:.2f}", "yes" if holds else "")
+        return f'<tr class="hit-row"{style}>' + "".join(f"<td>{esc(c)}</td>" for c in cells) + \
+            "</tr>"
+
+    def _repr_html_(self) -> str:
+        return self.render()
+
+
+def resolve_path(path: str | os.PathLike) -> Path:
+    """A repo-relative path that works from the repo root and from ``notebooks/`` alike.
+
+    Tried in order: absolute as is, under the working directory, under its parent; a path
+    that exists in neither goes under whichever of the two holds ``pyproject.toml``.
+    """
+    given = Path(path)
+    here = Path.cwd()
+    if given.is_absolute():
+        return given
+    for base in (here, here.parent):
+        if (base / given).exists():
+            return base / given
+    if not (here / "pyproject.toml").exists() and (here.parent / "pyproject.toml").exists():
+        return here.parent / given
+    return here / given
+
+
+@dataclass(frozen=True, slots=True)
+class NotebookSetup:
+    """Notebook 04's parameters, validated into the objects its cells use."""
+
+    corpus: object
+    queries: list
+    config: object
+    vs_config: object
+    """None when no comparison strategy is given."""
+    docs: list[str]
+    out_dir: Path | None
+
+    @property
+    def first_doc(self) -> str:
+        return self.docs[0] if self.docs else self.corpus.documents[0].id
+
+    def describe(self) -> str:
+        vs = self.vs_config.strategy if self.vs_config else "none"
+        return (f"{len(self.corpus)} documents from {self.corpus.root}, {len(self.queries)} "
+                f"queries, {self.config.strategy} at {self.config.size} {self.config.unit} "
+                f"vs {vs}; preset documents: {', '.join(self.docs) or 'none'}")
+
+
+def _parameter(name: str, build):
+    try:
+        return build()
+    except (ChunklabError, ValueError, TypeError, KeyError) as err:
+        raise ConfigError(f"parameter {name}: {err}") from None
+
+
+def validate_parameters(*, corpus: str, queries: str, strategy: str, size: int,
+                        vs_strategy: str, preset_docs: list, out_dir: str) -> NotebookSetup:
+    """Check every parameter of notebook 04; a ConfigError names the first bad one."""
+    _parameter("STRATEGY", lambda: check_strategy(strategy))
+    config = _parameter("SIZE", lambda: make_config(strategy=strategy, size=size))
+    vs_config = None
+    if vs_strategy:
+        _parameter("VS_STRATEGY", lambda: check_strategy(vs_strategy))
+        vs_config = config.replace(strategy=vs_strategy)
+    loaded = _parameter("CORPUS", lambda: load_corpus(resolve_path(corpus)))
+    if not len(loaded):
+        raise ConfigError(f"parameter CORPUS: no .md/.markdown/.txt file under {corpus!r}")
+    found = _parameter("QUERIES", lambda: load_queries(resolve_path(queries), loaded)
+                       if queries else [])
+    if not isinstance(preset_docs, list | tuple):
+        raise ConfigError(f"parameter PRESET_DOCS: expected a list of ids, got {preset_docs!r}")
+    docs = [_parameter("PRESET_DOCS", lambda d=d: find_document(loaded, d).id)
+            for d in preset_docs]
+    target = resolve_path(out_dir) if out_dir else None
+    return NotebookSetup(loaded, found, config, vs_config, docs, target)
+
+
+def slug(doc_id: str) -> str:
+    """A file-name-safe form of a document id."""
+    return re.sub(r"[^A-Za-z0-9._-]", "_", doc_id.replace("/", "__"))
+
+
+def static_views(setup: NotebookSetup) -> dict[str, BoundaryView | SideBySide]:
+    """For each preset document: its boundary view, and a side-by-side when comparing."""
+    views: dict[str, BoundaryView | SideBySide] = {}
+    for doc_id in setup.docs:
+        doc = find_document(setup.corpus, doc_id)
+        chunks = chunk_document(doc, setup.config)
+        views[f"{slug(doc_id)}.{setup.config.strategy}"] = BoundaryView(doc, chunks, setup.config)
+        if setup.vs_config is not None:
+            other = chunk_document(doc, setup.vs_config)
+            name = f"{slug(doc_id)}.{setup.config.strategy}_vs_{setup.vs_config.strategy}"
+            views[name] = SideBySide(doc, chunks, setup.config, other, setup.vs_config)
+    return views
+
+
+def save_views(views: dict, out_dir: str | os.PathLike) -> list[Path]:
+    """Write each view as ``<name>.html`` under ``out_dir``; returns the paths written."""
+    return [view.save(Path(out_dir) / f"{name}.html") for name, view in views.items()]

