@@ -34,7 +34,7 @@ install: $(STAMP)
 install-dense: $(DENSE_STAMP)
 
 test: $(STAMP)
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n 2
 
 run: $(STAMP)
 	$(PY) -m chunklab summary --corpus $(CORPUS)
