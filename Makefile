@@ -6,12 +6,17 @@ STAMP := $(VENV)/.installed-dev
 DENSE_STAMP := $(VENV)/.installed-dense
 TORCH_VERSION ?= 2.13.0
 
+# `make run` overrides: make run CORPUS=docs/ QUERIES=q.jsonl SIZES="400 800" STRATEGIES="..."
 CORPUS ?= data/sample
-QUERIES ?= $(CORPUS)/queries.jsonl
+QUERIES ?=
 SIZES ?= 300 600 1200
 STRATEGIES ?= rct mhs_rct ast_merge ast_breadcrumb
 RETRIEVERS ?= bm25
 RUN_NAME ?= $(shell date +%Y%m%d-%H%M%S)
+comma := ,
+empty :=
+space := $(empty) $(empty)
+csv = $(subst $(space),$(comma),$(strip $(1)))
 
 .PHONY: install install-dense test run bench lint clean
 
@@ -37,7 +42,9 @@ test: $(STAMP)
 	$(PY) -m pytest -q -n 2
 
 run: $(STAMP)
-	$(PY) -m chunklab summary --corpus $(CORPUS)
+	$(PY) -m chunklab report --corpus $(CORPUS) $(if $(QUERIES),--queries $(QUERIES)) \
+		--sizes $(call csv,$(SIZES)) --strategies $(call csv,$(STRATEGIES)) \
+		--retrievers $(call csv,$(RETRIEVERS)) --out results/$(RUN_NAME)
 
 bench: $(STAMP)
 	$(PY) -m chunklab.bench

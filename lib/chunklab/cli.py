@@ -56,6 +56,19 @@ def _parser() -> argparse.ArgumentParser:
     other.add_argument("--vs", metavar="STRATEGY", help="draw this strategy side by side")
     other.add_argument("--vs-config", metavar="FILE", help="draw this config side by side")
     view.add_argument("--out", required=True, help="output .html file")
+
+    report = sub.add_parser("report", help="run every notebook headless into one folder: "
+                                           "executed .ipynb, offline .html, index.html")
+    report.add_argument("--corpus", default="data/sample", help="folder of .md/.markdown/.txt")
+    report.add_argument("--queries", default=None,
+                        help="JSONL query file (default: <corpus>/queries.jsonl if present, "
+                             "else queries mined from the corpus)")
+    report.add_argument("--strategies", default="rct,mhs_rct,ast_merge,ast_breadcrumb",
+                        help="comma-separated strategy names")
+    report.add_argument("--sizes", default="300,600,1200", help="comma-separated sizes")
+    report.add_argument("--retrievers", default="bm25", help="comma-separated: bm25,dense,hybrid")
+    report.add_argument("--k", type=int, default=5)
+    report.add_argument("--out", help="report folder (default: results/<date-time>)")
     return parser
 
 
@@ -146,12 +159,9 @@ def cmd_queries(args) -> int:
 def cmd_sweep(args) -> int:
     from .sweep import SweepParams, headline, run_sweep
 
-    try:
-        sizes = tuple(int(s) for s in _split(args.sizes))
-    except ValueError:
-        raise ChunklabError(f"--sizes expects integers like 300,600; got {args.sizes!r}") from None
     params = make_sweep_params(SweepParams, corpus=args.corpus, queries=args.queries or "",
-                               strategies=tuple(_split(args.strategies)), sizes=sizes,
+                               strategies=tuple(_split(args.strategies)),
+                               sizes=tuple(_sizes(args.sizes)),
                                retrievers=tuple(_split(args.retrievers)), unit=args.unit,
                                k=args.k, options=_options(args.set))
     result = run_sweep(params, args.out)
@@ -161,6 +171,28 @@ def cmd_sweep(args) -> int:
           f"{info['queries']} queries, {sum(info['seconds'].values()):.1f} s; "
           f"files in {args.out}")
     return 0
+
+
+def _sizes(text: str) -> list[int]:
+    try:
+        return [int(s) for s in _split(text)]
+    except ValueError:
+        raise ChunklabError(f"--sizes expects integers like 300,600; got {text!r}") from None
+
+
+def cmd_report(args) -> int:
+    from .report import build_report, default_queries, default_run_name
+
+    queries = default_queries(args.corpus) if args.queries is None else args.queries
+    report = build_report(args.out or f"results/{default_run_name()}", corpus=args.corpus,
+                          queries=queries, sizes=_sizes(args.sizes),
+                          strategies=_split(args.strategies),
+                          retrievers=_split(args.retrievers), k=args.k)
+    for run in report.failed:
+        print(f"chunklab: notebook {run.name} failed: {run.error.splitlines()[0]}",
+              file=sys.stderr)
+    print(f"report: {report.index} (each notebook beside it as .ipynb and .html)")
+    return report.exit_code
 
 
 def cmd_view(args) -> int:
@@ -186,7 +218,8 @@ def make_sweep_params(model, **values):
 
 
 HANDLERS = {"strategies": cmd_strategies, "chunk": cmd_chunk, "summary": cmd_summary,
-            "queries": cmd_queries, "sweep": cmd_sweep, "view": cmd_view}
+            "queries": cmd_queries, "sweep": cmd_sweep, "view": cmd_view,
+            "report": cmd_report}
 
 
 def main(argv: list[str] | None = None) -> int:

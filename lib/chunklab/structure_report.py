@@ -1,0 +1,425 @@
+"""Notebook 05's tables: heading detection per structure source, and routed retrieval split."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .corpus import Corpus, load_corpus
+from .errors import ChunklabError, ConfigError
+from .io import write_text_atomic
+from .params import check_choice, check_int, queries_param, resolve_output, resolve_path, validate
+from .profile import CEILING_PERCENTILE, length_stats, sections_table
+from .sizes import ENCODER_WINDOW
+from .strategies.routed import routed_strategy
+from .structure import (
+    SOURCES,
+    errors_by_document,
+    load_gold,
+    score_documents,
+    score_table,
+    stratified_sample,
+)
+from .sweep import GROUP, SweepParams, SweepResult, run_sweep, summarise
+
+ROUTED = "structure_routed"
+COMPARED = (ROUTED, "ast_breadcrumb", "rct")
+"""The routed strategy first, then the two strategies it routes between."""
+SPLITS = ("all", "structure_source", "route")
+"""Retrieval is reported blended, per structure source of the query's document, and per route
+(the strategy ``structure_routed`` applies to that document), side by side."""
+SCORE_COLUMNS = ["structure_source", "documents", "fully_correct_pages", "pages_fully_correct",
+                 "precision", "recall", "tp", "fp", "fn"]
+ERROR_COLUMNS = ["doc_id", "structure_source", "error", "line", "level", "text", "provenance"]
+EXPORT_FOLDER = "structure_signal"
+
+
+@dataclass(frozen=True)
+class StructureSignalSetup:
+    """Notebook 05's parameters, checked and loaded."""
+
+    corpus: Corpus
+    """Loaded with ``infer_headings`` as asked, so structure sources follow that setting."""
+    queries: list
+    """The checked query file; empty when queries are mined from the corpus by the sweep."""
+    gold: dict
+    sample: list
+    """The stratified sample: up to ``quota`` documents per structure source."""
+    sweep: SweepParams
+    """The routed strategy and the two it routes between, at one size, one retriever."""
+    metric: str
+    """The retrieval metric reported: ``answer_hit@k`` when every query has an answer span,
+    else ``hit@k``."""
+    quota: int
+    seed: int
+    infer_headings: bool
+    size: int
+    retriever: str
+    out_dir: Path | None
+    """None: the export cell writes nothing."""
+    parameters: dict[str, Any] = field(default_factory=dict)
+    """The parameters as given, for the export."""
+
+
+def primary_metric(queries: list, k: int) -> str:
+    """``answer_hit@k`` when there are queries and each carries an answer span, else ``hit@k``
+    (mined queries have no answer span)."""
+    answered = bool(queries) and all(q.answer is not None for q in queries)
+    return f"{'answer_hit' if answered else 'hit'}@{k}"
+
+
+def check_bool(value: Any, *, name: str) -> bool:
+    """``True`` or ``False`` (a 0/1 or a string is refused)."""
+    if not isinstance(value, bool):
+        raise ConfigError(f"{name}: expected True or False; got {value!r}")
+    return value
+
+
+def check_params(*, corpus: str, queries: str, gold: str, quota: int, seed: int,
+                 infer_headings: bool, size: int, retriever: str,
+                 out_dir: str = "") -> StructureSignalSetup:
+    """Check notebook 05's parameters and load what they name; a bad one raises ConfigError
+    naming the parameter (upper case), what was wrong and what was received."""
+    from .retrieve import retriever_names
+
+    check_int(quota, name="QUOTA")
+    check_int(seed, name="SEED", minimum=0)
+    check_bool(infer_headings, name="INFER_HEADINGS")
+    check_int(size, name="SIZE")
+    check_choice(retriever, name="RETRIEVER", allowed=retriever_names())
+    corpus_dir = resolve_path(corpus, name="CORPUS", kind="folder")
+    loaded = load_corpus(corpus_dir, infer_headings=infer_headings)
+    if not len(loaded):
+        raise ConfigError(f"CORPUS: no readable .md/.markdown/.txt file in {corpus_dir}")
+    checked = queries_param(queries, loaded)
+    gold_file = resolve_path(gold, name="GOLD")
+    try:
+        marks = load_gold(gold_file)
+    except ChunklabError as err:
+        raise ConfigError(f"GOLD: {err}") from None
+    sample = stratified_sample(loaded, quota, seed=seed)
+    unmarked = [d.id for d in sample if d.id not in marks]
+    if unmarked:
+        raise ConfigError(f"GOLD: no headings marked for {len(unmarked)} sampled document(s) "
+                          f"of CORPUS: {', '.join(unmarked)} (mark them, [] for none)")
+    sweep = validate(SweepParams, corpus=str(corpus_dir),
+                     queries=str(resolve_path(queries, name="QUERIES")) if queries else "",
+                     strategies=COMPARED, sizes=(size,), retrievers=(retriever,),
+                     options={"infer_headings": infer_headings})
+    given = {"CORPUS": corpus, "QUERIES": queries, "GOLD": gold, "QUOTA": quota, "SEED": seed,
+             "INFER_HEADINGS": infer_headings, "SIZE": size, "RETRIEVER": retriever,
+             "OUT_DIR": out_dir}
+    return StructureSignalSetup(
+        corpus=loaded, queries=checked, gold=marks, sample=sample, sweep=sweep,
+        metric=primary_metric(checked, sweep.k), quota=quota, seed=seed,
+        infer_headings=infer_headings, size=size, retriever=retriever,
+        out_dir=resolve_output(out_dir, name="OUT_DIR") if out_dir else None, parameters=given)
+
+
+def describe(setup: StructureSignalSetup) -> str:
+    """One line saying what was loaded and where the export goes."""
+    queries = f"{len(setup.queries)} queries" if setup.queries else "queries mined by the sweep"
+    target = setup.out_dir or "nowhere (OUT_DIR is empty)"
+    return (f"{len(setup.corpus)} documents ({len(setup.corpus.skipped)} skipped) from "
+            f"{setup.corpus.root}, fingerprint {setup.corpus.fingerprint}; {queries}; "
+            f"gold marks {len(setup.gold)} documents; sample of {len(setup.sample)}; "
+            f"metric {setup.metric}; export to {target}")
+
+
+# --- 1. the sample and the per-source table ----------------------------------------------
+
+
+def sample_table(corpus: Corpus, sample: list) -> pd.DataFrame:
+    """Per structure source: documents in the corpus, documents sampled, and which."""
+    rows = []
+    chosen = {d.id for d in sample}
+    for source in _present(corpus):
+        ids = [d.id for d in corpus if d.structure_source == source]
+        picked = [i for i in ids if i in chosen]
+        rows.append({"structure_source": source, "in_corpus": len(ids), "sampled": len(picked),
+                     "documents": ", ".join(picked)})
+    return pd.DataFrame(rows, columns=["structure_source", "in_corpus", "sampled", "documents"])
+
+
+def source_table(sample: list, gold: dict, *, match_level: bool = False) -> pd.DataFrame:
+    """Detection rates on the sample, overall (``all``) then per structure source: documents,
+    fully correct pages (count and share), precision, recall, and tp/fp/fn."""
+    table = score_table(sample, gold, match_level=match_level)
+    table = table[table["group"].isin(["overall", "structure_source"])]
+    scores = score_documents(sample, gold, match_level=match_level)
+    clean = {key: sum(s.fully_correct for s in scores
+                      if key == "all" or s.structure_source == key) for key in table["key"]}
+    table = table.assign(structure_source=table["key"],
+                         fully_correct_pages=table["key"].map(clean))
+    return table[SCORE_COLUMNS].astype({"fn": int}).reset_index(drop=True)
+
+
+def emphasise_pages(table: pd.DataFrame):
+    """``source_table`` styled: the pages-fully-correct column highlighted and in bold, the
+    figure to read hardest (one error on a page makes at least one bad chunk)."""
+    rates = {"pages_fully_correct": "{:.3f}", "precision": "{:.3f}", "recall": "{:.3f}"}
+    return (table.style.format(rates, na_rep="n/a").hide(axis="index")
+            .set_properties(subset=["pages_fully_correct", "fully_correct_pages"],
+                            **{"font-weight": "bold", "background-color": "#fef3c7"}))
+
+
+def pages_line(table: pd.DataFrame) -> str:
+    """The pages-fully-correct figure per source as one bold Markdown line."""
+    parts = []
+    for row in table.itertuples():
+        rate = ("n/a" if _missing(row.pages_fully_correct)
+                else f"{row.pages_fully_correct:.3f}")
+        parts.append(f"{row.structure_source} {rate} ({row.fully_correct_pages} of "
+                     f"{row.documents})")
+    return "**Pages fully correct on the sample: " + "; ".join(parts) + ".**"
+
+
+def provenance_table(sample: list, gold: dict, *, match_level: bool = False) -> pd.DataFrame:
+    """Per heading provenance (how a heading was found): cuts made, how many were real."""
+    table = score_table(sample, gold, match_level=match_level)
+    table = table[table["group"] == "provenance"].rename(columns={"key": "provenance"})
+    return table[["provenance", "documents", "tp", "fp", "precision"]].reset_index(drop=True)
+
+
+# --- 2. what was wrong -----------------------------------------------------------------------
+
+
+def error_table(sample: list, gold: dict, *, match_level: bool = False) -> pd.DataFrame:
+    """One row per wrong heading on the sample: a false boundary (a cut at a line that is not
+    a heading, with the detector that made it) or a missed heading, with line and text."""
+    rows = []
+    for doc in errors_by_document(sample, gold, match_level=match_level):
+        wrong = [(h.line, "false boundary", h.level, h.text, h.provenance)
+                 for h in doc.false_boundaries]
+        wrong += [(h.line, "missed heading", h.level, h.text, "") for h in doc.missed]
+        rows += [{"doc_id": doc.doc_id, "structure_source": doc.structure_source,
+                  "error": error, "line": line, "level": level, "text": text,
+                  "provenance": provenance}
+                 for line, error, level, text, provenance in sorted(wrong)]
+    return pd.DataFrame(rows, columns=ERROR_COLUMNS)
+
+
+# --- 3. retrieval, blended and split -------------------------------------------------------
+
+
+def run_retrieval(setup: StructureSignalSetup) -> SweepResult:
+    """The routed strategy and the two it routes between, on the whole corpus, in memory."""
+    return run_sweep(setup.sweep, None, corpus=setup.corpus, progress=False)
+
+
+def query_routes(per_query: pd.DataFrame) -> dict[str, str]:
+    """query id -> the strategy ``structure_routed`` applied to the query's document."""
+    routed = per_query[per_query["strategy"] == ROUTED]
+    if routed.empty:
+        raise ConfigError(f"the sweep has no {ROUTED} rows to read the routes from")
+    return dict(zip(routed["query_id"], routed["applied_strategy"], strict=True))
+
+
+def retrieval_splits(result: SweepResult) -> pd.DataFrame:
+    """Every metric per config: the blend (``all``), per structure source of the query's
+    document, and per ``route``: the queries whose document ``structure_routed`` sends to
+    each strategy, scored for every config (for the routed config it is its applied-strategy
+    split). Columns as the sweep summary: split, split_value, mean, ci_low, ci_high, n."""
+    summary = result.summary
+    kept = summary[summary["split"].isin(["all", "structure_source"])]
+    per_query = result.per_query
+    routes = per_query["query_id"].map(query_routes(per_query))
+    by_route = summarise(per_query[[*GROUP, "query_id", "metric", "value"]]
+                         .assign(applied_strategy=routes))
+    by_route = by_route[by_route["split"] == "applied_strategy"].assign(split="route")
+    frame = pd.concat([kept, by_route], ignore_index=True)
+    order = {name: i for i, name in enumerate(COMPARED)}
+    frame = frame.assign(_config=frame["strategy"].map(order),
+                         _split=frame["split"].map(SPLITS.index),
+                         _value=frame["split_value"].map(_value_order))
+    return (frame.sort_values(["metric", "_config", "_split", "_value"], kind="stable")
+            .drop(columns=["_config", "_split", "_value"]).reset_index(drop=True))
+
+
+def split_table(splits: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """One row per strategy; the blend, each structure source and each route side by side as
+    ``mean [95% interval]``; every column says how many queries it averages."""
+    rows = splits[splits["metric"] == metric]
+    if rows.empty:
+        raise ConfigError(f"no retrieval rows for metric {metric!r}; have "
+                          f"{', '.join(sorted(set(splits['metric'])))}")
+    rows = rows.assign(column=_column_labels(rows),
+                       cell=[_cell(r) for r in rows.itertuples()])
+    wide = rows.pivot_table(index="strategy", columns="column", values="cell", aggfunc="first",
+                            sort=False)
+    wide = wide.reindex(index=[s for s in COMPARED if s in wide.index],
+                        columns=list(dict.fromkeys(rows["column"])))
+    wide.columns.name = f"{metric} [95% CI]"
+    return wide
+
+
+def chart_frame(splits: pd.DataFrame) -> pd.DataFrame:
+    """``splits`` shaped for ``charts.per_source``: the blend as ``all`` and every source and
+    route under one split, ``source_and_route``, labelled with its number of queries; the
+    options column is dropped so configs are labelled ``strategy/size``."""
+    split_rows = splits[splits["split"] != "all"]
+    labels = _column_labels(split_rows)
+    frame = pd.concat([splits[splits["split"] == "all"],
+                       split_rows.assign(split="source_and_route", split_value=labels)],
+                      ignore_index=True)
+    return frame.drop(columns="options")  # one option set per sweep: labels stay short
+
+
+def split_chart(splits: pd.DataFrame, metric: str, *, retriever: str | None = None):
+    """Grouped bars per strategy: the blend next to each structure source and each route."""
+    from .viz import charts
+
+    return charts.per_source(chart_frame(splits), metric, retriever=retriever,
+                             split="source_and_route")
+
+
+def _column_labels(rows: pd.DataFrame) -> list[str]:
+    n = rows.groupby(["metric", "split", "split_value"])["n"].transform("max")
+    return [_label(split, value, count)
+            for split, value, count in zip(rows["split"], rows["split_value"], n, strict=True)]
+
+
+def _label(split: str, value: str, n: int) -> str:
+    if split == "all":
+        return f"all (blend, n={n})"
+    if split == "route":
+        return f"routed to {value} (n={n})"
+    return f"source: {value} (n={n})"
+
+
+def _cell(row) -> str:
+    if _missing(row.mean):
+        return "n/a"
+    return f"{row.mean:.3f} [{row.ci_low:.3f}, {row.ci_high:.3f}]"
+
+
+def _value_order(value: str) -> tuple[int, str]:
+    known = ("all", *SOURCES, *COMPARED)
+    return (known.index(value) if value in known else len(known), str(value))
+
+
+# --- 4. the section-length tail ----------------------------------------------------------
+
+
+def heading_aware_documents(corpus: Iterable) -> list:
+    """The documents ``structure_routed`` splits at headings (its verified half)."""
+    return [d for d in corpus if routed_strategy(d) == "ast_breadcrumb"]
+
+
+def tail_sections(corpus: Iterable) -> pd.DataFrame:
+    """``profile.sections_table`` of the heading-aware half: one row per section as a heading
+    splitter with no ceiling would cut it, with its length in chars and tokens."""
+    return sections_table(heading_aware_documents(corpus))
+
+
+def tail_stats(sections: pd.DataFrame, *, size: int, window: int = ENCODER_WINDOW
+               ) -> pd.DataFrame:
+    """``profile.length_stats`` (median, p97, max; sections over the encoder window) plus
+    the window, the ceiling ``size`` in chars and the sections the ceiling would cut."""
+    stats = length_stats(sections, window=window)
+    over = int((sections["chars"] > size).sum())
+    stats["window_tokens"] = window
+    stats["ceiling_chars"] = size
+    stats["over_ceiling"] = pd.array([over if unit == "chars" else None
+                                      for unit in stats["unit"]], dtype="Int64")
+    return stats.astype({"over_window": "Int64"})
+
+
+def tail_line(stats: pd.DataFrame) -> str:
+    """The tail in one Markdown sentence, every figure read from ``stats``."""
+    tokens = stats.set_index("unit").loc["tokens"]
+    chars = stats.set_index("unit").loc["chars"]
+    p = f"p{CEILING_PERCENTILE}"
+    if not tokens["sections"]:
+        return "**No sections: no document is routed to heading-aware splitting.**"
+    ratio = tokens[p] / tokens["window_tokens"]
+    return (f"**Heading-aware half: {tokens['sections']} sections; median "
+            f"{tokens['median']:.0f} tokens, {p} {tokens[p]:.0f} tokens = {ratio:.2f}x the "
+            f"{tokens['window_tokens']}-token encoder window; {int(tokens['over_window'])} "
+            f"sections "
+            f"({tokens['over_window_share']:.1%}) run past the window "
+            f"(tokens: {tokens['method']}). A ceiling of {chars['ceiling_chars']} chars "
+            f"subdivides {int(chars['over_ceiling'])} of the {chars['sections']} sections.**")
+
+
+# --- export ------------------------------------------------------------------------------
+
+
+def key_numbers(setup: StructureSignalSetup, scores: pd.DataFrame, errors: pd.DataFrame,
+                splits: pd.DataFrame, tail: pd.DataFrame) -> dict:
+    """The notebook's figures as plain JSON-ready values."""
+    tokens = tail.set_index("unit").loc["tokens"]
+    chars = tail.set_index("unit").loc["chars"]
+    p = f"p{CEILING_PERCENTILE}"
+    metric_rows = splits[splits["metric"] == setup.metric]
+    retrieval: dict[str, dict] = {}
+    for row in metric_rows.itertuples():
+        retrieval.setdefault(row.strategy, {}).setdefault(row.split, {})[row.split_value] = {
+            "mean": _plain(row.mean), "ci_low": _plain(row.ci_low),
+            "ci_high": _plain(row.ci_high), "n": int(row.n)}
+    return {
+        "parameters": setup.parameters,
+        "fingerprint": setup.corpus.fingerprint, "documents": len(setup.corpus),
+        "queries": int(metric_rows["n"][metric_rows["split"] == "all"].max()),
+        "sample": [d.id for d in setup.sample],
+        "heading_scores": {
+            row["structure_source"]: {k: _plain(v) for k, v in row.items()
+                                      if k != "structure_source"}
+            for row in scores.to_dict("records")},
+        "errors": {"documents": int(errors["doc_id"].nunique()),
+                   "false_boundaries": int((errors["error"] == "false boundary").sum()),
+                   "missed_headings": int((errors["error"] == "missed heading").sum())},
+        "retrieval": {"metric": setup.metric, "k": setup.sweep.k, "size": setup.size,
+                      "unit": setup.sweep.unit, "retriever": setup.retriever,
+                      "configs": retrieval},
+        "section_tail": {"sections": int(tokens["sections"]), "token_method": tokens["method"],
+                         "median_tokens": _plain(tokens["median"]),
+                         f"{p}_tokens": _plain(tokens[p]), "max_tokens": _plain(tokens["max"]),
+                         "encoder_window": int(tokens["window_tokens"]),
+                         "over_window": int(tokens["over_window"]),
+                         "ceiling_chars": int(chars["ceiling_chars"]),
+                         "over_ceiling": int(chars["over_ceiling"])},
+    }
+
+
+def export(out_dir: str | os.PathLike | None, setup: StructureSignalSetup,
+           scores: pd.DataFrame, errors: pd.DataFrame, splits: pd.DataFrame,
+           tail: pd.DataFrame) -> list[Path]:
+    """Write heading_scores.csv, heading_errors.csv, retrieval_splits.csv and
+    structure_signal.json (key numbers) under ``out_dir/structure_signal/``, each atomically;
+    with no ``out_dir``, write nothing. Returns the paths written."""
+    if not out_dir:
+        return []
+    folder = Path(out_dir) / EXPORT_FOLDER
+    numbers = key_numbers(setup, scores, errors, splits, tail)
+    return [
+        write_text_atomic(folder / "heading_scores.csv", scores.to_csv(index=False)),
+        write_text_atomic(folder / "heading_errors.csv", errors.to_csv(index=False)),
+        write_text_atomic(folder / "retrieval_splits.csv", splits.to_csv(index=False)),
+        write_text_atomic(folder / "structure_signal.json", json.dumps(numbers, indent=2)),
+    ]
+
+
+def _present(corpus) -> list[str]:
+    found = {d.structure_source for d in corpus}
+    return [s for s in SOURCES if s in found] + sorted(found - set(SOURCES))
+
+
+def _missing(value) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _plain(value):
+    """A JSON-ready scalar: NaN and None as None, numpy numbers as Python ones."""
+    if _missing(value):
+        return None
+    if hasattr(value, "item"):
+        value = value.item()
+    return round(value, 6) if isinstance(value, float) else value

@@ -1,0 +1,356 @@
+"""Altair charts of the sweep and profile tables, and a renderer that works with no network."""
+
+from __future__ import annotations
+
+import json
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from ..sizes import ENCODER_WINDOW
+
+RENDERER = "chunklab_offline"
+SVG = "image/svg+xml"
+WIDTH = 220
+HEIGHT = 160
+NO_DIFFERENCE = "no significant difference"
+
+
+# --- rendering ----------------------------------------------------------------------------
+
+
+LAB_MIME = "application/vnd.vegalite.v5+json"
+"""The newest Vega-Lite mimetype JupyterLab 4 renders itself (its bundled Vega-Lite 5)."""
+LAB_SCHEMA = "https://vega.github.io/schema/vega-lite/v5.json"
+TEXT = "<chunklab chart: rendered by JupyterLab (Vega-Lite) or as SVG>"
+
+
+def _vl_version() -> str | None:
+    """The Vega-Lite version altair writes, as vl-convert names it (None: its default)."""
+    import vl_convert
+
+    wanted = ".".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])
+    return wanted if wanted in vl_convert.get_vegalite_versions() else None
+
+
+def _lab_vl_version() -> str:
+    """The newest Vega-Lite 5 that vl-convert ships (what JupyterLab will draw with)."""
+    import vl_convert
+
+    fives = [v for v in vl_convert.get_vegalite_versions() if v.startswith("5.")]
+    return max(fives, key=lambda v: tuple(map(int, v.split("."))))
+
+
+def to_svg(chart: alt.TopLevelMixin | dict, *, vl_version: str | None = None) -> str:
+    """The chart as SVG text, drawn by vl-convert in process with every URL refused."""
+    import vl_convert
+
+    spec = chart if isinstance(chart, dict) else chart.to_dict()
+    return vl_convert.vegalite_to_svg(spec, vl_version=vl_version or _vl_version(),
+                                      allowed_base_urls=[])
+
+
+def offline_bundle(spec: dict, **metadata) -> tuple[dict, dict]:
+    """The spec under JupyterLab's Vega-Lite mimetype (interactive, drawn by JupyterLab's own
+    bundled Vega, offline) plus the same chart as ``image/svg+xml`` (what nbconvert's HTML
+    export shows), both drawn with Vega-Lite 5.
+
+    altair 6 writes Vega-Lite 6 under ``application/vnd.vegalite.v6.json``, which JupyterLab
+    4 does not render and nbformat refuses as a JSON output (papermill stops on it); these
+    charts compile unchanged as Vega-Lite 5. A chart that needs Vega-Lite 6 gets the SVG only.
+    """
+    lab = {**spec, "$schema": LAB_SCHEMA}
+    try:
+        svg = to_svg(lab, vl_version=_lab_vl_version())
+    except ValueError:
+        return {SVG: to_svg(spec), "text/plain": TEXT}, {}
+    return {LAB_MIME: lab, SVG: svg, "text/plain": TEXT}, ({LAB_MIME: metadata} if metadata
+                                                           else {})
+
+
+def enable_offline_renderer() -> None:
+    """Register and enable the offline renderer (named RENDERER); never loads JS from a CDN."""
+    alt.renderers.register(RENDERER, offline_bundle)
+    alt.renderers.enable(RENDERER)
+
+
+# --- labels -------------------------------------------------------------------------------
+
+
+def config_label(frame: pd.DataFrame) -> pd.Series:
+    """``strategy/size`` plus the options that differ from the defaults, when any."""
+    label = frame["strategy"].astype(str) + "/" + frame["size"].astype(str)
+    if "options" in frame:
+        extra = frame["options"].map(_options_text)
+        label = label + extra.where(extra == "", " " + extra)
+    return label
+
+
+def _options_text(options) -> str:
+    values = json.loads(options) if isinstance(options, str) and options else {}
+    return ",".join(f"{k}={v}" for k, v in sorted(values.items()))
+
+
+def _labels(frame: pd.DataFrame) -> pd.DataFrame:
+    frame = frame.copy()
+    frame["config"] = config_label(frame)
+    return frame
+
+
+def _config_order(frame: pd.DataFrame) -> list[str]:
+    ordered = frame.sort_values(["strategy", "size"])
+    return list(dict.fromkeys(config_label(ordered)))
+
+
+def _pick(summary: pd.DataFrame, split: str, retriever: str | None,
+          metrics=None) -> pd.DataFrame:
+    rows = summary[summary["split"] == split]
+    if retriever is not None:
+        rows = rows[rows["retriever"] == retriever]
+    if metrics is not None:
+        rows = rows[rows["metric"].isin(list(metrics))]
+    if rows.empty:
+        raise ValueError(f"no summary rows for split={split!r}, retriever={retriever!r}, "
+                         f"metrics={metrics!r}")
+    return _labels(rows)
+
+
+# --- sweep charts -------------------------------------------------------------------------
+
+
+def results_table(summary: pd.DataFrame, metrics, *, retriever: str | None = None) -> pd.DataFrame:
+    """One row per config x retriever, one column per metric: ``mean [ci_low, ci_high]``
+    over all queries (blend), sorted by the first metric."""
+    rows = _pick(summary, "all", retriever, metrics)
+    rows = rows.assign(cell=rows["mean"].map("{:.3f}".format) + " ["
+                       + rows["ci_low"].map("{:.3f}".format) + ", "
+                       + rows["ci_high"].map("{:.3f}".format) + "]")
+    wide = rows.pivot_table(index=["config", "retriever"], columns="metric", values="cell",
+                            aggfunc="first")
+    order = rows.pivot_table(index=["config", "retriever"], columns="metric", values="mean")
+    wide = wide.loc[order.sort_values(list(metrics)[0], ascending=False).index]
+    wide = wide.reindex(columns=[m for m in metrics if m in wide.columns]).reset_index()
+    wide.columns.name = None
+    return wide
+
+
+CHUNK_COLUMNS = ("chunks", "chars_p50", "chars_p95", "chars_max", "code_integrity",
+                 "heading_only", "oversize", "oversize_share", "lost_chars", "verbatim_share",
+                 "over_encoder_limit", "over_encoder_limit_method")
+
+
+def chunk_stats_table(chunk_stats: pd.DataFrame) -> pd.DataFrame:
+    """The structure figures of each config that fit on a screen, labelled by config."""
+    frame = _labels(chunk_stats)
+    frame = frame.iloc[np.argsort([_config_order(frame).index(c) for c in frame["config"]])]
+    return frame[["config", *[c for c in CHUNK_COLUMNS if c in frame]]].reset_index(drop=True)
+
+
+def significant_pairs(significance: pd.DataFrame, metric: str, labels: pd.DataFrame, *,
+                      retriever: str | None = None) -> pd.DataFrame:
+    """The pairs whose difference on ``metric`` survives Holm's correction, better first."""
+    rows = significance[(significance["metric"] == metric)
+                        & (significance["verdict"] != NO_DIFFERENCE)]
+    if retriever is not None:
+        rows = rows[rows["retriever"] == retriever]
+    names = dict(zip(labels["config_id"], config_label(labels), strict=True))
+    better_a = rows["verdict"] == "A better"
+    return pd.DataFrame({
+        "retriever": rows["retriever"],
+        "better": rows["config_a"].where(better_a, rows["config_b"]).map(names),
+        "worse": rows["config_b"].where(better_a, rows["config_a"]).map(names),
+        "difference": rows["mean_diff"].abs().round(4),
+        "ci": [f"[{lo:+.3f}, {hi:+.3f}]" if a else f"[{-hi:+.3f}, {-lo:+.3f}]"
+               for lo, hi, a in zip(rows["ci_low"], rows["ci_high"], better_a, strict=True)],
+        "p_holm": rows["p_holm"], "n": rows["n"],
+    }).sort_values("difference", ascending=False, ignore_index=True)
+
+
+def metric_vs_size(summary: pd.DataFrame, metrics=None, *, retriever: str | None = None,
+                   columns: int = 2) -> alt.FacetChart:
+    """Each metric against chunk size, one line per strategy, 95% intervals as error bars;
+    one panel per metric (and per retriever when several are shown)."""
+    rows = _pick(summary, "all", retriever, metrics)
+    sizes = sorted(rows["size"].unique())
+    base = alt.Chart().encode(
+        x=alt.X("size:Q", scale=alt.Scale(type="log", domain=[min(sizes) * 0.8,
+                                                              max(sizes) * 1.25]),
+                axis=alt.Axis(values=sizes), title="chunk size"),
+        color=alt.Color("strategy:N"),
+    )
+    lines = base.mark_line(point=True).encode(
+        y=alt.Y("mean:Q", title="mean (95% CI)", scale=alt.Scale(zero=False)),
+        tooltip=["strategy", "size", "retriever", "metric", alt.Tooltip("mean:Q", format=".3f"),
+                 alt.Tooltip("ci_low:Q", format=".3f"), alt.Tooltip("ci_high:Q", format=".3f"),
+                 "n"])
+    bars = base.mark_errorbar(ticks=True).encode(
+        y=alt.Y("ci_low:Q", title="mean (95% CI)"), y2="ci_high:Q")
+    row_field = "metric" if rows["retriever"].nunique() == 1 else "panel"
+    rows = rows.assign(panel=rows["metric"] + " · " + rows["retriever"])
+    return alt.layer(bars, lines, data=rows).properties(width=WIDTH, height=HEIGHT).facet(
+        facet=alt.Facet(f"{row_field}:N", title=None), columns=columns,
+    ).resolve_scale(y="independent")
+
+
+def by_split(summary: pd.DataFrame, metric: str, *, split: str = "query_kind",
+             retriever: str | None = None, with_blend: bool = True) -> alt.FacetChart:
+    """One metric per config, broken down by ``split`` (query_kind, structure_source or
+    applied_strategy), the blend over all queries first in each panel; dots with 95%
+    intervals, the number of queries in the tooltip."""
+    rows = _pick(summary, split, retriever, [metric])
+    if with_blend:
+        blend = _pick(summary, "all", retriever, [metric]).assign(split_value="all (blend)")
+        rows = pd.concat([blend, rows], ignore_index=True)
+    rows["split_value"] = rows["split_value"].astype(str) + " (n=" + rows["n"].astype(str) + ")"
+    order = list(dict.fromkeys(rows["split_value"]))
+    base = alt.Chart().encode(
+        y=alt.Y("config:N", sort=_config_order(rows), title=None),
+        color=alt.Color("strategy:N"),
+    )
+    dots = base.mark_point(filled=True, size=50).encode(
+        x=alt.X("mean:Q", title=f"{metric} (95% CI)", scale=alt.Scale(domain=[0, 1])),
+        tooltip=["config", "split_value", alt.Tooltip("mean:Q", format=".3f"),
+                 alt.Tooltip("ci_low:Q", format=".3f"), alt.Tooltip("ci_high:Q", format=".3f"),
+                 "n"])
+    bars = base.mark_rule().encode(x="ci_low:Q", x2="ci_high:Q")
+    return alt.layer(bars, dots, data=rows).properties(width=170).facet(
+        facet=alt.Facet("split_value:N", sort=order, title=split), columns=4)
+
+
+def by_query_kind(summary: pd.DataFrame, metric: str, *,
+                  retriever: str | None = None) -> alt.FacetChart:
+    """``by_split`` on the kind of query (where the question came from)."""
+    return by_split(summary, metric, split="query_kind", retriever=retriever)
+
+
+def per_source(summary: pd.DataFrame, metric: str, *, retriever: str | None = None,
+               split: str = "structure_source") -> alt.Chart:
+    """Grouped bars: per config, the blend next to each structure source's mean, with
+    95% intervals; a blend over sources of different quality hides their disagreement."""
+    blend = _pick(summary, "all", retriever, [metric]).assign(split_value="all (blend)")
+    rows = pd.concat([blend, _pick(summary, split, retriever, [metric])], ignore_index=True)
+    groups = ["all (blend)", *sorted(set(rows["split_value"]) - {"all (blend)"})]
+    base = alt.Chart(rows).encode(
+        x=alt.X("config:N", sort=_config_order(rows), title=None),
+        xOffset=alt.XOffset("split_value:N", sort=groups),
+        color=alt.Color("split_value:N", sort=groups, title=split),
+    )
+    bars = base.mark_bar().encode(
+        y=alt.Y("mean:Q", title=f"{metric} (95% CI)", scale=alt.Scale(domain=[0, 1])),
+        tooltip=["config", "split_value", alt.Tooltip("mean:Q", format=".3f"),
+                 alt.Tooltip("ci_low:Q", format=".3f"), alt.Tooltip("ci_high:Q", format=".3f"),
+                 "n"])
+    whiskers = base.mark_rule(color="black").encode(y="ci_low:Q", y2="ci_high:Q")
+    width = min(960, max(360, 70 * rows["config"].nunique()))
+    return (bars + whiskers).properties(width=width, height=HEIGHT + 40)
+
+
+def significance_matrix(significance: pd.DataFrame, metric: str, labels: pd.DataFrame, *,
+                        retriever: str | None = None) -> alt.Chart:
+    """Row config minus column config on ``metric`` (mean paired difference) as colour;
+    ``▲``/``▼`` marks a Holm-significant difference (row better / worse), blank none.
+
+    ``labels`` is any table with config_id, strategy, size (and options), e.g. chunk_stats.
+    """
+    rows = significance[significance["metric"] == metric]
+    if retriever is not None:
+        rows = rows[rows["retriever"] == retriever]
+    if rows.empty:
+        raise ValueError(f"no significance rows for metric {metric!r}, retriever {retriever!r}")
+    names = dict(zip(labels["config_id"], config_label(labels), strict=True))
+    cells = _mirrored(rows).assign(row=lambda f: f["config_a"].map(names),
+                                   column=lambda f: f["config_b"].map(names))
+    order = _config_order(labels[labels["config_id"].isin(set(cells["config_a"]))])
+    limit = float(np.nanmax(np.abs(cells["mean_diff"]))) or 1.0
+    base = alt.Chart(cells).encode(
+        x=alt.X("column:N", sort=order, title="B"), y=alt.Y("row:N", sort=order, title="A"))
+    heat = base.mark_rect().encode(
+        color=alt.Color("mean_diff:Q", title=f"A − B ({metric})",
+                        scale=alt.Scale(scheme="redblue", domain=[-limit, limit])),
+        tooltip=["row", "column", alt.Tooltip("mean_diff:Q", format="+.3f"),
+                 alt.Tooltip("ci_low:Q", format="+.3f"), alt.Tooltip("ci_high:Q", format="+.3f"),
+                 alt.Tooltip("p_holm:Q", format=".4f"), "verdict", "n"])
+    marks = base.mark_text(fontSize=13).encode(text="mark:N")
+    side = 22 * len(order)
+    return (heat + marks).properties(width=side, height=side,
+                                     title=f"{metric}: ▲ A better, ▼ B better (Holm)")
+
+
+def _mirrored(rows: pd.DataFrame) -> pd.DataFrame:
+    """Both orientations of every pair, so the matrix is full; the mark follows the verdict."""
+    swapped = rows.rename(columns={"config_a": "config_b", "config_b": "config_a"}).assign(
+        mean_diff=-rows["mean_diff"], ci_low=-rows["ci_high"], ci_high=-rows["ci_low"],
+        verdict=rows["verdict"].map({"A better": "B better", "B better": "A better"})
+        .fillna(rows["verdict"]))
+    both = pd.concat([rows, swapped], ignore_index=True)
+    both["mark"] = both["verdict"].map({"A better": "▲", "B better": "▼"}).fillna("")
+    return both
+
+
+def size_distribution(chunks: pd.DataFrame, *, unit: str = "chars") -> alt.Chart:
+    """Chunk length per config as a box: whiskers min-max, box p25-p75, white median tick;
+    the red tick is the config's target size (when ``unit`` is the config's unit)."""
+    frame = _labels(chunks.assign(length=_lengths(chunks, unit)))
+    boxes = frame.groupby(["config", "strategy", "size", "unit"])["length"].describe(
+        percentiles=[0.25, 0.5, 0.75]).reset_index()
+    boxes = boxes.rename(columns={"25%": "p25", "50%": "median", "75%": "p75"})
+    boxes["target"] = boxes["size"].where(boxes["unit"] == unit)
+    base = alt.Chart(boxes).encode(y=alt.Y("config:N", sort=_config_order(boxes), title=None))
+    tooltip = ["config", "count", "min", "p25", "median", "p75", "max"]
+    return alt.layer(
+        base.mark_rule().encode(x=alt.X("min:Q", title=f"chunk length ({unit})"), x2="max:Q"),
+        base.mark_bar(size=12).encode(x="p25:Q", x2="p75:Q", color="strategy:N",
+                                      tooltip=tooltip),
+        base.mark_tick(color="white", thickness=2, size=12).encode(x="median:Q"),
+        base.mark_tick(color="red", thickness=2, size=16).encode(x="target:Q"),
+    ).properties(width=420, height=alt.Step(18))
+
+
+def _lengths(chunks: pd.DataFrame, unit: str) -> pd.Series:
+    if unit == "chars":
+        return chunks["text"].str.len()
+    if unit == "words":
+        return chunks["text"].str.split().str.len()
+    from ..sizes import count_tokens
+
+    return pd.Series(count_tokens(chunks["text"].tolist()), index=chunks.index)
+
+
+# --- corpus profile charts ----------------------------------------------------------------
+
+
+def heading_depths(depths: pd.DataFrame) -> alt.Chart:
+    """Headings per depth, stacked by how they were found (``profile.heading_depths``)."""
+    return alt.Chart(depths).mark_bar().encode(
+        x=alt.X("level:O", title="heading depth"),
+        y=alt.Y("headings:Q", title="headings"),
+        color=alt.Color("provenance:N"),
+        tooltip=["level", "provenance", "headings"],
+    ).properties(width=260, height=HEIGHT)
+
+
+def section_lengths(sections: pd.DataFrame, *, unit: str = "tokens",
+                    window: int = ENCODER_WINDOW, bins: int = 30) -> alt.Chart:
+    """Histogram of section lengths (``profile.sections_table``) with rules at the median,
+    the 97th percentile and, in tokens, the encoder window the tail runs past."""
+    values = sections[unit].to_numpy(dtype=float)
+    counts, edges = np.histogram(values, bins=bins) if len(values) else ([], [0])
+    hist = pd.DataFrame({"start": edges[:-1], "end": edges[1:], "sections": counts})
+    rules = pd.DataFrame([
+        {"what": "median", "at": float(np.median(values)) if len(values) else 0.0},
+        {"what": "p97", "at": float(np.percentile(values, 97)) if len(values) else 0.0},
+        *([{"what": f"encoder window ({window})", "at": float(window)}] if unit == "tokens"
+          else []),
+    ])
+    method = sections["token_method"].iloc[0] if unit == "tokens" and len(sections) else ""
+    title = f"section length ({unit}{', ' + method if method == 'estimate' else ''})"
+    bars = alt.Chart(hist).mark_bar(color="#94a3b8").encode(
+        x=alt.X("start:Q", title=title), x2="end:Q", y=alt.Y("sections:Q"), y2=alt.datum(0),
+        tooltip=[alt.Tooltip("start:Q", format=".0f"), alt.Tooltip("end:Q", format=".0f"),
+                 "sections"])
+    lines = alt.Chart(rules).mark_rule(strokeWidth=2).encode(
+        x="at:Q", color=alt.Color("what:N", title=None, scale=alt.Scale(
+            domain=rules["what"].tolist(), range=["#0f766e", "#b45309", "#b91c1c"][:len(rules)])),
+        tooltip=["what", alt.Tooltip("at:Q", format=".0f")])
+    return (bars + lines).properties(width=460, height=HEIGHT)

@@ -1,0 +1,105 @@
+"""Charts render to SVG with no network, and the offline renderer's output is valid."""
+
+from __future__ import annotations
+
+import altair as alt
+import nbformat
+import pandas as pd
+import pytest
+
+from chunklab import load_corpus
+from chunklab import profile as pr
+from chunklab.sweep import SweepParams, run_sweep
+from chunklab.viz import charts
+from conftest import FIXTURES
+
+MINI = FIXTURES / "mini_corpus"
+
+
+@pytest.fixture(scope="module")
+def result():
+    params = SweepParams(corpus=str(MINI), queries=str(MINI / "queries.jsonl"),
+                         strategies=("rct", "ast_breadcrumb"), sizes=(200, 400))
+    return run_sweep(params, progress=False)
+
+
+@pytest.fixture(scope="module")
+def sections():
+    return pr.sections_table(load_corpus(MINI))
+
+
+CHARTS = {
+    "metric_vs_size": lambda r, s: charts.metric_vs_size(r.summary, ["answer_hit@5", "recall@5"]),
+    "by_query_kind": lambda r, s: charts.by_query_kind(r.summary, "answer_hit@5"),
+    "per_source": lambda r, s: charts.per_source(r.summary, "answer_hit@5"),
+    "significance_matrix": lambda r, s: charts.significance_matrix(
+        r.significance, "answer_hit@5", r.chunk_stats),
+    "size_distribution": lambda r, s: charts.size_distribution(r.chunks),
+    "heading_depths": lambda r, s: charts.heading_depths(
+        pr.heading_depths(load_corpus(MINI))),
+    "section_lengths": lambda r, s: charts.section_lengths(s),
+}
+
+
+@pytest.mark.parametrize("name", CHARTS)
+def test_every_chart_renders_to_svg_offline(result, sections, name):
+    svg = charts.to_svg(CHARTS[name](result, sections))
+    assert svg.lstrip().startswith("<svg") and "</svg>" in svg
+
+
+def test_svg_conversion_never_fetches(result):
+    remote = alt.Chart("https://example.invalid/data.csv").mark_point().encode(x="a:Q")
+    with pytest.raises(ValueError):
+        charts.to_svg(remote)
+
+
+def test_the_offline_bundle_is_interactive_and_static_and_valid(result):
+    spec = CHARTS["metric_vs_size"](result, None).to_dict()
+    bundle, _ = charts.offline_bundle(spec)
+    assert set(bundle) == {charts.LAB_MIME, charts.SVG, "text/plain"}
+    assert bundle[charts.LAB_MIME]["$schema"].endswith("/v5.json")
+    assert "<svg" in bundle[charts.SVG]
+    assert not any(key.startswith("text/html") for key in bundle)  # no CDN-loading HTML
+    output = nbformat.v4.new_output("display_data", data=bundle)
+    nbformat.validate(nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("chart", outputs=[output])]))
+
+
+def test_enabling_the_renderer_makes_charts_display_through_it(result):
+    before = alt.renderers.active
+    try:
+        charts.enable_offline_renderer()
+        assert alt.renderers.active == charts.RENDERER
+        bundle = CHARTS["heading_depths"](result, None)._repr_mimebundle_()
+        data = bundle[0] if isinstance(bundle, tuple) else bundle
+        assert charts.SVG in data and charts.LAB_MIME in data
+    finally:
+        alt.renderers.enable(before)
+
+
+def test_results_table_shows_mean_and_interval(result):
+    table = charts.results_table(result.summary, ["answer_hit@5", "recall@5"])
+    blend = result.summary[(result.summary["split"] == "all")
+                           & (result.summary["metric"] == "answer_hit@5")]
+    assert len(table) == len(blend)
+    best = blend.sort_values("mean", ascending=False).iloc[0]
+    assert table["answer_hit@5"].iloc[0].startswith(f"{best['mean']:.3f} [")
+
+
+def test_significant_pairs_lists_only_holm_verdicts(result):
+    pairs = charts.significant_pairs(result.significance, "answer_hit@5", result.chunk_stats)
+    rows = result.significance[(result.significance["metric"] == "answer_hit@5")
+                               & (result.significance["verdict"] != charts.NO_DIFFERENCE)]
+    assert len(pairs) == len(rows)
+
+
+def test_config_labels_carry_options():
+    frame = pd.DataFrame({"strategy": ["rct", "rct"], "size": [300, 300],
+                          "options": ["{}", '{"min_size": 50}']})
+    assert charts.config_label(frame).tolist() == ["rct/300", "rct/300 min_size=50"]
+
+
+def test_chunk_stats_table_is_ordered_by_config(result):
+    table = charts.chunk_stats_table(result.chunk_stats)
+    assert table["config"].tolist() == ["ast_breadcrumb/200", "ast_breadcrumb/400", "rct/200",
+                                        "rct/400"]

@@ -1,0 +1,162 @@
+"""Choosing a config from a sweep by a stated rule, and exporting it so it reproduces."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+import yaml
+
+from chunklab import ConfigError, evidence, load_config
+from chunklab import choose as ch
+from chunklab.cli import main
+from chunklab.sweep import SweepParams, run_sweep
+from conftest import FIXTURES
+
+MINI = FIXTURES / "mini_corpus"
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("choose") / "run"
+    params = SweepParams(corpus=str(MINI), queries=str(MINI / "queries.jsonl"),
+                         strategies=("rct", "ast_breadcrumb"), sizes=(200, 400))
+    run_sweep(params, out, progress=False)
+    return ch.load_run(out)
+
+
+def rule(**values):
+    return ch.ChoiceRule(**{"primary_metric": "answer_hit@5", **values})
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("code_integrity == 1.0", ("code_integrity", "==", 1.0)),
+    ("over_encoder_limit<=0.05", ("over_encoder_limit", "<=", 0.05)),
+    ("  answer_hit@5 > .5 ", ("answer_hit@5", ">", 0.5)),
+    ("lost_chars < 1e3", ("lost_chars", "<", 1000.0)),
+    ("code_integrity ≥ 1", ("code_integrity", ">=", 1.0)),
+    ("over_encoder_limit ≤ 0.05", ("over_encoder_limit", "<=", 0.05)),
+    ("bundle_chars >= -2", ("bundle_chars", ">=", -2.0)),
+])
+def test_constraints_parse(text, expected):
+    parsed = ch.parse_constraint(text)
+    assert (parsed.name, parsed.op, parsed.value) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "__import__('os')", "__import__('os').system('true') == 0", "code_integrity = 1",
+    "1 == code_integrity", "code_integrity == other", "code_integrity == 1; import os",
+    "code_integrity == 1 and lost_chars == 0", "code_integrity", "", "a.b == 1",
+])
+def test_constraints_that_are_not_name_op_number_are_refused(text):
+    with pytest.raises(ValueError, match="expected `name op number`"):
+        ch.parse_constraint(text)
+
+
+def test_rule_refuses_code_and_names_the_parameter(run):
+    with pytest.raises(ConfigError, match=r"^CONSTRAINTS: cannot parse .*__import__"):
+        ch.make_rule(primary_metric="answer_hit@5", retriever="bm25",
+                     constraints=["__import__('os')"], tie_break="smaller_bundle", run=run)
+
+
+@pytest.mark.parametrize(("values", "message"), [
+    ({"constraints": ["bogus >= 1"]}, r"CONSTRAINTS: unknown name 'bogus'.*valid names: .*"
+                                      r"answer_hit@5.*bundle_chars.*code_integrity"),
+    ({"primary_metric": "nope@5"}, r"PRIMARY_METRIC: unknown metric 'nope@5'; valid metrics"),
+    ({"retriever": "dense"}, r"RETRIEVER: 'dense' is not in this run; run retrievers: bm25"),
+    ({"tie_break": "coin"}, r"TIE_BREAK: .*smaller_bundle"),
+])
+def test_rule_errors_name_the_parameter_and_the_valid_values(run, values, message):
+    args = {"primary_metric": "answer_hit@5", "retriever": "bm25", "constraints": [],
+            "tie_break": "smaller_bundle", **values}
+    with pytest.raises(ConfigError, match=message):
+        ch.make_rule(run=run, **args)
+
+
+def test_the_best_config_meeting_every_constraint_is_chosen(run):
+    choice = ch.choose(run, rule(constraints=("code_integrity == 1.0",)))
+    table = choice.candidates
+    passing = table[table["code_integrity"] == 1.0]
+    assert choice.chosen["answer_hit@5"] == passing["answer_hit@5"].max()
+    assert choice.chosen["code_integrity"] == 1.0
+    assert set(table.loc[table["rank"].isna(), "config_id"]) == set(
+        table.loc[table["code_integrity"] < 1.0, "config_id"])
+
+
+def test_the_comparison_is_oriented_chosen_first(run):
+    choice = ch.choose(run, rule())
+    row = choice.comparison
+    assert row["config_a"] == choice.chosen["config_id"]
+    assert row["config_b"] == choice.runner_up["config_id"]
+    assert row["mean_a"] == pytest.approx(choice.chosen["answer_hit@5"])
+    assert row["mean_diff"] == pytest.approx(row["mean_a"] - row["mean_b"])
+    assert row["ci_low"] <= row["mean_diff"] <= row["ci_high"]
+
+
+@pytest.mark.parametrize(("tie_break", "column", "smallest"), [
+    ("smaller_bundle", ch.BUNDLE, True), ("smaller_size", "size", True),
+    ("bundle_efficiency", "bundle_efficiency@5", False),
+])
+def test_a_tie_goes_to_the_tie_break(run, tie_break, column, smallest):
+    choice = ch.choose(run, rule(tie_break=tie_break, tie_margin=1.0))  # everything ties
+    values = choice.candidates[column]
+    assert choice.chosen[column] == (values.min() if smallest else values.max())
+
+
+def test_no_config_meeting_the_rule_is_an_error_naming_each_miss(run):
+    with pytest.raises(ch.ChoiceError, match=r"no config meets .*rct/200 fails lost_chars < -1"):
+        ch.choose(run, rule(constraints=("lost_chars < -1",)))
+
+
+def test_the_config_is_rebuilt_from_the_tables_and_checked(run):
+    choice = ch.choose(run, rule())
+    assert choice.config.config_id == choice.chosen["config_id"]
+    tampered = run.chunks.copy()
+    tampered.loc[tampered["config_id"] == choice.chosen["config_id"], "options"] = json.dumps(
+        {"min_size": 10})
+    with pytest.raises(ConfigError, match="hash to"):
+        ch.rebuild_config(replace(run, chunks=tampered), choice.chosen["config_id"])
+
+
+def test_export_writes_a_config_that_loads_with_its_evidence(run, tmp_path):
+    choice = ch.choose(run, rule(constraints=("code_integrity >= 1",)))
+    path = ch.export_choice(choice, tmp_path)
+    assert path.name == "chosen_config.yaml"
+    assert load_config(path) == choice.config
+    data = yaml.safe_load(path.read_text())
+    assert data["rule"]["constraints"] == ["code_integrity >= 1"]
+    assert data["rule"]["tie_break"] == "smaller_bundle"
+    assert data["corpus"]["fingerprint"] == run.run_info["corpus"]["fingerprint"]
+    assert data["run_id"] == run.run_info["run_id"]
+    assert data["runner_up"]["config_id"] == choice.runner_up["config_id"]
+    assert data["scores"]["answer_hit@5"]["mean"] == pytest.approx(choice.chosen["answer_hit@5"])
+    assert {"ci_low", "ci_high", "n"} <= set(data["scores"]["answer_hit@5"])
+    assert choice.comparison["verdict"] in data["verdict"]
+
+
+def test_chunklab_chunk_with_the_exported_config_gives_the_scored_chunks(run, tmp_path):
+    choice = ch.choose(run, rule())
+    path = ch.export_choice(choice, tmp_path / "chosen_config.yaml")
+    out = tmp_path / "chunks.jsonl"
+    assert main(["chunk", "--corpus", str(MINI), "--config", str(path), "--out", str(out)]) == 0
+    produced = [json.loads(line) for line in out.read_text().splitlines()]
+    scored = run.chunks[run.chunks["config_id"] == choice.chosen["config_id"]]
+    keys = ["id", "doc_id", "start", "end", "text"]
+    assert [{k: c[k] for k in keys} for c in produced] == scored[keys].to_dict("records")
+
+
+def test_head_to_head_and_disagreements_describe_the_pair(run):
+    choice = ch.choose(run, rule())
+    table = evidence.head_to_head(choice)
+    row = table[table["measure"] == "answer_hit@5"].iloc[0]
+    assert row["chosen"] == choice.chosen["answer_hit@5"]
+    assert row["runner_up"] == choice.runner_up["answer_hit@5"]
+    differ = evidence.disagreements(choice, run)
+    assert (differ["chosen"] != differ["runner_up"]).all()
+    assert len(evidence.describe(choice)) == 2
+
+
+def test_a_folder_that_is_not_a_run_is_refused(tmp_path):
+    with pytest.raises(ch.ChoiceError, match="not a finished sweep folder"):
+        ch.load_run(tmp_path)

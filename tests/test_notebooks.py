@@ -1,0 +1,279 @@
+"""The notebooks: committed clean and in shape, executed headless, numbers equal the library's."""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+
+import nbformat
+import pandas as pd
+import papermill
+import pytest
+import yaml
+from click.testing import CliRunner
+from papermill.cli import papermill as papermill_cli
+
+from chunklab import ConfigError, load_config, load_corpus
+from chunklab import choose as ch
+from chunklab import panorama as pa
+from chunklab import profile as pr
+from chunklab.cli import main
+from chunklab.params import resolve_output, resolve_path
+from chunklab.queries import load_queries
+from chunklab.report import build_report, default_run_name
+from chunklab.sweep import SweepParams, headline, run_sweep
+from conftest import FIXTURES, ROOT
+
+NB_DIR = ROOT / "notebooks"
+NOTEBOOKS = ["01_corpus_profile", "02_splitter_panorama", "03_strategy_sweep",
+             "06_choose_and_export"]
+MINI = FIXTURES / "mini_corpus"
+MINI_QUERIES = MINI / "queries.jsonl"
+SWEEP = {"sizes": [200, 400], "strategies": ["rct", "ast_breadcrumb"], "retrievers": ["bm25"]}
+
+
+def read(name: str):
+    return nbformat.read(NB_DIR / f"{name}.ipynb", as_version=4)
+
+
+def parameters_cell(nb):
+    tagged = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    assert len(tagged) == 1, "exactly one cell tagged parameters"
+    return tagged[0]
+
+
+def defaults(name: str) -> dict:
+    tree = ast.parse(parameters_cell(read(name)).source)
+    return {n.target.id: ast.literal_eval(n.value) for n in tree.body}
+
+
+# --- committed notebooks -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_committed_notebook_has_no_outputs_or_counts(name):
+    nb = read(name)
+    nbformat.validate(nb)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            assert cell.outputs == [] and cell.execution_count is None, cell.id
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_committed_notebook_has_the_house_shape(name):
+    nb = read(name)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    title = nb.cells[0].source
+    assert title.startswith("# ") and "**Question:**" in title
+    assert f"papermill notebooks/{name}.ipynb" in title
+    imports = ast.parse(code[0].source).body
+    assert all(isinstance(n, ast.Import | ast.ImportFrom) for n in imports)
+    assert "enable_offline_renderer()" in code[1].source
+    assert code[2] is parameters_cell(nb)
+    for node in ast.parse(code[2].source).body:
+        assert isinstance(node, ast.AnnAssign) and node.target.id.isupper()
+        ast.literal_eval(node.value)  # literals only
+    for line in code[2].source.splitlines():
+        assert "  # " in line, f"parameter without a comment: {line}"
+    for cell in code:
+        tree = ast.parse(cell.source)
+        assert not [n for n in ast.walk(tree) if isinstance(
+            n, ast.FunctionDef | ast.ClassDef | ast.Lambda)], cell.id
+    assert code[-1].id == "export"
+    headings = [c.source.split("\n")[0] for c in nb.cells[1:] if c.cell_type == "markdown"]
+    numbered = [h for h in headings if re.match(r"## \d+\. ", h)]
+    assert [int(h.split()[1].rstrip(".")) for h in numbered] == list(range(1, len(numbered) + 1))
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_help_notebook_lists_every_parameter_with_type_and_comment(name):
+    result = CliRunner().invoke(papermill_cli, ["--help-notebook", str(NB_DIR / f"{name}.ipynb")])
+    assert result.exit_code == 0, result.output
+    shown = " ".join(result.output.split())
+    for line in parameters_cell(read(name)).source.splitlines():
+        declaration, comment = line.split("  # ", 1)
+        target, annotation = declaration.split("=")[0].split(":")
+        assert f"{target.strip()}: {annotation.strip()} (default" in shown, target
+        assert " ".join(comment.split()) in shown, target
+    assert set(defaults(name)) >= {"CORPUS", "QUERIES", "OUT_DIR"}
+
+
+# --- parameters ----------------------------------------------------------------------------
+
+
+def test_paths_resolve_from_the_repo_root_and_from_notebooks(monkeypatch, tmp_path):
+    expected = (ROOT / "data" / "sample").resolve()
+    monkeypatch.chdir(ROOT)
+    assert resolve_path("data/sample", name="CORPUS", kind="folder") == expected
+    monkeypatch.chdir(NB_DIR)
+    assert resolve_path("data/sample", name="CORPUS", kind="folder") == expected
+    assert resolve_output("results/x", name="OUT_DIR") == ROOT / "results" / "x"
+    monkeypatch.chdir(tmp_path)  # outside any repo: an output stays where the user is
+    assert resolve_output("results/x", name="OUT_DIR") == tmp_path.resolve() / "results" / "x"
+    assert resolve_path("data/sample", name="CORPUS", kind="folder") == expected
+    with pytest.raises(ConfigError, match=r"^CORPUS: no folder 'nowhere'"):
+        resolve_path("nowhere", name="CORPUS", kind="folder")
+    with pytest.raises(ConfigError, match=r"^QUERIES: no file"):
+        resolve_path("data/sample", name="QUERIES")
+
+
+@pytest.mark.parametrize(("values", "message"), [
+    ({"strategies": ["nope"]}, r"^STRATEGIES: expected one of .*ast_breadcrumb.*'nope'"),
+    ({"sizes": [0]}, r"^SIZES: expected an integer >= 1"),
+    ({"retrievers": ["bm99"]}, r"^RETRIEVERS: expected one of bm25"),
+    ({"corpus": "no/such/folder"}, r"^CORPUS: no folder"),
+])
+def test_a_report_with_a_bad_parameter_fails_before_running_anything(tmp_path, values, message):
+    args = {"corpus": str(MINI), "queries": str(MINI_QUERIES), **SWEEP, **values}
+    with pytest.raises(ConfigError, match=message):
+        build_report(tmp_path / "r", progress=False, **args)
+    assert not (tmp_path / "r").exists()
+
+
+def test_a_report_folder_holding_another_run_is_refused(tmp_path):
+    (tmp_path / "run.json").write_text(json.dumps({"run_id": "0123456789ab"}))
+    with pytest.raises(ConfigError, match=r"^OUT_DIR: .* holds another run \(0123456789ab\)"):
+        build_report(tmp_path, corpus=str(MINI), queries=str(MINI_QUERIES), progress=False,
+                     **SWEEP)
+
+
+def test_default_run_name_is_a_timestamp():
+    assert re.fullmatch(r"\d{8}-\d{6}", default_run_name())
+
+
+# --- executed ------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    out = tmp_path_factory.mktemp("report") / "run"
+    return build_report(out, corpus=str(MINI), queries=str(MINI_QUERIES), notebooks=NOTEBOOKS,
+                        progress=False, **SWEEP)
+
+
+@pytest.mark.slow
+def test_every_notebook_runs_and_is_exported(report):
+    assert report.exit_code == 0, [(r.name, r.error) for r in report.failed]
+    assert [r.name for r in report.runs] == NOTEBOOKS
+    index = report.index.read_text()
+    for run in report.runs:
+        assert run.status == "ok" and run.seconds > 0
+        assert run.notebook.is_file() and run.html.is_file()
+        assert f'href="{run.html.name}"' in index
+    for name in ("summary.csv", "significance.csv", "chosen_config.yaml"):
+        assert f'href="{name}"' in index
+    assert "ast_breadcrumb" in index  # the headline table
+
+
+@pytest.mark.slow
+def test_exported_html_needs_no_network(report):
+    for run in report.runs:
+        page = run.html.read_text()
+        assert "cdn.jsdelivr" not in page
+        assert not re.search(r"<script[^>]*\bsrc=[\"']?https?:", page), run.name
+        assert not re.search(r"@import\s+url\([\"']?https?:", page), run.name
+        if run.name != "02_splitter_panorama":  # 02 shows tables only
+            assert "<svg" in page, run.name
+
+
+@pytest.mark.slow
+def test_profile_numbers_equal_the_library(report):
+    written = json.loads((report.out_dir / "corpus_profile" / "corpus_profile.json").read_text())
+    corpus = load_corpus(MINI)
+    assert written == json.loads(json.dumps(pr.key_numbers(corpus, pr.sections_table(corpus))))
+
+
+@pytest.mark.slow
+def test_panorama_numbers_equal_the_library(report):
+    written = json.loads(
+        (report.out_dir / "splitter_panorama" / "splitter_panorama.json").read_text())
+    corpus = load_corpus(MINI)
+    doc = pa.representative(corpus)  # the report passes DOC="" so any corpus works
+    size = defaults("02_splitter_panorama")["SIZE"]
+    table = pa.panorama(doc, size, queries=load_queries(MINI_QUERIES, corpus))
+    assert written["doc"] == doc.id and written["size"] == size
+    assert written["strategies"] == json.loads(json.dumps(pa.key_numbers(table)))
+
+
+@pytest.mark.slow
+def test_sweep_files_equal_a_direct_run(report):
+    params = SweepParams(corpus=str(MINI), queries=str(MINI_QUERIES),
+                         strategies=tuple(SWEEP["strategies"]), sizes=tuple(SWEEP["sizes"]),
+                         retrievers=tuple(SWEEP["retrievers"]))
+    direct = run_sweep(params, progress=False)
+    keys = ["config_id", "retriever", "metric", "split", "split_value"]
+    written = pd.read_csv(report.out_dir / "summary.csv", keep_default_na=False,
+                          na_values=[""]).sort_values(keys, ignore_index=True)
+    expected = direct.summary.sort_values(keys, ignore_index=True)
+    pd.testing.assert_frame_equal(written[expected.columns], expected, check_dtype=False)
+    chunks = pd.read_parquet(report.out_dir / "chunks.parquet")
+    assert chunks["id"].tolist() == direct.chunks["id"].tolist()
+    numbers = json.loads((report.out_dir / "strategy_sweep.json").read_text())
+    assert numbers["run_id"] == params.run_id
+    assert numbers["headline"] == json.loads(headline(direct).to_json(orient="records"))
+
+
+@pytest.mark.slow
+def test_chosen_config_equals_choose_called_directly(report):
+    values = defaults("06_choose_and_export")
+    rule = ch.make_rule(primary_metric="answer_hit@5", retriever="bm25",
+                        constraints=values["CONSTRAINTS"], tie_break=values["TIE_BREAK"])
+    choice = ch.choose(report.out_dir, rule)
+    data = yaml.safe_load((report.out_dir / "chosen_config.yaml").read_text())
+    assert data["config_id"] == choice.config.config_id
+    assert load_config(report.out_dir / "chosen_config.yaml") == choice.config
+    assert data["runner_up"]["config_id"] == choice.runner_up["config_id"]
+    assert data["scores"]["answer_hit@5"]["mean"] == pytest.approx(
+        choice.scores["answer_hit@5"]["mean"])
+
+
+@pytest.mark.slow
+def test_the_exported_config_reproduces_the_scored_chunks(report, tmp_path):
+    config = report.out_dir / "chosen_config.yaml"
+    out = tmp_path / "chunks.jsonl"
+    assert main(["chunk", "--corpus", str(MINI), "--config", str(config),
+                 "--out", str(out)]) == 0
+    produced = pd.DataFrame([json.loads(line) for line in out.read_text().splitlines()])
+    scored = pd.read_parquet(report.out_dir / "chunks.parquet")
+    scored = scored[scored["config_id"] == load_config(config).config_id]
+    keys = ["id", "doc_id", "start", "end", "text"]
+    assert produced[keys].to_dict("records") == scored[keys].to_dict("records")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "parameters", "message"), [
+    ("02_splitter_panorama", {"DOC": "nope.md"}, "DOC: 'nope.md' is not a document"),
+    ("06_choose_and_export", {"CONSTRAINTS": ["__import__('os')"]}, "CONSTRAINTS: cannot parse"),
+])
+def test_a_bad_value_fails_in_the_validation_cell_naming_it(report, tmp_path, name, parameters,
+                                                            message):
+    values = {"CORPUS": str(MINI), "QUERIES": str(MINI_QUERIES), "RUN_DIR": str(report.out_dir),
+              "OUT_DIR": str(tmp_path), **parameters}
+    values = {k: v for k, v in values.items() if k in defaults(name)}
+    output = tmp_path / f"{name}.ipynb"
+    with pytest.raises(papermill.PapermillExecutionError) as caught:
+        papermill.execute_notebook(str(NB_DIR / f"{name}.ipynb"), str(output),
+                                   parameters=values, kernel_name="python3", cwd=str(ROOT),
+                                   progress_bar=False)
+    assert message in caught.value.evalue
+    failed = [c for c in nbformat.read(output, as_version=4).cells
+              if any(o.get("output_type") == "error" for o in c.get("outputs", []))]
+    assert [c.id for c in failed] == ["validate"]
+
+
+@pytest.mark.slow
+def test_a_failing_notebook_is_reported_and_the_rest_still_run(tmp_path):
+    for stem, source in (("bad", "raise ValueError('boom')"), ("good", "print('fine')")):
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                     "language": "python"}
+        nbformat.write(nb, tmp_path / f"{stem}.ipynb")
+    result = build_report(tmp_path / "out", corpus=str(MINI), queries=str(MINI_QUERIES),
+                          notebooks=[str(tmp_path / "bad.ipynb"), "99_absent_*",
+                                     str(tmp_path / "good.ipynb")], progress=False, **SWEEP)
+    assert result.exit_code == 1
+    assert [(r.name, r.status) for r in result.runs] == [
+        ("bad", "failed"), ("99_absent_*", "missing"), ("good", "ok")]
+    index = result.index.read_text()
+    assert "ValueError: boom" in index and 'href="good.html"' in index

@@ -1,0 +1,106 @@
+"""Corpus profile tables on the small fixture corpus."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from chunklab import load_corpus, make_document
+from chunklab import profile as pr
+from chunklab.queries import load_queries
+from conftest import FIXTURES
+
+MINI = FIXTURES / "mini_corpus"
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return load_corpus(MINI)
+
+
+@pytest.fixture(scope="module")
+def sections(corpus):
+    return pr.sections_table(corpus)
+
+
+def test_documents_table_has_one_row_per_document(corpus):
+    table = pr.documents_table(corpus).set_index("doc_id")
+    assert sorted(table.index) == ["api.md", "faq.md", "flat.md", "guide.md", "release.txt"]
+    guide = table.loc["guide.md"]
+    assert (guide["fences"], guide["tables"], guide["headings"]) == (1, 1, 5)
+    assert guide["front_matter_keys"] == "owner, title"
+    assert table.loc["flat.md", "structure_source"] == "none"
+    assert table.loc["release.txt", "structure_source"] == "inferred"
+
+
+def test_skipped_files_are_reported_with_the_reason(corpus):
+    skipped = pr.skipped_table(corpus)
+    assert skipped["path"].tolist() == ["broken.md"]
+    assert "UTF-8" in skipped["reason"].iloc[0]
+
+
+def test_provenance_mix_counts_every_heading(corpus):
+    mix = pr.provenance_mix(corpus)
+    assert mix["headings"].sum() == pr.documents_table(corpus)["headings"].sum()
+    assert mix["share"].sum() == pytest.approx(1.0)
+    assert set(mix.loc[~mix["explicit"], "provenance"]) == {"inferred_caps", "inferred_numbered"}
+    assert pr.structure_mix(corpus).set_index("structure_source")["documents"].to_dict() == {
+        "explicit": 3, "inferred": 1, "none": 1}
+
+
+def test_heading_depths(corpus):
+    depths = pr.heading_depths(corpus)
+    atx = depths[depths["provenance"] == "markdown_atx"].set_index("level")["headings"]
+    assert atx.to_dict() == {1: 3, 2: 7, 3: 5}
+
+
+def test_a_section_runs_from_its_heading_to_the_next_heading():
+    text = "intro line\n\n# A\n\nbody a\n\n## B\n\nbody b\n"
+    table = pr.sections_table([make_document("d.md", text)])
+    assert table["path"].tolist() == ["", "A", "A > B"]
+    assert table["level"].tolist() == [0, 1, 2]
+    assert table["chars"].tolist() == [len("intro line"), len("# A\n\nbody a"),
+                                       len("## B\n\nbody b")]
+
+
+def test_front_matter_is_not_a_section(corpus, sections):
+    guide = sections[sections["doc_id"] == "guide.md"]
+    assert guide["level"].tolist() == [1, 2, 3, 2, 2]
+    assert guide["start"].min() == corpus.get("guide.md").text.index("# Lantern guide")
+
+
+def test_length_stats_read_the_median_and_p97(sections):
+    stats = pr.length_stats(sections, window=30).set_index("unit")
+    tokens = sections["tokens"].to_numpy(dtype=float)
+    assert stats.loc["tokens", "median"] == pytest.approx(np.median(tokens))
+    assert stats.loc["tokens", "p97"] == pytest.approx(np.percentile(tokens, 97))
+    assert stats.loc["tokens", "over_window"] == int((tokens > 30).sum())
+    assert stats.loc["chars", "max"] == sections["chars"].max()
+
+
+def test_tokens_fall_back_to_a_labelled_estimate(monkeypatch):
+    monkeypatch.setattr(pr, "tokens_available", lambda: False)
+    counts, method = pr.token_counts(["one two three", "four"])
+    assert method == "estimate"
+    assert counts == [pytest.approx(3 * 1.3), pytest.approx(1.3)]
+
+
+def test_block_totals_and_query_mix(corpus):
+    blocks = pr.block_totals(corpus).set_index("kind")
+    assert blocks.loc["fence", "blocks"] == 2 and blocks.loc["table", "blocks"] == 1
+    mix = pr.query_mix(load_queries(MINI / "queries.jsonl", corpus), corpus).set_index("kind")
+    assert mix["queries"].sum() == 8
+    assert mix.loc["prose", "queries"] == 3 and mix["unknown_source"].sum() == 0
+
+
+def test_key_numbers_and_export(corpus, sections, tmp_path):
+    numbers = pr.key_numbers(corpus, sections)
+    assert numbers["documents"] == 5 and numbers["skipped"] == 1
+    assert numbers["fences"] == 2 and numbers["tables"] == 1
+    assert numbers["sections"] == len(sections)
+    assert numbers["fingerprint"] == corpus.fingerprint
+    written = pr.export_profile(tmp_path, corpus, sections)
+    assert [p.name for p in written] == ["documents.csv", "sections.csv", "corpus_profile.json"]
+    assert json.loads(written[2].read_text()) == numbers
