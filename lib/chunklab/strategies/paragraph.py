@@ -34,6 +34,7 @@ def is_heading_block(text: str) -> bool:
 @register(
     "paragraph",
     "blank-line paragraphs; a lone ATX heading line leads the next block (size is not used)",
+    family="paragraph",
 )
 def paragraph(doc, config) -> list:
     pieces: list[Piece] = []
