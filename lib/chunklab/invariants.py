@@ -87,7 +87,8 @@ def breadcrumb_is_true(doc, chunk: Chunk, crumbs: Breadcrumbs, config) -> bool:
     return inner_heading or crumb == paths[0]
 
 
-def _heading_only(chunks: list[Chunk], doc) -> int:
+def heading_only(doc, chunks: list[Chunk]) -> int:
+    """Chunks holding only headings, a trailing heading with nothing after it excepted."""
     last_content = max((b.end for b in doc.blocks if not b.is_heading), default=0)
     return sum(c.kind == "heading" and c.start < last_content for c in chunks)
 
@@ -104,5 +105,5 @@ def check(doc, chunks: list[Chunk], config) -> InvariantReport:
         total_chars=total,
         split_blocks=split_blocks(doc, chunks),
         wrong_breadcrumbs=sum(not breadcrumb_is_true(doc, c, crumbs, config) for c in chunks),
-        heading_only=_heading_only(chunks, doc),
+        heading_only=heading_only(doc, chunks),
     )

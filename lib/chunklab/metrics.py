@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytrec_eval
 
+from . import invariants
 from .errors import MetricError
-from .invariants import lost_chars
 from .queries import Query, documents_by_id
 from .sizes import ENCODER_WINDOW, count_tokens, tokens_available
 
@@ -220,7 +220,7 @@ def lost_characters(chunks: Iterable, docs: dict) -> tuple[int, int]:
         if chunk.doc_id not in by_doc:
             raise MetricError(f"chunk {chunk.id} belongs to {chunk.doc_id!r}, not in docs")
         by_doc[chunk.doc_id].append(chunk)
-    counts = [lost_chars(docs[doc_id], doc_chunks) for doc_id, doc_chunks in by_doc.items()]
+    counts = [invariants.lost_chars(docs[d], chunks_of) for d, chunks_of in by_doc.items()]
     return sum(c[0] for c in counts), sum(c[1] for c in counts)
 
 
@@ -263,7 +263,10 @@ def chunk_stats(chunks: Sequence, config, *, docs) -> dict:
     sizes = _sizes(texts, config.unit)
     lost, solid = lost_characters(chunks, docs)
     over, method = over_encoder_limit([c.embed_text for c in chunks])
-    heading_only = sum(c.kind == "heading" for c in chunks)
+    by_doc: dict[str, list] = {}
+    for chunk in chunks:
+        by_doc.setdefault(chunk.doc_id, []).append(chunk)
+    heading_only = sum(invariants.heading_only(docs[d], cs) for d, cs in by_doc.items())
     oversize = int((sizes > config.size).sum())
     return {
         "config_id": config.config_id,
