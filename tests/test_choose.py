@@ -160,3 +160,13 @@ def test_head_to_head_and_disagreements_describe_the_pair(run):
 def test_a_folder_that_is_not_a_run_is_refused(tmp_path):
     with pytest.raises(ch.ChoiceError, match="not a finished sweep folder"):
         ch.load_run(tmp_path)
+
+
+def test_a_verdict_without_an_interval_says_n_a(tmp_path):
+    (tmp_path / "corpus").mkdir()
+    (tmp_path / "corpus" / "a.md").write_text("just some plain words about lanterns.\n")
+    params = SweepParams(corpus=str(tmp_path / "corpus"), strategies=("rct", "ast_breadcrumb"),
+                         sizes=(200,))
+    run_sweep(params, tmp_path / "run", progress=False)  # one query: no bootstrap interval
+    choice = ch.choose(tmp_path / "run", rule(primary_metric="hit@5"))
+    assert "[n/a, n/a]" in ch.verdict_text(choice)

@@ -13,12 +13,14 @@ import pytest
 from chunklab import chunk_corpus, load_corpus, make_config
 from chunklab.corpus import Corpus, make_document
 from chunklab.errors import ConfigError, CorpusError
+from chunklab.params import resolve_output, resolve_path
 from chunklab.queries import Query
 from chunklab.retrieve import make_retriever
 from chunklab.strategies import chunk_document
 from chunklab.viz.explorer import (
     Explorer,
-    resolve_path,
+    heading_depth,
+    representative_documents,
     save_views,
     static_views,
     validate_parameters,
@@ -157,16 +159,16 @@ def test_every_change_redraws_a_50kb_document_in_under_a_second():
     assert len(regions(explorer.output.value)) > 10
 
 
-def test_resolve_path_finds_repo_paths_from_the_notebooks_folder(tmp_path, monkeypatch):
+def test_notebook_paths_resolve_from_the_notebooks_folder(tmp_path, monkeypatch):
     (tmp_path / "pyproject.toml").write_text("")
     (tmp_path / "data").mkdir()
     (tmp_path / "notebooks").mkdir()
     monkeypatch.chdir(tmp_path / "notebooks")
-    assert resolve_path("data") == tmp_path / "data"
-    assert resolve_path("results/new") == tmp_path / "results" / "new"
-    assert resolve_path(tmp_path) == tmp_path
+    assert resolve_path("data", name="CORPUS", kind="folder") == tmp_path / "data"
+    assert resolve_output("results/new", name="OUT_DIR") == tmp_path / "results" / "new"
+    assert resolve_path(tmp_path, name="CORPUS", kind="folder") == tmp_path
     monkeypatch.chdir(tmp_path)
-    assert resolve_path("results/new") == tmp_path / "results" / "new"
+    assert resolve_output("results/new", name="OUT_DIR") == tmp_path / "results" / "new"
 
 
 GOOD = {"corpus": str(FIXTURES), "queries": "", "strategy": "ast_breadcrumb", "size": 300,
@@ -181,6 +183,42 @@ GOOD = {"corpus": str(FIXTURES), "queries": "", "strategy": "ast_breadcrumb", "s
 def test_a_bad_notebook_parameter_is_named(name, value):
     with pytest.raises(ConfigError, match=f"parameter {name.upper()}"):
         validate_parameters(**{**GOOD, name: value})
+
+
+def test_validation_resolves_paths_as_the_other_notebooks_do(tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT / "notebooks")
+    setup = validate_parameters(**{**GOOD, "corpus": "tests/fixtures/mini_corpus",
+                                   "queries": "tests/fixtures/mini_corpus/queries.jsonl",
+                                   "preset_docs": ["api.md"], "out_dir": "results/views"})
+    assert setup.corpus.root == str(FIXTURES / "mini_corpus")
+    assert len(setup.queries) > 0 and setup.docs == ["api.md"] and not setup.picked
+    assert setup.out_dir == ROOT / "results" / "views"
+
+
+def test_heading_depth_counts_the_deepest_path_without_holes():
+    assert heading_depth(make_document("d.md", "# A\n\n### B\n\ntext\n\n## C\n")) == 2
+    assert heading_depth(make_document("flat.md", "no heading here\n")) == 0
+
+
+def test_representative_documents_pick_three_distinct_pages_by_their_own_criterion():
+    docs = {"a.md": "# A\n\n" + "long prose line.\n\n" * 60,
+            "b.md": "# B\n\n```sh\nx\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n",
+            "c.md": "# C\n\n## D\n\n### E\n\ntext\n",
+            "d.md": "plain words only\n"}
+    corpus = Corpus("memory", tuple(make_document(i, t) for i, t in docs.items()))
+    assert representative_documents(corpus) == ["b.md", "a.md", "c.md"]
+    one = Corpus("memory", (make_document("d.md", docs["d.md"]),))
+    assert representative_documents(one) == ["d.md"]  # no heading: no nesting pick
+
+
+def test_empty_preset_docs_picks_representative_documents():
+    setup = validate_parameters(**{**GOOD, "preset_docs": []})
+    assert setup.picked and setup.docs == representative_documents(setup.corpus)
+    assert 1 <= len(setup.docs) <= 3 and len(set(setup.docs)) == len(setup.docs)
+    assert "picked" in setup.describe()
+    sample = validate_parameters(**{**GOOD, "corpus": "data/sample", "preset_docs": []})
+    assert sample.docs == ["api/client.md", "legal/master-services-agreement.md",
+                           "cli/commands.md"]
 
 
 def test_static_views_are_saved_one_page_each(tmp_path):

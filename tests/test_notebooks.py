@@ -21,13 +21,23 @@ from chunklab import profile as pr
 from chunklab.cli import main
 from chunklab.params import resolve_output, resolve_path
 from chunklab.queries import load_queries
-from chunklab.report import build_report, default_run_name
+from chunklab.report import (
+    build_report,
+    default_gold,
+    default_run_name,
+    middle_size,
+    notebook_values,
+)
 from chunklab.sweep import SweepParams, headline, run_sweep
+from chunklab.viz import explorer as ev
 from conftest import FIXTURES, ROOT
 
 NB_DIR = ROOT / "notebooks"
 NOTEBOOKS = ["01_corpus_profile", "02_splitter_panorama", "03_strategy_sweep",
              "06_choose_and_export"]
+REPORTED = ["01_corpus_profile", "02_splitter_panorama", "03_strategy_sweep",
+            "04_chunk_explorer", "05_structure_signal", "06_choose_and_export"]
+"""What ``build_report`` runs by default (04 and 05 have their own shape tests)."""
 MINI = FIXTURES / "mini_corpus"
 MINI_QUERIES = MINI / "queries.jsonl"
 SWEEP = {"sizes": [200, 400], "strategies": ["rct", "ast_breadcrumb"], "retrievers": ["bm25"]}
@@ -142,20 +152,66 @@ def test_default_run_name_is_a_timestamp():
     assert re.fullmatch(r"\d{8}-\d{6}", default_run_name())
 
 
+@pytest.mark.parametrize(("sizes", "middle"), [
+    ([600], 600), ([1200, 300, 600], 600), ([200, 400], 400), ([100, 200, 300, 400], 300)])
+def test_middle_size_is_a_size_the_sweep_ran(sizes, middle):
+    assert middle_size(sizes) == middle
+
+
+@pytest.mark.parametrize(("corpus", "gold"), [
+    (ROOT / "data" / "sample", str(ROOT / "data" / "sample" / "headings.gold.yaml")),
+    (MINI, "")])
+def test_every_corpus_gets_values_its_notebooks_accept(tmp_path, corpus, gold):
+    params = SweepParams(corpus=str(corpus), sizes=(1200, 300, 600))
+    assert default_gold(str(corpus)) == gold
+    shared = notebook_values(tmp_path, params, queries="", name="04_chunk_explorer")
+    assert shared["PRESET_DOCS"] == [] and shared["DOC"] == "" and shared["GOLD"] == gold
+    assert "SIZE" not in shared  # 02 and 04 keep their own page size
+    assert notebook_values(tmp_path, params, queries="", name="05_structure_signal")[
+        "SIZE"] == 600
+
+
 # --- executed ------------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
     out = tmp_path_factory.mktemp("report") / "run"
-    return build_report(out, corpus=str(MINI), queries=str(MINI_QUERIES), notebooks=NOTEBOOKS,
-                        progress=False, **SWEEP)
+    return build_report(out, corpus=str(MINI), queries=str(MINI_QUERIES), progress=False,
+                        **SWEEP)  # every default notebook, on a corpus with no gold file
+
+
+@pytest.mark.slow
+def test_a_report_on_a_corpus_without_gold_runs_every_notebook(report):
+    assert not (MINI / "headings.gold.yaml").exists()
+    assert [(r.name, r.status) for r in report.runs] == [(n, "ok") for n in REPORTED], [
+        (r.name, r.error) for r in report.failed]
+    index = report.index.read_text()
+    assert all(f'href="{name}.html"' in index for name in REPORTED)
+    explorer = nbformat.read(report.out_dir / "04_chunk_explorer.ipynb", as_version=4)
+    assert "picked as the page with most fences" in _text(explorer)
+    picked = sorted(p.name for p in report.out_dir.glob("*.ast_breadcrumb.html"))
+    assert picked == sorted(f"{d}.ast_breadcrumb.html"
+                            for d in ev.representative_documents(load_corpus(MINI)))
+    signal = nbformat.read(report.out_dir / "05_structure_signal.ipynb", as_version=4)
+    assert "Heading detection is not scored: GOLD is empty" in _text(signal)
+    numbers = json.loads(
+        (report.out_dir / "structure_signal" / "structure_signal.json").read_text())
+    assert numbers["gold"] is None and numbers["heading_scores"] is None
+    assert numbers["retrieval"]["size"] == middle_size(SWEEP["sizes"])
+    assert numbers["retrieval"]["configs"]["structure_routed"]["route"]
+
+
+def _text(notebook) -> str:
+    """Every stream and text output of an executed notebook."""
+    return "\n".join(str(o.get("text", "")) + str(o.get("data", {}).get("text/markdown", ""))
+                      for c in notebook.cells for o in c.get("outputs", []))
 
 
 @pytest.mark.slow
 def test_every_notebook_runs_and_is_exported(report):
     assert report.exit_code == 0, [(r.name, r.error) for r in report.failed]
-    assert [r.name for r in report.runs] == NOTEBOOKS
+    assert [r.name for r in report.runs] == REPORTED
     index = report.index.read_text()
     for run in report.runs:
         assert run.status == "ok" and run.seconds > 0
@@ -173,7 +229,7 @@ def test_exported_html_needs_no_network(report):
         assert "cdn.jsdelivr" not in page
         assert not re.search(r"<script[^>]*\bsrc=[\"']?https?:", page), run.name
         assert not re.search(r"@import\s+url\([\"']?https?:", page), run.name
-        if run.name != "02_splitter_panorama":  # 02 shows tables only
+        if run.name not in ("02_splitter_panorama", "04_chunk_explorer"):  # tables, views
             assert "<svg" in page, run.name
 
 

@@ -12,6 +12,7 @@ from chunklab.structure import (
     GoldHeading,
     PredictedHeading,
     errors_by_document,
+    gold_draft,
     load_gold,
     predicted_headings,
     route,
@@ -337,3 +338,16 @@ def test_route_follows_structure_source(infer):
         for doc in load_corpus(root, infer_headings=infer):
             expected = "heading_aware" if doc.structure_source == "explicit" else "recursive"
             assert route(doc) == expected, doc.id
+
+
+def test_a_gold_draft_reads_back_as_the_detected_headings(tmp_path, sample_corpus):
+    odd = make_document("notes: draft.md", "# Title with \"quotes\"\n\ntext\n")
+    flat = make_document("flat.md", "no heading here\n")
+    draft = tmp_path / "draft.yaml"
+    draft.write_text(gold_draft([*sample_corpus, odd, flat]), encoding="utf-8")
+    gold = load_gold(draft)
+    assert gold["flat.md"] == [] and gold["notes: draft.md"][0].text == 'Title with "quotes"'
+    for doc in sample_corpus:
+        assert [(h.line, h.level, h.text) for h in gold[doc.id]] == [
+            (h.line, h.level, h.text) for h in predicted_headings(doc)], doc.id
+        assert score_document(doc, gold[doc.id]).fully_correct

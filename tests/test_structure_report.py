@@ -11,16 +11,25 @@ import pytest
 from chunklab import ConfigError, load_corpus
 from chunklab.profile import length_stats, sections_table
 from chunklab.queries import Query
-from chunklab.structure import route, score_table, stratified_sample
+from chunklab.structure import load_gold, route, score_table, stratified_sample
 from chunklab.structure_report import (
     COMPARED,
+    DRAFT_FILE,
     ERROR_COLUMNS,
+    NOT_SCORED,
+    PROVENANCE_COLUMNS,
+    SCORE_COLUMNS,
     chart_frame,
     check_params,
+    describe,
     emphasise_pages,
     error_table,
     export,
+    gold_note,
     heading_aware_documents,
+    heading_errors,
+    heading_provenance,
+    heading_scores,
     key_numbers,
     pages_line,
     primary_metric,
@@ -29,6 +38,8 @@ from chunklab.structure_report import (
     retrieval_splits,
     run_retrieval,
     sample_table,
+    scored,
+    scores_line,
     source_table,
     split_chart,
     split_table,
@@ -294,3 +305,39 @@ def test_export_writes_the_tables_and_key_numbers(setup, splits, tmp_path):
     assert numbers["retrieval"]["configs"]["rct"]["route"]["rct"]["n"] == 4
     assert pd.read_csv(written[0])["structure_source"].tolist() == scores[
         "structure_source"].tolist()
+
+
+# --- without gold -------------------------------------------------------------------------
+
+
+def test_without_gold_nothing_is_scored_and_the_note_says_how_to_mark(splits, tmp_path):
+    bare = check_params(**{**GOOD, "gold": "", "out_dir": str(tmp_path)})
+    assert not bare.scored and bare.gold == {} and bare.gold_file is None
+    assert [d.id for d in bare.sample] == [d.id for d in stratified_sample(bare.corpus, 5)]
+    assert "no gold file (GOLD is empty): heading detection is not scored" in describe(bare)
+    for table, columns in ((heading_scores(bare), SCORE_COLUMNS),
+                           (heading_provenance(bare), PROVENANCE_COLUMNS),
+                           (heading_errors(bare), ERROR_COLUMNS)):
+        assert table.empty and list(table.columns) == columns
+    note = scores_line(bare, heading_scores(bare))
+    assert note == gold_note(bare) and "not scored: GOLD is empty" in note
+    assert "data/sample/headings.gold.yaml" in note and "`headings.gold.yaml` in CORPUS" in note
+    assert ", ".join(d.id for d in bare.sample) in note
+    assert f"```yaml\n{bare.sample[0].id}:" in note and DRAFT_FILE in note
+    assert scored(bare, "table").data == NOT_SCORED and scored(bare, "t", note=False) is None
+    tail = tail_stats(tail_sections(bare.corpus), size=300)
+    written = export(bare.out_dir, bare, heading_scores(bare), heading_errors(bare), splits,
+                     tail)
+    assert [p.name for p in written] == [DRAFT_FILE, "retrieval_splits.csv",
+                                         "structure_signal.json"]
+    assert sorted(load_gold(written[0])) == sorted(d.id for d in bare.sample)
+    numbers = json.loads(written[-1].read_text())
+    assert numbers["gold"] is None and numbers["heading_scores"] is None
+    assert numbers["errors"] is None and numbers["retrieval"]["configs"]
+
+
+def test_with_gold_the_tables_are_shown_and_the_note_is_empty(setup):
+    assert setup.scored and gold_note(setup) == ""
+    assert scored(setup, "table") == "table"
+    pd.testing.assert_frame_equal(heading_scores(setup), source_table(setup.sample, setup.gold))
+    assert scores_line(setup, heading_scores(setup)) == pages_line(heading_scores(setup))

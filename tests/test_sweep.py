@@ -135,3 +135,14 @@ def test_renewal_clause_ranks_first_when_it_carries_its_heading(tmp_path):
     mts = ranks[(ranks.query_id == renewal[0].id) & (ranks.strategy == "mts")]
     hit = mts[mts.text.str.contains(renewal[0].answer, regex=False)]
     print(f"mts ranks the renewal clause at {hit['rank'].tolist()}")  # recorded, not asserted
+
+
+def test_a_corpus_whose_one_query_finds_nothing_still_sweeps(tmp_path):
+    (tmp_path / "a.md").write_text("just some plain words about lanterns.\n")  # mined query "a"
+    params = SweepParams(corpus=str(tmp_path), strategies=("rct", "ast_breadcrumb"),
+                         sizes=(200,))
+    result = run_sweep(params, tmp_path / "run", progress=False)
+    assert result.retrieved.empty
+    assert {"config_id", "retriever", "query_id", "rank", "chunk_id"} <= set(
+        result.retrieved.columns)
+    assert "bundle_efficiency@5" not in set(result.significance.get("metric", []))

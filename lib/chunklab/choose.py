@@ -9,7 +9,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -18,6 +18,7 @@ from . import stats
 from .config import ChunkerConfig, make_config, save_config
 from .errors import ChunklabError, ConfigError
 from .params import validate
+from .values import missing, plain
 
 OPERATORS = {"==": operator.eq, ">=": operator.ge, "<=": operator.le, ">": operator.gt,
              "<": operator.lt}
@@ -53,7 +54,7 @@ class Constraint:
     value: float
 
     def holds(self, measured: float) -> bool:
-        return not _missing(measured) and OPERATORS[self.op](float(measured), self.value)
+        return not missing(measured) and OPERATORS[self.op](float(measured), self.value)
 
     def __str__(self) -> str:
         return f"{self.name} {self.op} {self.value:g}"
@@ -373,24 +374,15 @@ def verdict_text(choice: Choice) -> str:
     row = choice.comparison
     if row is None:
         return choice.verdict
-    return (f"{row['metric']}: chosen - runner-up = {row['mean_diff']:+.4f} "
-            f"[{row['ci_low']:+.4f}, {row['ci_high']:+.4f}], p_holm={row['p_holm']:.4g}: "
+    diff, low, high, p = (_shown(row[n], spec) for n, spec in (
+        ("mean_diff", "+.4f"), ("ci_low", "+.4f"), ("ci_high", "+.4f"), ("p_holm", ".4g")))
+    return (f"{row['metric']}: chosen - runner-up = {diff} [{low}, {high}], p_holm={p}: "
             f"{row['verdict']} (A = chosen)")
 
 
-def _missing(value) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value))
-
-
-def plain(value: Any):
-    """numpy scalars as Python values, NaN as None (YAML- and JSON-safe)."""
-    if hasattr(value, "item"):
-        value = value.item()
-    if isinstance(value, float):
-        return None if math.isnan(value) else value + 0.0  # -0.0 shown as 0.0
-    if isinstance(value, list | tuple):
-        return [plain(v) for v in value]
-    return value
+def _shown(value, spec: str) -> str:
+    """``value`` formatted, or ``n/a`` when it could not be measured (one query: no CI)."""
+    return "n/a" if missing(value) else format(value, spec)
 
 
 def check_corpus(run, corpus, *, name: str = "CORPUS") -> None:

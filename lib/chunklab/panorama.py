@@ -14,6 +14,7 @@ from .errors import ConfigError
 from .params import check_choice, check_int
 from .sizes import UNITS, measure
 from .strategies import REGISTRY, chunk_document
+from .values import missing
 
 AXES = ("controls_size", "preserves_structure", "code_integrity", "heading_metadata")
 THRESHOLDS = {
@@ -29,18 +30,20 @@ MAX_OVERSHOOT = 1.5
 """``controls_size`` is ``yes`` only when the largest chunk is at most 1.5 x the size too."""
 
 
+def block_weight(doc: Document) -> tuple:
+    """Sort key, smallest first: the most fences and tables (the blocks a cut destroys), then
+    the most headings, then the longest, then the first id."""
+    kinds = [b.kind for b in doc.blocks]
+    intact = sum(k in invariants.INTACT_KINDS for k in kinds)
+    return (-intact, -kinds.count("heading"), -len(doc.text), doc.id)
+
+
 def representative(corpus: Corpus) -> Document:
-    """The page with the most fences and tables (the blocks a cut destroys), then the most
-    headings, then the longest, then the first id: where splitters differ most."""
+    """The page with the most fences and tables, then the most headings, then the longest,
+    then the first id (``block_weight``): where splitters differ most."""
     if not len(corpus):
         raise ConfigError(f"CORPUS: {corpus.root} holds no document")
-
-    def weight(doc: Document):
-        kinds = [b.kind for b in doc.blocks]
-        intact = sum(k in invariants.INTACT_KINDS for k in kinds)
-        return (-intact, -kinds.count("heading"), -len(doc.text), doc.id)
-
-    return min(corpus, key=weight)
+    return min(corpus, key=block_weight)
 
 
 def check_params(corpus: Corpus, doc: str, size: int, unit: str = "chars") -> Document:
@@ -147,7 +150,7 @@ def reading(axis: str, row) -> str:
     ``n/a`` when the document gives nothing to measure (no fence or table, one chunk)."""
     column, yes, partial = THRESHOLDS[axis]
     value = row[column]
-    if value is None or (isinstance(value, float) and math.isnan(value)):
+    if missing(value):
         return "n/a"
     if axis == "controls_size" and row["max_over_size"] > MAX_OVERSHOOT:
         return "partial" if value >= partial else "no"
@@ -179,14 +182,13 @@ def key_numbers(frame: pd.DataFrame) -> dict:
     """The panorama as plain JSON-ready values, one entry per strategy."""
     numeric = frame.drop(columns=["family", "description"]).set_index("strategy")
     return {
-        name: {k: (None if isinstance(v, float) and math.isnan(v) else v)
-               for k, v in row.items()}
+        name: {k: (None if missing(v) else v) for k, v in row.items()}
         for name, row in numeric.astype(object).to_dict("index").items()
     }
 
 
 def _fmt(value) -> str:
-    return "n/a" if isinstance(value, float) and math.isnan(value) else f"{value:.3f}"
+    return "n/a" if missing(value) else f"{value:.3f}"
 
 
 def page_outline(doc: Document) -> pd.DataFrame:

@@ -106,8 +106,10 @@ def validate(model: type[BaseModel], **values: Any) -> BaseModel:
 
 
 def sweep_params(*, corpus: str, queries: str, strategies: Sequence[str], sizes: Sequence[int],
-                 retrievers: Sequence[str], k: int = 5, unit: str = "chars"):
-    """SweepParams from notebook parameters, paths resolved to absolute ones."""
+                 retrievers: Sequence[str], k: int = 5, unit: str = "chars",
+                 options: dict | None = None):
+    """SweepParams from notebook parameters, paths resolved to absolute ones; ``options``
+    are config options fixed for every config of the sweep."""
     from .retrieve import retriever_names
     from .strategies import strategy_names
     from .sweep import SweepParams
@@ -123,7 +125,7 @@ def sweep_params(*, corpus: str, queries: str, strategies: Sequence[str], sizes:
     query_file = resolve_path(queries, name="QUERIES") if queries else ""
     return validate(SweepParams, corpus=str(corpus_dir), queries=str(query_file),
                     strategies=tuple(strategies), sizes=tuple(sizes),
-                    retrievers=tuple(retrievers), k=k, unit=unit)
+                    retrievers=tuple(retrievers), k=k, unit=unit, options=options or {})
 
 
 def corpus_param(value: str, *, name: str = "CORPUS"):

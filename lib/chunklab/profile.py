@@ -13,6 +13,7 @@ from .corpus import Corpus
 from .metrics import WORDS_TO_TOKENS
 from .sections import Breadcrumbs
 from .sizes import ENCODER_WINDOW, count_tokens, tokens_available
+from .values import missing
 
 CEILING_PERCENTILE = 97
 """The percentile read against the encoder window: the top of the tail decides a ceiling."""
@@ -197,8 +198,7 @@ def key_numbers(corpus: Corpus, sections: pd.DataFrame, *,
 
 
 def _plain(value) -> float | None:
-    return None if value is None or (isinstance(value, float) and math.isnan(value)) \
-        else round(float(value), 4)
+    return None if missing(value) else round(float(value), 4)
 
 
 def export_profile(out_dir, corpus: Corpus, sections: pd.DataFrame) -> list:

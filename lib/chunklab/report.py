@@ -19,6 +19,9 @@ KERNEL = "python3"
 DEFAULT_NOTEBOOKS = ("01_corpus_profile", "02_splitter_panorama", "03_strategy_sweep",
                      "04_*", "05_*", "06_choose_and_export")
 """Run in this order; a pattern matching no notebook (04, 05 when absent) is skipped."""
+SWEEP_SIZE_NOTEBOOKS = ("05_",)
+"""Notebooks (by name prefix) handed SIZE = the sweep's middle size, so they compare at a size
+the sweep ran; 02 and 04 keep their own page size."""
 SWEEP_FILES = ("run.json", "summary.csv", "chunk_stats.csv", "significance.csv",
                "per_query.parquet", "retrieved.parquet", "chunks.parquet", "chosen_config.yaml")
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
@@ -78,11 +81,30 @@ def default_run_name() -> str:
     return datetime.now().strftime("%Y%m%d-%H%M%S")
 
 
+def corpus_file(corpus: str | os.PathLike, name: str) -> str:
+    """``<corpus>/<name>`` when that file exists, else ""."""
+    candidate = Path(corpus) / name
+    return str(candidate) if candidate.is_file() else ""
+
+
 def default_queries(corpus: str) -> str:
     """``<corpus>/queries.jsonl`` when that file exists, else "" (queries mined from the
     corpus): what ``chunklab report`` uses when no query file is named."""
-    candidate = Path(corpus) / "queries.jsonl"
-    return str(candidate) if candidate.is_file() else ""
+    return corpus_file(corpus, "queries.jsonl")
+
+
+def default_gold(corpus: str) -> str:
+    """``<corpus>/headings.gold.yaml`` when that file exists, else "" (05 then runs without
+    scoring heading detection): the GOLD the report hands notebook 05."""
+    from .structure import GOLD_FILE
+
+    return corpus_file(corpus, GOLD_FILE)
+
+
+def middle_size(sizes: Sequence[int]) -> int:
+    """The middle of the sorted sizes (of two middles, the larger)."""
+    ordered = sorted(sizes)
+    return ordered[len(ordered) // 2]
 
 
 def notebooks_dir() -> Path:
@@ -162,19 +184,24 @@ def _describe(err: Exception) -> str:
     return _ANSI.sub("", text).strip()
 
 
-def notebook_values(out_dir: Path, params, *, queries: str) -> dict:
-    """Every parameter a report notebook may declare, with this report's values."""
+def notebook_values(out_dir: Path, params, *, queries: str, name: str = "") -> dict:
+    """Every parameter a report notebook may declare, with this report's values (only the
+    ones notebook ``name`` declares are passed to it). Every value works on any corpus: 02
+    and 04 pick their pages, 05 scores headings only when the corpus has a gold file."""
     k = params.k
     first = "answer_hit" if queries else "hit"  # mined queries carry no answer span
-    return {
+    values = {
         "CORPUS": params.corpus, "QUERIES": params.queries, "OUT_DIR": str(out_dir),
         "RUN_DIR": str(out_dir), "STRATEGIES": list(params.strategies),
         "SIZES": list(params.sizes), "RETRIEVERS": list(params.retrievers), "K": k,
-        "RETRIEVER": params.retrievers[0], "DOC": "",  # 02 picks the page for any corpus
-        "PRIMARY_METRIC": f"{first}@{k}",
-        "METRICS": [f"{name}@{k}" for name in (first, "recall", "bundle_efficiency",
-                                                "code_integrity")],
+        "RETRIEVER": params.retrievers[0], "DOC": "", "PRESET_DOCS": [],
+        "GOLD": default_gold(params.corpus), "PRIMARY_METRIC": f"{first}@{k}",
+        "METRICS": [f"{metric}@{k}" for metric in (first, "recall", "bundle_efficiency",
+                                                    "code_integrity")],
     }
+    if name.startswith(SWEEP_SIZE_NOTEBOOKS):
+        values["SIZE"] = middle_size(params.sizes)
+    return values
 
 
 def build_report(out_dir: str | os.PathLike, *, corpus: str = "data/sample",
@@ -195,10 +222,10 @@ def build_report(out_dir: str | os.PathLike, *, corpus: str = "data/sample",
     out = resolve_output(out_dir, name="OUT_DIR")
     _refuse_other_run(out, params.run_id)
     out.mkdir(parents=True, exist_ok=True)
-    values = notebook_values(out, params, queries=queries)
     runs = []
     found = find_notebooks(notebooks)
     for i, (name, source) in enumerate(found, start=1):
+        values = notebook_values(out, params, queries=queries, name=name)
         run = run_notebook(name, source, out, values) if source else NotebookRun(name, None)
         runs.append(run)
         if progress and source:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
 import random
+import re
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -18,6 +20,8 @@ VERIFIED_PROVENANCE = frozenset({"markdown_atx", "markdown_setext", "html_headin
 SOURCES = ("explicit", "inferred", "mixed", "none")
 PROVENANCES = (*EXPLICIT, *INFERRED)
 GOLD_FIELDS = ("line", "level", "text")
+GOLD_FILE = "headings.gold.yaml"
+"""The gold file's name inside a corpus folder (``chunklab report`` uses it when present)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +139,20 @@ def load_gold(path: str | os.PathLike) -> dict[str, list[GoldHeading]]:
     return gold
 
 
+def gold_draft(documents: Iterable) -> str:
+    """The headings the detector finds in ``documents``, written as a gold file (the format
+    ``load_gold`` reads, one flow mapping per heading, ``[]`` for none): a start for marking
+    the true headings by hand, never a gold file as it stands."""
+    lines = []
+    for doc in documents:
+        key = doc.id if re.fullmatch(r"[\w./-]+", doc.id) else json.dumps(doc.id)
+        found = predicted_headings(doc)
+        lines.append(f"{key}:" if found else f"{key}: []")
+        lines += [f"  - {{line: {h.line}, level: {h.level}, "
+                  f"text: {json.dumps(h.text, ensure_ascii=False)}}}" for h in found]
+    return "\n".join(lines) + "\n"
+
+
 def _gold_list(doc_id: str, entries, problems: list[str]) -> list[GoldHeading]:
     if not isinstance(entries, list):
         problems.append(f"{doc_id}: must be a list of headings, [] for none (got {entries!r})")
@@ -230,11 +248,11 @@ def summarise(scores: list[DocumentScore]) -> list[HeadingScore]:
     """Overall, per structure source and per heading provenance rates of scored documents."""
     match_level = any(s.match_level for s in scores)
     rows = [_group_score("overall", "all", scores, match_level)]
-    for source in _ordered({s.structure_source for s in scores}, SOURCES):
+    for source in in_order({s.structure_source for s in scores}, SOURCES):
         members = [s for s in scores if s.structure_source == source]
         rows.append(_group_score("structure_source", source, members, match_level))
     kinds = {h.provenance for s in scores for h in (*s.found, *s.false_boundaries)}
-    rows += [_provenance_score(kind, scores, match_level) for kind in _ordered(kinds, PROVENANCES)]
+    rows += [_provenance_score(kind, scores, match_level) for kind in in_order(kinds, PROVENANCES)]
     return rows
 
 
@@ -272,7 +290,7 @@ def _rate(numerator: int, denominator: int) -> float | None:
     return numerator / denominator if denominator else None
 
 
-def _ordered(found: set[str], order: tuple[str, ...]) -> list[str]:
+def in_order(found: set[str], order: tuple[str, ...]) -> list[str]:
     """``found`` in the given order, anything unforeseen after it, sorted."""
     return [k for k in order if k in found] + sorted(found - set(order))
 
@@ -319,7 +337,7 @@ def stratified_sample(corpus: Iterable, quota_per_source: int, *, seed: int = 0)
         raise ConfigError(f"quota_per_source must be an integer >= 1 (got {quota_per_source!r})")
     documents = list(corpus)
     chosen: set[str] = set()
-    for source in _ordered({d.structure_source for d in documents}, SOURCES):
+    for source in in_order({d.structure_source for d in documents}, SOURCES):
         ids = sorted(d.id for d in documents if d.structure_source == source)
         if len(ids) > quota_per_source:
             ids = random.Random(seed).sample(ids, quota_per_source)

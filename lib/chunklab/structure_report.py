@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -15,19 +14,30 @@ import pandas as pd
 from .corpus import Corpus, load_corpus
 from .errors import ChunklabError, ConfigError
 from .io import write_text_atomic
-from .params import check_choice, check_int, queries_param, resolve_output, resolve_path, validate
+from .params import (
+    check_choice,
+    check_int,
+    queries_param,
+    resolve_output,
+    resolve_path,
+    sweep_params,
+)
 from .profile import CEILING_PERCENTILE, length_stats, sections_table
 from .sizes import ENCODER_WINDOW
 from .strategies.routed import routed_strategy
 from .structure import (
+    GOLD_FILE,
     SOURCES,
     errors_by_document,
+    gold_draft,
+    in_order,
     load_gold,
     score_documents,
     score_table,
     stratified_sample,
 )
 from .sweep import GROUP, SweepParams, SweepResult, run_sweep, summarise
+from .values import missing, plain
 
 ROUTED = "structure_routed"
 COMPARED = (ROUTED, "ast_breadcrumb", "rct")
@@ -37,8 +47,13 @@ SPLITS = ("all", "structure_source", "route")
 (the strategy ``structure_routed`` applies to that document), side by side."""
 SCORE_COLUMNS = ["structure_source", "documents", "fully_correct_pages", "pages_fully_correct",
                  "precision", "recall", "tp", "fp", "fn"]
+PROVENANCE_COLUMNS = ["provenance", "documents", "tp", "fp", "precision"]
 ERROR_COLUMNS = ["doc_id", "structure_source", "error", "line", "level", "text", "provenance"]
 EXPORT_FOLDER = "structure_signal"
+DRAFT_FILE = "headings.gold.draft.yaml"
+"""Written by the export when GOLD is empty: the detector's headings on the sample, to correct."""
+NOT_SCORED = ("*Not scored: GOLD is empty, so there are no true headings to compare with "
+              "(section 2 says how to write a gold file).*")
 
 
 @dataclass(frozen=True)
@@ -50,6 +65,7 @@ class StructureSignalSetup:
     queries: list
     """The checked query file; empty when queries are mined from the corpus by the sweep."""
     gold: dict
+    """Document id -> true headings; empty when GOLD is "" (heading detection not scored)."""
     sample: list
     """The stratified sample: up to ``quota`` documents per structure source."""
     sweep: SweepParams
@@ -64,8 +80,15 @@ class StructureSignalSetup:
     retriever: str
     out_dir: Path | None
     """None: the export cell writes nothing."""
+    gold_file: Path | None = None
+    """The gold file read; None when GOLD is "" (no gold annotations)."""
     parameters: dict[str, Any] = field(default_factory=dict)
     """The parameters as given, for the export."""
+
+    @property
+    def scored(self) -> bool:
+        """Whether heading detection is scored (a gold file was given)."""
+        return self.gold_file is not None
 
 
 def primary_metric(queries: list, k: int) -> str:
@@ -99,20 +122,19 @@ def check_params(*, corpus: str, queries: str, gold: str, quota: int, seed: int,
     if not len(loaded):
         raise ConfigError(f"CORPUS: no readable .md/.markdown/.txt file in {corpus_dir}")
     checked = queries_param(queries, loaded)
-    gold_file = resolve_path(gold, name="GOLD")
+    gold_file = resolve_path(gold, name="GOLD") if gold != "" else None
     try:
-        marks = load_gold(gold_file)
+        marks = load_gold(gold_file) if gold_file else {}
     except ChunklabError as err:
         raise ConfigError(f"GOLD: {err}") from None
     sample = stratified_sample(loaded, quota, seed=seed)
-    unmarked = [d.id for d in sample if d.id not in marks]
+    unmarked = [d.id for d in sample if d.id not in marks] if gold_file else []
     if unmarked:
         raise ConfigError(f"GOLD: no headings marked for {len(unmarked)} sampled document(s) "
                           f"of CORPUS: {', '.join(unmarked)} (mark them, [] for none)")
-    sweep = validate(SweepParams, corpus=str(corpus_dir),
-                     queries=str(resolve_path(queries, name="QUERIES")) if queries else "",
-                     strategies=COMPARED, sizes=(size,), retrievers=(retriever,),
-                     options={"infer_headings": infer_headings})
+    sweep = sweep_params(corpus=str(corpus_dir), queries=queries, strategies=COMPARED,
+                         sizes=[size], retrievers=[retriever],
+                         options={"infer_headings": infer_headings})
     given = {"CORPUS": corpus, "QUERIES": queries, "GOLD": gold, "QUOTA": quota, "SEED": seed,
              "INFER_HEADINGS": infer_headings, "SIZE": size, "RETRIEVER": retriever,
              "OUT_DIR": out_dir}
@@ -120,17 +142,87 @@ def check_params(*, corpus: str, queries: str, gold: str, quota: int, seed: int,
         corpus=loaded, queries=checked, gold=marks, sample=sample, sweep=sweep,
         metric=primary_metric(checked, sweep.k), quota=quota, seed=seed,
         infer_headings=infer_headings, size=size, retriever=retriever,
-        out_dir=resolve_output(out_dir, name="OUT_DIR") if out_dir else None, parameters=given)
+        out_dir=resolve_output(out_dir, name="OUT_DIR") if out_dir else None,
+        gold_file=gold_file, parameters=given)
 
 
 def describe(setup: StructureSignalSetup) -> str:
     """One line saying what was loaded and where the export goes."""
     queries = f"{len(setup.queries)} queries" if setup.queries else "queries mined by the sweep"
     target = setup.out_dir or "nowhere (OUT_DIR is empty)"
+    gold = (f"gold marks {len(setup.gold)} documents" if setup.scored
+            else "no gold file (GOLD is empty): heading detection is not scored")
     return (f"{len(setup.corpus)} documents ({len(setup.corpus.skipped)} skipped) from "
             f"{setup.corpus.root}, fingerprint {setup.corpus.fingerprint}; {queries}; "
-            f"gold marks {len(setup.gold)} documents; sample of {len(setup.sample)}; "
-            f"metric {setup.metric}; export to {target}")
+            f"{gold}; sample of {len(setup.sample)}; metric {setup.metric}; export to {target}")
+
+
+# --- without gold ------------------------------------------------------------------------
+
+
+def gold_note(setup: StructureSignalSetup, *, shown: int = 8) -> str:
+    """Markdown: why heading detection is not scored without GOLD, how to write a gold file
+    (the format of data/sample/headings.gold.yaml) and a start for it from the detector's
+    headings on the first sampled document (at most ``shown`` of them); "" when scored."""
+    if setup.scored:
+        return ""
+    first = setup.sample[0]
+    draft = gold_draft([first]).splitlines()
+    more = len(draft) - 1 - shown
+    snippet = "\n".join(draft[:shown + 1] + ([f"  # ... {more} more"] if more > 0 else []))
+    written = (f"The export writes this draft for all {len(setup.sample)} sampled documents to "
+               f"`{EXPORT_FOLDER}/{DRAFT_FILE}` in OUT_DIR." if setup.out_dir else
+               "Set OUT_DIR and the export writes this draft for every sampled document.")
+    return (
+        "**Heading detection is not scored: GOLD is empty.** Precision, recall and pages fully "
+        "correct compare the headings the parser finds with the true ones, which only a person "
+        "can mark. To score them, write a YAML file in the format of "
+        "`data/sample/headings.gold.yaml`: each document id (its path inside CORPUS) maps to "
+        "the list of its true headings, `[]` for a document with none; `line` is the 1-based "
+        "line holding the heading text (for a setext heading, not the underline), `level` its "
+        "depth 1-6, `text` the heading without its marks. Mark at least the "
+        f"{len(setup.sample)} sampled documents ({', '.join(d.id for d in setup.sample)}), "
+        f"save the file as `{GOLD_FILE}` in CORPUS (`chunklab report` then uses it) or pass "
+        f"its path as GOLD. The headings the parser found in `{first.id}`, as a start to "
+        f"correct by hand:\n\n```yaml\n{snippet}\n```\n\n{written}")
+
+
+def scored(setup: StructureSignalSetup, shown, *, note: bool = True):
+    """``shown`` (a table) when heading detection is scored; without gold, a one-line Markdown
+    note instead (or None with ``note=False``), so no table of zeros stands in for a score."""
+    if setup.scored:
+        return shown
+    if not note:
+        return None
+    from IPython.display import Markdown
+
+    return Markdown(NOT_SCORED)
+
+
+def heading_scores(setup: StructureSignalSetup) -> pd.DataFrame:
+    """``source_table`` of the sample; empty (same columns) when there is no gold."""
+    return _on_sample(setup, source_table, SCORE_COLUMNS)
+
+
+def heading_provenance(setup: StructureSignalSetup) -> pd.DataFrame:
+    """``provenance_table`` of the sample; empty (same columns) when there is no gold."""
+    return _on_sample(setup, provenance_table, PROVENANCE_COLUMNS)
+
+
+def heading_errors(setup: StructureSignalSetup) -> pd.DataFrame:
+    """``error_table`` of the sample; empty (same columns) when there is no gold."""
+    return _on_sample(setup, error_table, ERROR_COLUMNS)
+
+
+def _on_sample(setup: StructureSignalSetup, table, columns: list[str]) -> pd.DataFrame:
+    if not setup.scored:
+        return pd.DataFrame(columns=columns)
+    return table(setup.sample, setup.gold)
+
+
+def scores_line(setup: StructureSignalSetup, scores: pd.DataFrame) -> str:
+    """``pages_line`` when scored, else ``gold_note``: what section 2 says first."""
+    return pages_line(scores) if setup.scored else gold_note(setup)
 
 
 # --- 1. the sample and the per-source table ----------------------------------------------
@@ -140,7 +232,7 @@ def sample_table(corpus: Corpus, sample: list) -> pd.DataFrame:
     """Per structure source: documents in the corpus, documents sampled, and which."""
     rows = []
     chosen = {d.id for d in sample}
-    for source in _present(corpus):
+    for source in in_order({d.structure_source for d in corpus}, SOURCES):
         ids = [d.id for d in corpus if d.structure_source == source]
         picked = [i for i in ids if i in chosen]
         rows.append({"structure_source": source, "in_corpus": len(ids), "sampled": len(picked),
@@ -174,7 +266,7 @@ def pages_line(table: pd.DataFrame) -> str:
     """The pages-fully-correct figure per source as one bold Markdown line."""
     parts = []
     for row in table.itertuples():
-        rate = ("n/a" if _missing(row.pages_fully_correct)
+        rate = ("n/a" if missing(row.pages_fully_correct)
                 else f"{row.pages_fully_correct:.3f}")
         parts.append(f"{row.structure_source} {rate} ({row.fully_correct_pages} of "
                      f"{row.documents})")
@@ -185,7 +277,7 @@ def provenance_table(sample: list, gold: dict, *, match_level: bool = False) -> 
     """Per heading provenance (how a heading was found): cuts made, how many were real."""
     table = score_table(sample, gold, match_level=match_level)
     table = table[table["group"] == "provenance"].rename(columns={"key": "provenance"})
-    return table[["provenance", "documents", "tp", "fp", "precision"]].reset_index(drop=True)
+    return table[PROVENANCE_COLUMNS].reset_index(drop=True)
 
 
 # --- 2. what was wrong -----------------------------------------------------------------------
@@ -295,7 +387,7 @@ def _label(split: str, value: str, n: int) -> str:
 
 
 def _cell(row) -> str:
-    if _missing(row.mean):
+    if missing(row.mean):
         return "n/a"
     return f"{row.mean:.3f} [{row.ci_low:.3f}, {row.ci_high:.3f}]"
 
@@ -369,13 +461,15 @@ def key_numbers(setup: StructureSignalSetup, scores: pd.DataFrame, errors: pd.Da
         "fingerprint": setup.corpus.fingerprint, "documents": len(setup.corpus),
         "queries": int(metric_rows["n"][metric_rows["split"] == "all"].max()),
         "sample": [d.id for d in setup.sample],
+        "gold": str(setup.gold_file) if setup.scored else None,
         "heading_scores": {
             row["structure_source"]: {k: _plain(v) for k, v in row.items()
                                       if k != "structure_source"}
-            for row in scores.to_dict("records")},
+            for row in scores.to_dict("records")} if setup.scored else None,
         "errors": {"documents": int(errors["doc_id"].nunique()),
                    "false_boundaries": int((errors["error"] == "false boundary").sum()),
-                   "missed_headings": int((errors["error"] == "missed heading").sum())},
+                   "missed_headings": int((errors["error"] == "missed heading").sum())}
+        if setup.scored else None,
         "retrieval": {"metric": setup.metric, "k": setup.sweep.k, "size": setup.size,
                       "unit": setup.sweep.unit, "retriever": setup.retriever,
                       "configs": retrieval},
@@ -392,34 +486,22 @@ def key_numbers(setup: StructureSignalSetup, scores: pd.DataFrame, errors: pd.Da
 def export(out_dir: str | os.PathLike | None, setup: StructureSignalSetup,
            scores: pd.DataFrame, errors: pd.DataFrame, splits: pd.DataFrame,
            tail: pd.DataFrame) -> list[Path]:
-    """Write heading_scores.csv, heading_errors.csv, retrieval_splits.csv and
+    """Write heading_scores.csv, heading_errors.csv (without gold instead the detector's
+    headings on the sample as a draft gold file, DRAFT_FILE), retrieval_splits.csv and
     structure_signal.json (key numbers) under ``out_dir/structure_signal/``, each atomically;
     with no ``out_dir``, write nothing. Returns the paths written."""
     if not out_dir:
         return []
     folder = Path(out_dir) / EXPORT_FOLDER
     numbers = key_numbers(setup, scores, errors, splits, tail)
-    return [
-        write_text_atomic(folder / "heading_scores.csv", scores.to_csv(index=False)),
-        write_text_atomic(folder / "heading_errors.csv", errors.to_csv(index=False)),
-        write_text_atomic(folder / "retrieval_splits.csv", splits.to_csv(index=False)),
-        write_text_atomic(folder / "structure_signal.json", json.dumps(numbers, indent=2)),
-    ]
-
-
-def _present(corpus) -> list[str]:
-    found = {d.structure_source for d in corpus}
-    return [s for s in SOURCES if s in found] + sorted(found - set(SOURCES))
-
-
-def _missing(value) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value))
+    headings = ({"heading_scores.csv": scores.to_csv(index=False),
+                 "heading_errors.csv": errors.to_csv(index=False)} if setup.scored
+                else {DRAFT_FILE: gold_draft(setup.sample)})
+    texts = {**headings, "retrieval_splits.csv": splits.to_csv(index=False),
+             "structure_signal.json": json.dumps(numbers, indent=2)}
+    return [write_text_atomic(folder / name, text) for name, text in texts.items()]
 
 
 def _plain(value):
-    """A JSON-ready scalar: NaN and None as None, numpy numbers as Python ones."""
-    if _missing(value):
-        return None
-    if hasattr(value, "item"):
-        value = value.item()
-    return round(value, 6) if isinstance(value, float) else value
+    """A JSON-ready scalar: NaN and None as None, numpy numbers as Python ones, 6 digits."""
+    return plain(value, digits=6)

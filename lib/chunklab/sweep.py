@@ -155,8 +155,9 @@ def _score(config, retriever_name, retriever, chunks, queries, corpus, k) -> tup
         for rank, (chunk_id, score) in enumerate(hits, start=1)
     ]
     columns = {**config_columns(config), "retriever": retriever_name}
+    ranked = [*columns, "query_id", "rank", "chunk_id", "score"]  # kept when nothing is found
     return (pd.DataFrame([{**columns, **r} for r in rows]),
-            pd.DataFrame([{**columns, **r} for r in retrieved]))
+            pd.DataFrame([{**columns, **r} for r in retrieved], columns=ranked))
 
 
 def run_sweep(params: SweepParams, out_dir: str | Path | None = None, *,
@@ -329,12 +330,12 @@ def significance_table(per_query: pd.DataFrame, k: int) -> pd.DataFrame:
     """Every pair of configs (per retriever) on the key metrics, Holm-corrected."""
     frames = []
     for retriever, rows in per_query.groupby("retriever"):
+        scored = rows[["config_id", "query_id", "metric", "value"]].dropna()
         for template in KEY_METRICS:
             metric = template.format(k=k)
-            if metric not in set(rows["metric"]) or rows["config_id"].nunique() < 2:
-                continue
-            table = stats.compare_all(rows[["config_id", "query_id", "metric", "value"]]
-                                      .dropna(), metric)
+            if metric not in set(scored["metric"]) or scored["config_id"].nunique() < 2:
+                continue  # e.g. bundle_efficiency is NaN for every query when nothing is found
+            table = stats.compare_all(scored, metric)
             table.insert(0, "retriever", retriever)
             frames.append(table)
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()

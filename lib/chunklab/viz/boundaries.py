@@ -162,7 +162,23 @@ def segments(length: int, chunks, *, spans=(), cuts=()) -> list[Segment]:
     return found
 
 
-class BoundaryView:
+class _View:
+    """What every view shares: ``html()`` shown inline in a notebook and saved as a page."""
+
+    title: str
+
+    def html(self) -> str:
+        raise NotImplementedError
+
+    def _repr_html_(self) -> str:
+        return self.html()
+
+    def save(self, path: str | os.PathLike) -> Path:
+        """Write a standalone HTML page (no external resources, no script)."""
+        return write_text_atomic(path, page(self.html(), self.title))
+
+
+class BoundaryView(_View):
     """One document with its chunks drawn as numbered, labelled regions over the source."""
 
     def __init__(self, doc, chunks, config, *, title=None, ranks=None, spans=(), marks=()):
@@ -294,15 +310,8 @@ class BoundaryView:
         """A fragment: stylesheet plus view, for a notebook or a widget."""
         return f'{STYLE}<div class="chunklab-view">{LEGEND}{self.body()}</div>'
 
-    def _repr_html_(self) -> str:
-        return self.html()
 
-    def save(self, path: str | os.PathLike) -> Path:
-        """Write a standalone HTML page (no external resources, no script)."""
-        return write_text_atomic(path, page(self.html(), self.title))
-
-
-class SideBySide:
+class SideBySide(_View):
     """Two configs over one document, with the boundaries only one side has marked."""
 
     def __init__(self, doc, left_chunks, left_config, right_chunks, right_config, *, title=None):
@@ -326,12 +335,6 @@ class SideBySide:
             f'{LEGEND}<div class="cols"><div>{self.left.body()}</div>'
             f"<div>{self.right.body()}</div></div></div>"
         )
-
-    def _repr_html_(self) -> str:
-        return self.html()
-
-    def save(self, path: str | os.PathLike) -> Path:
-        return write_text_atomic(path, page(self.html(), self.title))
 
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'"

@@ -103,6 +103,12 @@ def _config_order(frame: pd.DataFrame) -> list[str]:
     return list(dict.fromkeys(config_label(ordered)))
 
 
+def _interval_tooltip(*fields: str) -> list:
+    """``fields``, then the mean and its 95% interval to 3 places, then n."""
+    return [*fields, *(alt.Tooltip(f"{name}:Q", format=".3f")
+                       for name in ("mean", "ci_low", "ci_high")), "n"]
+
+
 def _pick(summary: pd.DataFrame, split: str, retriever: str | None,
           metrics=None) -> pd.DataFrame:
     rows = summary[summary["split"] == split]
@@ -181,9 +187,7 @@ def metric_vs_size(summary: pd.DataFrame, metrics=None, *, retriever: str | None
     )
     lines = base.mark_line(point=True).encode(
         y=alt.Y("mean:Q", title="mean (95% CI)", scale=alt.Scale(zero=False)),
-        tooltip=["strategy", "size", "retriever", "metric", alt.Tooltip("mean:Q", format=".3f"),
-                 alt.Tooltip("ci_low:Q", format=".3f"), alt.Tooltip("ci_high:Q", format=".3f"),
-                 "n"])
+        tooltip=_interval_tooltip("strategy", "size", "retriever", "metric"))
     bars = base.mark_errorbar(ticks=True).encode(
         y=alt.Y("ci_low:Q", title="mean (95% CI)"), y2="ci_high:Q")
     row_field = "metric" if rows["retriever"].nunique() == 1 else "panel"
@@ -210,9 +214,7 @@ def by_split(summary: pd.DataFrame, metric: str, *, split: str = "query_kind",
     )
     dots = base.mark_point(filled=True, size=50).encode(
         x=alt.X("mean:Q", title=f"{metric} (95% CI)", scale=alt.Scale(domain=[0, 1])),
-        tooltip=["config", "split_value", alt.Tooltip("mean:Q", format=".3f"),
-                 alt.Tooltip("ci_low:Q", format=".3f"), alt.Tooltip("ci_high:Q", format=".3f"),
-                 "n"])
+        tooltip=_interval_tooltip("config", "split_value"))
     bars = base.mark_rule().encode(x="ci_low:Q", x2="ci_high:Q")
     return alt.layer(bars, dots, data=rows).properties(width=170).facet(
         facet=alt.Facet("split_value:N", sort=order, title=split), columns=4)
@@ -238,9 +240,7 @@ def per_source(summary: pd.DataFrame, metric: str, *, retriever: str | None = No
     )
     bars = base.mark_bar().encode(
         y=alt.Y("mean:Q", title=f"{metric} (95% CI)", scale=alt.Scale(domain=[0, 1])),
-        tooltip=["config", "split_value", alt.Tooltip("mean:Q", format=".3f"),
-                 alt.Tooltip("ci_low:Q", format=".3f"), alt.Tooltip("ci_high:Q", format=".3f"),
-                 "n"])
+        tooltip=_interval_tooltip("config", "split_value"))
     whiskers = base.mark_rule(color="black").encode(y="ci_low:Q", y2="ci_high:Q")
     width = min(960, max(360, 70 * rows["config"].nunique()))
     return (bars + whiskers).properties(width=width, height=HEIGHT + 40)

@@ -11,9 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..config import make_config
-from ..corpus import load_corpus
 from ..errors import ChunklabError, ConfigError
-from ..queries import load_queries
+from ..panorama import block_weight
+from ..params import check_int, check_list, corpus_param, queries_param, resolve_output
+from ..sections import Breadcrumbs
 from ..sizes import UNITS, tokens_available
 from ..strategies import REGISTRY, check_strategy, chunk_document
 from .boundaries import (
@@ -219,22 +220,24 @@ class Explorer:
         return self.render()
 
 
-def resolve_path(path: str | os.PathLike) -> Path:
-    """A repo-relative path that works from the repo root and from ``notebooks/`` alike.
+def heading_depth(doc) -> int:
+    """The deepest heading path of ``doc`` (skipped levels do not count; 0 with no heading)."""
+    return max(map(len, Breadcrumbs(doc.blocks).paths))
 
-    Tried in order: absolute as is, under the working directory, under its parent; a path
-    that exists in neither goes under whichever of the two holds ``pyproject.toml``.
-    """
-    given = Path(path)
-    here = Path.cwd()
-    if given.is_absolute():
-        return given
-    for base in (here, here.parent):
-        if (base / given).exists():
-            return base / given
-    if not (here / "pyproject.toml").exists() and (here.parent / "pyproject.toml").exists():
-        return here.parent / given
-    return here / given
+
+def representative_documents(corpus) -> list[str]:
+    """Up to three document ids worth a static view, each pick skipping the ones already
+    made: the page with the most fences and tables (``panorama.block_weight``), the longest,
+    and the one with the deepest heading nesting (none when no document has a heading).
+    Ties go to the first id, so the picks are the same on every run."""
+    picks: list[str] = []
+    for key, wanted in ((block_weight, lambda d: True),
+                        (lambda d: (-len(d.text), d.id), lambda d: True),
+                        (lambda d: (-heading_depth(d), d.id), lambda d: heading_depth(d) > 0)):
+        left = [d for d in corpus if d.id not in picks and wanted(d)]
+        if left:
+            picks.append(min(left, key=key).id)
+    return picks
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,6 +251,8 @@ class NotebookSetup:
     """None when no comparison strategy is given."""
     docs: list[str]
     out_dir: Path | None
+    picked: bool = False
+    """True when ``docs`` were chosen by ``representative_documents`` (PRESET_DOCS empty)."""
 
     @property
     def first_doc(self) -> str:
@@ -255,37 +260,46 @@ class NotebookSetup:
 
     def describe(self) -> str:
         vs = self.vs_config.strategy if self.vs_config else "none"
+        how = " (PRESET_DOCS is empty: picked as the page with most fences and tables, the " \
+              "longest, the deepest heading nesting)" if self.picked else ""
         return (f"{len(self.corpus)} documents from {self.corpus.root}, {len(self.queries)} "
                 f"queries, {self.config.strategy} at {self.config.size} {self.config.unit} "
-                f"vs {vs}; preset documents: {', '.join(self.docs) or 'none'}")
+                f"vs {vs}; preset documents: {', '.join(self.docs) or 'none'}{how}")
 
 
 def _parameter(name: str, build):
+    """``build()``; a failure raises ConfigError starting ``parameter NAME:``."""
     try:
         return build()
     except (ChunklabError, ValueError, TypeError, KeyError) as err:
-        raise ConfigError(f"parameter {name}: {err}") from None
+        raise ConfigError(f"parameter {name}: {str(err).removeprefix(f'{name}: ')}") from None
 
 
 def validate_parameters(*, corpus: str, queries: str, strategy: str, size: int,
                         vs_strategy: str, preset_docs: list, out_dir: str) -> NotebookSetup:
-    """Check every parameter of notebook 04; a ConfigError names the first bad one."""
+    """Check every parameter of notebook 04; a ConfigError names the first bad one.
+
+    Paths are resolved as ``params.resolve_path`` does (as given, else under the repo root);
+    an empty PRESET_DOCS picks ``representative_documents``."""
     _parameter("STRATEGY", lambda: check_strategy(strategy))
+    _parameter("SIZE", lambda: check_int(size, name="SIZE"))
     config = _parameter("SIZE", lambda: make_config(strategy=strategy, size=size))
     vs_config = None
     if vs_strategy:
         _parameter("VS_STRATEGY", lambda: check_strategy(vs_strategy))
         vs_config = config.replace(strategy=vs_strategy)
-    loaded = _parameter("CORPUS", lambda: load_corpus(resolve_path(corpus)))
+    loaded = _parameter("CORPUS", lambda: corpus_param(corpus))
     if not len(loaded):
         raise ConfigError(f"parameter CORPUS: no .md/.markdown/.txt file under {corpus!r}")
-    found = _parameter("QUERIES", lambda: load_queries(resolve_path(queries), loaded)
-                       if queries else [])
-    if not isinstance(preset_docs, list | tuple):
-        raise ConfigError(f"parameter PRESET_DOCS: expected a list of ids, got {preset_docs!r}")
-    docs = [_parameter("PRESET_DOCS", lambda d=d: find_document(loaded, d).id)
-            for d in preset_docs]
-    target = resolve_path(out_dir) if out_dir else None
+    found = _parameter("QUERIES", lambda: queries_param(queries, loaded))
+    wanted = _parameter("PRESET_DOCS", lambda: check_list(preset_docs, name="PRESET_DOCS",
+                                                          allow_empty=True))
+    docs = [_parameter("PRESET_DOCS", lambda d=d: find_document(loaded, d).id) for d in wanted]
+    target = _parameter("OUT_DIR", lambda: resolve_output(out_dir, name="OUT_DIR")) \
+        if out_dir else None
+    if not docs:
+        return NotebookSetup(loaded, found, config, vs_config,
+                             representative_documents(loaded), target, picked=True)
     return NotebookSetup(loaded, found, config, vs_config, docs, target)
 
 
