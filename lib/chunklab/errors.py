@@ -7,32 +7,33 @@ class ChunklabError(Exception):
     """Base class of every error chunklab raises on purpose."""
 
 
-class UnknownStrategyError(ChunklabError, KeyError):
-    """A strategy name that is not registered."""
+class UnknownNameError(ChunklabError, KeyError):
+    """A name looked up in a registry that does not hold it; the message lists the valid ones."""
+
+    what = "name"
+    plural = "names"
 
     def __init__(self, name: str, available: list[str]):
         self.name = name
         self.available = sorted(available)
         super().__init__(
-            f"unknown strategy {name!r}; valid strategies: {', '.join(self.available)}"
+            f"unknown {self.what} {name!r}; valid {self.plural}: {', '.join(self.available)}"
         )
 
     def __str__(self) -> str:  # KeyError would quote the message otherwise
         return self.args[0]
 
 
-class UnknownRetrieverError(ChunklabError, KeyError):
+class UnknownStrategyError(UnknownNameError):
+    """A strategy name that is not registered."""
+
+    what, plural = "strategy", "strategies"
+
+
+class UnknownRetrieverError(UnknownNameError):
     """A retriever name that is not registered."""
 
-    def __init__(self, name: str, available: list[str]):
-        self.name = name
-        self.available = sorted(available)
-        super().__init__(
-            f"unknown retriever {name!r}; valid retrievers: {', '.join(self.available)}"
-        )
-
-    def __str__(self) -> str:
-        return self.args[0]
+    what, plural = "retriever", "retrievers"
 
 
 class ConfigError(ChunklabError, ValueError):
