@@ -193,6 +193,7 @@ def test_a_report_on_a_corpus_without_gold_runs_every_notebook(report):
     picked = sorted(p.name for p in report.out_dir.glob("*.ast_breadcrumb.html"))
     assert picked == sorted(f"{d}.ast_breadcrumb.html"
                             for d in ev.representative_documents(load_corpus(MINI)))
+    assert all(f'href="{name}"' in index for name in picked)  # the views are linked
     signal = nbformat.read(report.out_dir / "05_structure_signal.ipynb", as_version=4)
     assert "Heading detection is not scored: GOLD is empty" in _text(signal)
     numbers = json.loads(

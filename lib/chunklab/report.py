@@ -303,6 +303,11 @@ def write_index(out_dir: Path, runs: list[NotebookRun], params) -> Path:
     """``out_dir/index.html``: the notebooks with status and time, the headline table, the
     chosen config and links to every sweep file present."""
     files = [f'<li><a href="{n}">{n}</a></li>' for n in SWEEP_FILES if (out_dir / n).is_file()]
+    notebook_pages = {f"{r.name}.html" for r in runs} | {"index.html"}
+    views = [  # the standalone chunk views notebook 04 saved beside the notebooks
+        f'<li><a href="{html.escape(p.name)}">{html.escape(p.name)}</a></li>'
+        for p in sorted(out_dir.glob("*.html")) if p.name not in notebook_pages
+    ]
     total = sum(r.seconds for r in runs)
     page = f"""<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
 <title>chunklab report {html.escape(out_dir.name)}</title>{_STYLE}</head><body>
@@ -314,6 +319,7 @@ def write_index(out_dir: Path, runs: list[NotebookRun], params) -> Path:
 <h2>Notebooks</h2>{_notebook_rows(runs)}
 <h2>Chosen configuration</h2>{_choice(out_dir)}
 <h2>Headline (blended over all queries)</h2>{_headline(out_dir)}
+<h2>Chunk views</h2><ul>{''.join(views) or '<li>none</li>'}</ul>
 <h2>Files</h2><ul>{''.join(files) or '<li>none</li>'}</ul>
 </body></html>"""
     return write_text_atomic(out_dir / "index.html", page)
