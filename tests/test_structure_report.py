@@ -13,13 +13,11 @@ from chunklab.profile import length_stats, sections_table
 from chunklab.queries import Query
 from chunklab.structure import load_gold, route, score_table, stratified_sample
 from chunklab.structure_report import (
-    COMPARED,
     DRAFT_FILE,
     ERROR_COLUMNS,
     NOT_SCORED,
     PROVENANCE_COLUMNS,
     SCORE_COLUMNS,
-    chart_frame,
     check_params,
     describe,
     emphasise_pages,
@@ -34,18 +32,22 @@ from chunklab.structure_report import (
     pages_line,
     primary_metric,
     provenance_table,
-    query_routes,
-    retrieval_splits,
-    run_retrieval,
     sample_table,
     scored,
     scores_line,
     source_table,
-    split_chart,
-    split_table,
     tail_line,
     tail_sections,
     tail_stats,
+)
+from chunklab.structure_retrieval import (
+    COMPARED,
+    chart_frame,
+    query_routes,
+    retrieval_splits,
+    run_retrieval,
+    split_chart,
+    split_table,
 )
 from conftest import FIXTURES
 
