@@ -44,14 +44,22 @@ class CorpusError(ChunklabError):
     """A corpus folder that cannot be read at all (a single bad file is only reported)."""
 
 
-class QueryValidationError(ChunklabError, ValueError):
-    """A query file with one or more bad lines; the message lists every one of them."""
+class FileValidationError(ChunklabError, ValueError):
+    """A file with one or more bad items; the message lists every one of them."""
+
+    items = "item(s)"
 
     def __init__(self, path: str, problems: list[str]):
         self.path = path
         self.problems = problems
         listing = "\n".join(f"  - {p}" for p in problems)
-        super().__init__(f"{path}: {len(problems)} bad line(s):\n{listing}")
+        super().__init__(f"{path}: {len(problems)} bad {self.items}:\n{listing}")
+
+
+class QueryValidationError(FileValidationError):
+    """A query file with one or more bad lines; the message lists every one of them."""
+
+    items = "line(s)"
 
 
 class MissingExtraError(ChunklabError, ImportError):
@@ -76,11 +84,7 @@ class ComparisonError(ChunklabError, ValueError):
     """A paired comparison on data that is not paired: unequal lengths, a missing config."""
 
 
-class GoldValidationError(ChunklabError, ValueError):
+class GoldValidationError(FileValidationError):
     """A heading gold file with one or more bad entries; the message lists every one of them."""
 
-    def __init__(self, path: str, problems: list[str]):
-        self.path = path
-        self.problems = problems
-        listing = "\n".join(f"  - {p}" for p in problems)
-        super().__init__(f"{path}: {len(problems)} bad entry(ies):\n{listing}")
+    items = "entry(ies)"
