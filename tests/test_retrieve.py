@@ -21,6 +21,7 @@ from chunklab.retrieve import (
     EmbeddingCache,
     HybridRetriever,
     Retriever,
+    cjk_bigrams,
     default_cache_dir,
     load_encoder,
     make_retriever,
@@ -285,3 +286,22 @@ def test_hybrid_fuses_both_rankings(dense_extra, tmp_path, chunks):
     assert chunk_of(chunks, hits[0][0]).doc_id == "api/retry.md"
     assert hits[0][1] == pytest.approx(2 / 61)  # first in both rankings
     assert hybrid.cache_stats["misses"] == len(chunks) + 1
+
+
+def test_cjk_runs_become_bigrams_and_latin_text_is_kept():
+    assert cjk_bigrams("tern の設定方法 and más") == "tern の設 設定 定方 方法 and más"
+    assert cjk_bigrams("plain English") == "plain English"
+
+
+def test_bm25_finds_japanese_text():
+    text = ("# クイックスタート\n\n## トークン\n\n個人用トークンの有効期限は九十日です。\n\n"
+            "## バンドル名\n\nバンドル名には英小文字と数字が使えます。\n")
+    english = "# Quickstart\n\n## Tokens\n\nPersonal tokens expire after ninety days.\n"
+    config = make_config(strategy="ast_merge", size=60)
+    pieces = [*chunk_document(make_document("ja.md", text), config),
+              *chunk_document(make_document("en.md", english), config)]
+    retriever = make_retriever("bm25")
+    retriever.index(pieces)
+    [hits] = retriever.search(["トークンの有効期限は？"], 3)
+    best = next(c for c in pieces if c.id == hits[0][0])
+    assert "有効期限" in best.text

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -51,6 +52,16 @@ def _check_k(k: int) -> None:
         raise RetrieverError(f"k must be a positive integer, got {k!r}")
 
 
+# Runs of Han, kana and Hangul: these scripts write words without spaces between them.
+_CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]{2,}")
+
+
+def cjk_bigrams(text: str) -> str:
+    """Each CJK run becomes its overlapping character bigrams, separated by spaces, so a
+    word tokenizer can match Japanese or Chinese text (English text is left as it is)."""
+    return _CJK_RUN.sub(lambda m: " ".join(m[0][i : i + 2] for i in range(len(m[0]) - 1)), text)
+
+
 class BM25Retriever:
     """bm25s over English-stemmed tokens without stop words; zero-score chunks are not returned."""
 
@@ -68,7 +79,8 @@ class BM25Retriever:
 
     def _tokens(self, texts: list[str]) -> list[list[str]]:
         return self._bm25s.tokenize(
-            texts, stopwords="en", stemmer=self.stemmer, return_ids=False, show_progress=False
+            [cjk_bigrams(t) for t in texts], stopwords="en", stemmer=self.stemmer,
+            return_ids=False, show_progress=False,
         )
 
     def index(self, chunks: list) -> None:
