@@ -134,16 +134,6 @@ def _parquet(path: Path, frame: pd.DataFrame) -> None:
     write_atomic(path, lambda tmp: frame.to_parquet(tmp, index=False))
 
 
-def _cached(path: Path | None, compute) -> tuple[pd.DataFrame, bool]:
-    """Read a finished part of an earlier run with the same params, or compute and save it."""
-    if path is not None and path.exists():
-        return pd.read_parquet(path), True
-    frame = compute()
-    if path is not None:
-        _parquet(path, frame)
-    return frame, False
-
-
 def _score(config, retriever_name, retriever, chunks, queries, corpus, k) -> tuple:
     retriever.index(chunks)
     results = retriever.search([q.query for q in queries], k)
@@ -176,10 +166,10 @@ def run_sweep(params: SweepParams, out_dir: str | Path | None = None, *,
     for config in tqdm(configs, desc="chunk", disable=not progress):
         with stage("chunk"):
             path = parts / f"{config.config_id}.chunks.parquet" if parts else None
-            frame, hit = _cached(path, lambda c=config: _chunk_frame(corpus, c))
+            chunks, frame, hit = _chunk_part(corpus, config, path)
         reused += hit
         chunk_frames.append(frame)
-        chunks_by_config[config.config_id] = _records(frame)
+        chunks_by_config[config.config_id] = chunks
     per_query, retrieved, cache_stats = _retrieve_all(
         params, configs, chunks_by_config, queries, corpus, parts, stage, progress)
     reused += cache_stats.pop("reused_parts")
@@ -226,12 +216,17 @@ def _prepare(params: SweepParams, out_dir) -> Path | None:
     return run_dir
 
 
-def _chunk_frame(corpus: Corpus, config: ChunkerConfig) -> pd.DataFrame:
-    rows = [
-        {**config_columns(config), **chunk.as_dict()}
-        for doc in corpus for chunk in chunk_document(doc, config)
-    ]
-    return pd.DataFrame(rows)
+def _chunk_part(corpus: Corpus, config: ChunkerConfig, path: Path | None) -> tuple:
+    """(chunks, their table, reused?): read back from a finished part of an identical earlier
+    run, or chunked now (and saved when the run has a folder)."""
+    if path is not None and path.exists():
+        frame = pd.read_parquet(path)
+        return _records(frame), frame, True
+    chunks = [chunk for doc in corpus for chunk in chunk_document(doc, config)]
+    frame = pd.DataFrame([{**config_columns(config), **chunk.as_dict()} for chunk in chunks])
+    if path is not None:
+        _parquet(path, frame)
+    return chunks, frame, False
 
 
 def _records(frame: pd.DataFrame) -> list:
