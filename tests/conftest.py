@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from chunklab import load_corpus, make_document
-from chunklab.strategies import REGISTRY
+from chunklab.chunking.registry import REGISTRY
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "data" / "sample"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from chunklab.blocks import parse_blocks, structure_source_of
+from chunklab.document.blocks import parse_blocks, structure_source_of
 
 TEXT = """---
 title: T

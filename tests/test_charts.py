@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from chunklab import load_corpus
-from chunklab import profile as pr
-from chunklab.sweep import SweepParams, run_sweep
+from chunklab.evaluation.sweep import SweepParams, run_sweep
+from chunklab.notebooks import corpus_profile as pr
 from chunklab.viz import charts
 from conftest import FIXTURES
 

@@ -8,10 +8,12 @@ from dataclasses import replace
 import pytest
 import yaml
 
-from chunklab import ConfigError, evidence, load_config
-from chunklab import choose as ch
+from chunklab import ConfigError, load_config
 from chunklab.cli import main
-from chunklab.sweep import SweepParams, run_sweep
+from chunklab.evaluation import choose as ch
+from chunklab.evaluation.sweep import SweepParams, run_sweep
+from chunklab.notebooks import choose_and_export as cx
+from chunklab.notebooks import choose_and_export as evidence
 from conftest import FIXTURES
 
 MINI = FIXTURES / "mini_corpus"
@@ -56,7 +58,7 @@ def test_constraints_that_are_not_name_op_number_are_refused(text):
 
 def test_rule_refuses_code_and_names_the_parameter(run):
     with pytest.raises(ConfigError, match=r"^CONSTRAINTS: cannot parse .*__import__"):
-        ch.make_rule(primary_metric="answer_hit@5", retriever="bm25",
+        cx.make_rule(primary_metric="answer_hit@5", retriever="bm25",
                      constraints=["__import__('os')"], tie_break="smaller_bundle", run=run)
 
 
@@ -71,7 +73,7 @@ def test_rule_errors_name_the_parameter_and_the_valid_values(run, values, messag
     args = {"primary_metric": "answer_hit@5", "retriever": "bm25", "constraints": [],
             "tie_break": "smaller_bundle", **values}
     with pytest.raises(ConfigError, match=message):
-        ch.make_rule(run=run, **args)
+        cx.make_rule(run=run, **args)
 
 
 def test_the_best_config_meeting_every_constraint_is_chosen(run):

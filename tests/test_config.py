@@ -1,4 +1,4 @@
-"""ChunkerConfig: validation messages, ids, YAML round trip, build_chunker."""
+"""ChunkerConfig: validation messages, ids, YAML round trip, chunk_document applies it."""
 
 from __future__ import annotations
 
@@ -7,13 +7,13 @@ import pytest
 from chunklab import (
     ConfigError,
     UnknownStrategyError,
-    build_chunker,
+    chunk_document,
     load_config,
     make_config,
     make_document,
     save_config,
 )
-from chunklab.config import parse_value
+from chunklab.chunking.config import parse_value
 
 
 @pytest.mark.parametrize("values,field", [
@@ -62,9 +62,9 @@ def test_unreadable_config_is_a_clear_error(tmp_path):
         load_config(tmp_path / "missing.yaml")
 
 
-def test_build_chunker_applies_the_config():
-    chunker = build_chunker(make_config(strategy="ast_merge", size=50))
-    chunks = chunker(make_document("d.md", "# A\n\n" + "word " * 40 + "\n"))
+def test_chunk_document_applies_the_config():
+    config = make_config(strategy="ast_merge", size=50)
+    chunks = chunk_document(make_document("d.md", "# A\n\n" + "word " * 40 + "\n"), config)
     assert len(chunks) > 2 and all(c.strategy == "ast_merge" for c in chunks)
 
 

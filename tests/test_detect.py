@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from chunklab import make_document, parse_blocks
-from chunklab.detect import bold_line, caps_line, infer_heading, numbered_line
-from chunklab.structure import predicted_headings
+from chunklab.document.headings import bold_line, caps_line, infer_heading, numbered_line
+from chunklab.evaluation.structure import predicted_headings
 from conftest import SAMPLE
 
 WARNING_BOLD = "**DO NOT DISCONNECT POWER DURING A FIRMWARE TRANSFER**"

@@ -2,29 +2,25 @@
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
 
 from chunklab import chunk_corpus, load_corpus, make_config
-from chunklab.corpus import Corpus, make_document
+from chunklab.chunking.build import chunk_document
+from chunklab.document.corpus import Corpus, make_document
 from chunklab.errors import ConfigError, CorpusError
-from chunklab.params import resolve_output, resolve_path
-from chunklab.queries import Query
-from chunklab.retrieve import make_retriever
-from chunklab.strategies import chunk_document
-from chunklab.viz.explorer import (
-    Explorer,
+from chunklab.evaluation.queries import Query
+from chunklab.evaluation.retrieve import make_retriever
+from chunklab.notebooks.chunk_explorer import (
     heading_depth,
     representative_documents,
     save_views,
     static_views,
-    validate_parameters,
+    validate,
 )
+from chunklab.notebooks.params import resolve_output, resolve_path
+from chunklab.viz.explorer import Explorer
 from conftest import FIXTURES, ROOT
 from test_viz_boundaries import parse
 
@@ -171,25 +167,25 @@ def test_notebook_paths_resolve_from_the_notebooks_folder(tmp_path, monkeypatch)
     assert resolve_output("results/new", name="OUT_DIR") == tmp_path / "results" / "new"
 
 
-GOOD = {"corpus": str(FIXTURES), "queries": "", "strategy": "ast_breadcrumb", "size": 300,
-        "vs_strategy": "rct", "preset_docs": ["long_fence.md"], "out_dir": ""}
+GOOD = {"CORPUS": str(FIXTURES), "QUERIES": "", "STRATEGY": "ast_breadcrumb", "SIZE": 300,
+        "VS_STRATEGY": "rct", "PRESET_DOCS": ["long_fence.md"], "OUT_DIR": ""}
 
 
 @pytest.mark.parametrize("name, value", [
-    ("strategy", "nope"), ("size", 0), ("vs_strategy", "rtc"), ("corpus", "no/such/folder"),
-    ("queries", "no/such/queries.jsonl"), ("preset_docs", ["missing.md"]),
-    ("preset_docs", "long_fence.md"),
+    ("STRATEGY", "nope"), ("SIZE", 0), ("VS_STRATEGY", "rtc"), ("CORPUS", "no/such/folder"),
+    ("QUERIES", "no/such/queries.jsonl"), ("PRESET_DOCS", ["missing.md"]),
+    ("PRESET_DOCS", "long_fence.md"),
 ])
 def test_a_bad_notebook_parameter_is_named(name, value):
-    with pytest.raises(ConfigError, match=f"parameter {name.upper()}"):
-        validate_parameters(**{**GOOD, name: value})
+    with pytest.raises(ConfigError, match=f"^{name}: "):
+        validate(**{**GOOD, name: value})
 
 
 def test_validation_resolves_paths_as_the_other_notebooks_do(tmp_path, monkeypatch):
     monkeypatch.chdir(ROOT / "notebooks")
-    setup = validate_parameters(**{**GOOD, "corpus": "tests/fixtures/mini_corpus",
-                                   "queries": "tests/fixtures/mini_corpus/queries.jsonl",
-                                   "preset_docs": ["api.md"], "out_dir": "results/views"})
+    setup = validate(**{**GOOD, "CORPUS": "tests/fixtures/mini_corpus",
+                        "QUERIES": "tests/fixtures/mini_corpus/queries.jsonl",
+                        "PRESET_DOCS": ["api.md"], "OUT_DIR": "results/views"})
     assert setup.corpus.root == str(FIXTURES / "mini_corpus")
     assert len(setup.queries) > 0 and setup.docs == ["api.md"] and not setup.picked
     assert setup.out_dir == ROOT / "results" / "views"
@@ -212,43 +208,22 @@ def test_representative_documents_pick_three_distinct_pages_by_their_own_criteri
 
 
 def test_empty_preset_docs_picks_representative_documents():
-    setup = validate_parameters(**{**GOOD, "preset_docs": []})
+    setup = validate(**{**GOOD, "PRESET_DOCS": []})
     assert setup.picked and setup.docs == representative_documents(setup.corpus)
     assert 1 <= len(setup.docs) <= 3 and len(set(setup.docs)) == len(setup.docs)
     assert "picked" in setup.describe()
-    sample = validate_parameters(**{**GOOD, "corpus": "data/sample", "preset_docs": []})
+    sample = validate(**{**GOOD, "CORPUS": "data/sample", "PRESET_DOCS": []})
     assert sample.docs == ["api/client.md", "legal/master-services-agreement.md",
                            "cli/commands.md"]
 
 
 def test_static_views_are_saved_one_page_each(tmp_path):
-    setup = validate_parameters(**{**GOOD, "out_dir": str(tmp_path / "views")})
+    setup = validate(**{**GOOD, "OUT_DIR": str(tmp_path / "views")})
     views = static_views(setup)
     written = save_views(views, setup.out_dir)
     assert [p.name for p in written] == ["long_fence.md.ast_breadcrumb.html",
                                          "long_fence.md.ast_breadcrumb_vs_rct.html"]
     assert all(p.read_text(encoding="utf-8").startswith("<!DOCTYPE html>") for p in written)
-
-
-def test_notebook_is_committed_clean():
-    notebook = json.loads(NOTEBOOK.read_text(encoding="utf-8"))
-    assert notebook["nbformat"] == 4
-    code = [c for c in notebook["cells"] if c["cell_type"] == "code"]
-    assert all(c["outputs"] == [] and c["execution_count"] is None for c in code)
-    tagged = [c for c in code if "parameters" in c["metadata"].get("tags", [])]
-    assert len(tagged) == 1
-    assert not any("def " in "".join(c["source"]) or "class " in "".join(c["source"])
-                   for c in code)
-    writers = [c for c in code if "save_views(" in "".join(c["source"])]
-    assert len(writers) == 1 and "if setup.out_dir" in "".join(writers[0]["source"])
-
-
-def test_papermill_lists_every_parameter():
-    papermill = Path(sys.executable).parent / "papermill"
-    result = subprocess.run([str(papermill), "--help-notebook", str(NOTEBOOK)], cwd=ROOT,
-                            capture_output=True, text=True, timeout=120, check=True)
-    for name in PARAMETERS:
-        assert f"  {name}: " in result.stdout, name
 
 
 @pytest.mark.slow

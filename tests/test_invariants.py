@@ -11,9 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chunklab import chunk_document, make_config, make_document
-from chunklab.invariants import InvariantReport, check
-from chunklab.strategies import REGISTRY
-from chunklab.strategies.paragraph import is_heading_block
+from chunklab.chunking.registry import REGISTRY
+from chunklab.chunking.strategies.paragraph import is_heading_block
+from chunklab.evaluation.invariants import InvariantReport, check
 from conftest import BASELINES, OURS
 
 SIZES = [200, 800]

@@ -9,12 +9,14 @@ import pandas as pd
 import pytest
 import pytrec_eval
 
-from chunklab import metrics
-from chunklab.chunk import Chunk
-from chunklab.config import make_config
-from chunklab.corpus import make_document
+from chunklab.chunking import sizes
+from chunklab.chunking.build import chunk_document
+from chunklab.chunking.config import make_config
+from chunklab.chunking.records import Chunk
+from chunklab.chunking.sizes import tokens_available
+from chunklab.document.corpus import make_document
 from chunklab.errors import MetricError
-from chunklab.metrics import (
+from chunklab.evaluation.metrics import (
     answer_metrics,
     bundle_metrics,
     chunk_stats,
@@ -23,11 +25,9 @@ from chunklab.metrics import (
     file_metrics,
     lost_characters,
     score_run,
-    summarise,
 )
-from chunklab.queries import Query
-from chunklab.sizes import tokens_available
-from chunklab.strategies import chunk_document
+from chunklab.evaluation.queries import Query
+from chunklab.evaluation.sweep import summary_table
 
 GUIDE = """\
 # Uploading
@@ -271,11 +271,13 @@ def test_score_run_rejects_bad_input(run, guide):
         score_run(results[:1], bad, chunks, docs=[guide])
 
 
-def test_summarise_means_per_config(run, guide):
+def test_summary_table_means_per_config(run, guide):
     chunks, queries, results = run
     rows = score_run(results, queries, chunks, docs=[guide], config_id="A")
     rows += score_run([[], []], queries, chunks, docs=[guide], config_id="B")
-    table = summarise(rows).set_index(["config_id", "metric"])
+    config = {"strategy": "s", "size": 1, "unit": "chars", "options": "{}", "retriever": "bm25"}
+    table = summary_table(pd.DataFrame([{**config, **r} for r in rows]))
+    table = table[table["split"] == "all"].set_index(["config_id", "metric"])
     assert table.loc[("A", "hit@5"), "mean"] == 0.5
     assert table.loc[("A", "hit@5"), "n"] == 2
     assert table.loc[("B", "hit@5"), "mean"] == 0.0
@@ -293,7 +295,7 @@ def test_chunk_stats_by_hand(monkeypatch):
     fence = span_chunk(doc, text.index("```"), len(text) - 1, embed="word " * 300)
     rewritten = make_chunk("d.md", 9, 25, "alpha beta", verbatim=False)
     config = make_config(strategy="ast_merge", size=15, unit="chars")
-    monkeypatch.setattr(metrics, "tokens_available", lambda: False)
+    monkeypatch.setattr(sizes, "tokens_available", lambda: False)
     stats = chunk_stats([heading, para, fence, rewritten], config, docs=[doc])
     assert stats["chunks"] == 4 and stats["documents"] == 1
     assert stats["size_max"] == 16 and stats["chars_max"] == 16

@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-import ast
 import json
-import re
-import subprocess
-import sys
-from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from chunklab import SweepParams, load_corpus, run_sweep
-from chunklab.profile import length_stats, sections_table
-from chunklab.structure import load_gold, route, score_table, stratified_sample
+from chunklab.chunking.strategies.routed import route
+from chunklab.evaluation.structure import load_gold, score_table, stratified_sample
+from chunklab.notebooks.corpus_profile import length_stats, sections_table
 from conftest import FIXTURES, ROOT
 
 NOTEBOOK = ROOT / "notebooks" / "05_structure_signal.ipynb"
@@ -39,61 +35,6 @@ def source(cell) -> str:
 
 def code_cells():
     return [c for c in cells() if c["cell_type"] == "code"]
-
-
-def test_committed_without_outputs_or_execution_counts():
-    for cell in code_cells():
-        assert cell["outputs"] == [] and cell["execution_count"] is None, cell["id"]
-
-
-def test_shape_title_imports_parameters_validation_export():
-    first = cells()[0]
-    assert first["cell_type"] == "markdown" and source(first).startswith("# 05 · ")
-    assert "**Question:**" in source(first)
-    assert "papermill notebooks/05_structure_signal.ipynb" in source(first)
-    code = code_cells()
-    assert all(line.startswith(("from ", "import ")) or not line.strip()
-               for line in source(code[0]).splitlines())
-    assert not any(re.search(r"^\s*(from|import) ", source(c), re.M) for c in code[1:])
-    tagged = [c for c in code if "parameters" in c["metadata"].get("tags", [])]
-    assert len(tagged) == 1
-    tree = ast.parse(source(tagged[0]))
-    assert all(isinstance(node, ast.AnnAssign) for node in tree.body)
-    assert [node.target.id for node in tree.body] == list(PARAMETERS)
-    assert all(isinstance(node.value, ast.Constant) for node in tree.body)
-    assert all("  # " in line for line in source(tagged[0]).splitlines())
-    after = code[code.index(tagged[0]) + 1]
-    assert "check_params(" in source(after)
-    assert not any(isinstance(node, ast.FunctionDef | ast.ClassDef | ast.Lambda)
-                   for c in code for node in ast.walk(ast.parse(source(c))))
-    writers = [c for c in code  # comments dropped: only calls count
-               if re.search(r"export\(|to_csv|write|open\(", ast.unparse(ast.parse(source(c))))]
-    assert len(writers) == 1 and writers[0] is code[-1]
-
-
-def test_every_section_is_numbered_and_says_why():
-    sections = [source(c) for c in cells() if c["cell_type"] == "markdown"][1:]
-    numbered = [s for s in sections if re.match(r"## \d+\. ", s)]
-    assert [int(re.match(r"## (\d+)\.", s).group(1)) for s in numbered] == list(
-        range(1, len(numbered) + 1))
-    assert all(len(s.splitlines()) > 2 for s in numbered)
-    assert sections[-1].startswith("## Export")
-
-
-def test_papermill_lists_every_parameter_with_type_and_comment():
-    papermill = Path(sys.executable).parent / "papermill"
-    result = subprocess.run([str(papermill), "--help-notebook", str(NOTEBOOK)], cwd=ROOT,
-                            capture_output=True, text=True, timeout=120, check=True)
-    tree = ast.parse(source(next(c for c in code_cells()
-                                 if "parameters" in c["metadata"].get("tags", []))))
-    comments = {line.split(":")[0]: line.split("  # ", 1)[1]
-                for line in source(next(c for c in code_cells()
-                                        if "parameters" in c["metadata"].get("tags", [])))
-                .splitlines()}
-    assert len(tree.body) == len(PARAMETERS)
-    for name, kind in PARAMETERS.items():
-        assert f"  {name}: {kind} (default " in result.stdout, name
-        assert comments[name] in " ".join(result.stdout.split()), name
 
 
 @pytest.fixture(scope="module")

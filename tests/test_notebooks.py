@@ -11,25 +11,24 @@ import pandas as pd
 import papermill
 import pytest
 import yaml
-from click.testing import CliRunner
-from papermill.cli import papermill as papermill_cli
 
 from chunklab import ConfigError, load_config, load_corpus
-from chunklab import choose as ch
-from chunklab import panorama as pa
-from chunklab import profile as pr
 from chunklab.cli import main
-from chunklab.params import resolve_output, resolve_path
-from chunklab.queries import load_queries
-from chunklab.report import (
+from chunklab.evaluation import choose as ch
+from chunklab.evaluation.queries import load_queries
+from chunklab.evaluation.sweep import SweepParams, headline, run_sweep
+from chunklab.notebooks import choose_and_export as cx
+from chunklab.notebooks import chunk_explorer as ev
+from chunklab.notebooks import corpus_profile as pr
+from chunklab.notebooks import splitter_panorama as pa
+from chunklab.notebooks.params import resolve_output, resolve_path
+from chunklab.notebooks.report import (
     build_report,
     default_gold,
     default_run_name,
     middle_size,
     notebook_values,
 )
-from chunklab.sweep import SweepParams, headline, run_sweep
-from chunklab.viz import explorer as ev
 from conftest import FIXTURES, ROOT
 
 NB_DIR = ROOT / "notebooks"
@@ -56,57 +55,6 @@ def parameters_cell(nb):
 def defaults(name: str) -> dict:
     tree = ast.parse(parameters_cell(read(name)).source)
     return {n.target.id: ast.literal_eval(n.value) for n in tree.body}
-
-
-# --- committed notebooks -------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("name", NOTEBOOKS)
-def test_committed_notebook_has_no_outputs_or_counts(name):
-    nb = read(name)
-    nbformat.validate(nb)
-    for cell in nb.cells:
-        if cell.cell_type == "code":
-            assert cell.outputs == [] and cell.execution_count is None, cell.id
-
-
-@pytest.mark.parametrize("name", NOTEBOOKS)
-def test_committed_notebook_has_the_house_shape(name):
-    nb = read(name)
-    code = [c for c in nb.cells if c.cell_type == "code"]
-    title = nb.cells[0].source
-    assert title.startswith("# ") and "**Question:**" in title
-    assert f"papermill notebooks/{name}.ipynb" in title
-    imports = ast.parse(code[0].source).body
-    assert all(isinstance(n, ast.Import | ast.ImportFrom) for n in imports)
-    assert "enable_offline_renderer()" in code[1].source
-    assert code[2] is parameters_cell(nb)
-    for node in ast.parse(code[2].source).body:
-        assert isinstance(node, ast.AnnAssign) and node.target.id.isupper()
-        ast.literal_eval(node.value)  # literals only
-    for line in code[2].source.splitlines():
-        assert "  # " in line, f"parameter without a comment: {line}"
-    for cell in code:
-        tree = ast.parse(cell.source)
-        assert not [n for n in ast.walk(tree) if isinstance(
-            n, ast.FunctionDef | ast.ClassDef | ast.Lambda)], cell.id
-    assert code[-1].id == "export"
-    headings = [c.source.split("\n")[0] for c in nb.cells[1:] if c.cell_type == "markdown"]
-    numbered = [h for h in headings if re.match(r"## \d+\. ", h)]
-    assert [int(h.split()[1].rstrip(".")) for h in numbered] == list(range(1, len(numbered) + 1))
-
-
-@pytest.mark.parametrize("name", NOTEBOOKS)
-def test_help_notebook_lists_every_parameter_with_type_and_comment(name):
-    result = CliRunner().invoke(papermill_cli, ["--help-notebook", str(NB_DIR / f"{name}.ipynb")])
-    assert result.exit_code == 0, result.output
-    shown = " ".join(result.output.split())
-    for line in parameters_cell(read(name)).source.splitlines():
-        declaration, comment = line.split("  # ", 1)
-        target, annotation = declaration.split("=")[0].split(":")
-        assert f"{target.strip()}: {annotation.strip()} (default" in shown, target
-        assert " ".join(comment.split()) in shown, target
-    assert set(defaults(name)) >= {"CORPUS", "QUERIES", "OUT_DIR"}
 
 
 # --- parameters ----------------------------------------------------------------------------
@@ -238,7 +186,7 @@ def test_exported_html_needs_no_network(report):
 def test_profile_numbers_equal_the_library(report):
     written = json.loads((report.out_dir / "corpus_profile" / "corpus_profile.json").read_text())
     corpus = load_corpus(MINI)
-    assert written == json.loads(json.dumps(pr.key_numbers(corpus, pr.sections_table(corpus))))
+    assert written == json.loads(json.dumps(pr.profile_numbers(corpus, pr.sections_table(corpus))))
 
 
 @pytest.mark.slow
@@ -250,7 +198,7 @@ def test_panorama_numbers_equal_the_library(report):
     size = defaults("02_splitter_panorama")["SIZE"]
     table = pa.panorama(doc, size, queries=load_queries(MINI_QUERIES, corpus))
     assert written["doc"] == doc.id and written["size"] == size
-    assert written["strategies"] == json.loads(json.dumps(pa.key_numbers(table)))
+    assert written["strategies"] == json.loads(json.dumps(pa.panorama_numbers(table)))
 
 
 @pytest.mark.slow
@@ -274,7 +222,7 @@ def test_sweep_files_equal_a_direct_run(report):
 @pytest.mark.slow
 def test_chosen_config_equals_choose_called_directly(report):
     values = defaults("06_choose_and_export")
-    rule = ch.make_rule(primary_metric="answer_hit@5", retriever="bm25",
+    rule = cx.make_rule(primary_metric="answer_hit@5", retriever="bm25",
                         constraints=values["CONSTRAINTS"], tie_break=values["TIE_BREAK"])
     choice = ch.choose(report.out_dir, rule)
     data = yaml.safe_load((report.out_dir / "chosen_config.yaml").read_text())

@@ -31,7 +31,7 @@ def test_public_api_is_pinned():
     assert set(chunklab.__all__) == {
         "Block", "Breadcrumbs", "Chunk", "ChunkerConfig", "ChunklabError", "ConfigError",
         "Corpus", "CorpusError", "Document", "MissingExtraError", "QueryValidationError",
-        "UnknownRetrieverError", "UnknownStrategyError", "breadcrumb_at", "build_chunker",
+        "UnknownRetrieverError", "UnknownStrategyError", "breadcrumb_at",
         "chunk_corpus", "chunk_document", "dominant_level", "get_strategy", "load_config",
         "load_corpus", "make_config", "make_document", "parse_blocks", "save_config",
         "strategy_names", "ComparisonError", "GoldValidationError", "MetricError", "Query",

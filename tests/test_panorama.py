@@ -9,10 +9,11 @@ import pandas as pd
 import pytest
 
 from chunklab import ConfigError, load_corpus, make_config, make_document
-from chunklab import panorama as pa
-from chunklab.invariants import split_blocks
-from chunklab.queries import load_queries
-from chunklab.strategies import REGISTRY, chunk_document
+from chunklab.chunking.build import chunk_document
+from chunklab.chunking.registry import REGISTRY
+from chunklab.evaluation.invariants import split_blocks
+from chunklab.evaluation.queries import load_queries
+from chunklab.notebooks import splitter_panorama as pa
 from conftest import FIXTURES
 
 MINI = FIXTURES / "mini_corpus"
@@ -118,13 +119,16 @@ def test_answers_whole_counts_the_page_answers_one_chunk_holds(corpus):
     ("api.md", "200", "chars", r"^SIZE: expected an integer"),
     ("api.md", 200, "lines", r"^UNIT: expected one of chars, words, tokens"),
 ])
-def test_bad_parameters_name_themselves(corpus, doc, size, unit, message):
+def test_bad_parameters_name_themselves(doc, size, unit, message, tmp_path):
     with pytest.raises(ConfigError, match=message):
-        pa.check_params(corpus, doc, size, unit)
+        pa.validate(CORPUS=str(MINI), QUERIES="", DOC=doc, SIZE=size, UNIT=unit,
+                    OUT_DIR=str(tmp_path))
 
 
-def test_an_empty_doc_picks_the_page_with_most_fences_and_tables(corpus):
-    assert pa.check_params(corpus, "", 200).id == "guide.md"
+def test_an_empty_doc_picks_the_page_with_most_fences_and_tables(tmp_path):
+    setup = pa.validate(CORPUS=str(MINI), QUERIES="", DOC="", SIZE=200, UNIT="chars",
+                        OUT_DIR=str(tmp_path))
+    assert setup.doc.id == "guide.md"
 
 
 def test_export_writes_the_table_and_json_numbers(corpus, table, tmp_path):

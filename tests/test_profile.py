@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from chunklab import load_corpus, make_document
-from chunklab import profile as pr
-from chunklab.queries import load_queries
+from chunklab.chunking import sizes
+from chunklab.evaluation.queries import load_queries
+from chunklab.notebooks import corpus_profile as pr
 from conftest import FIXTURES
 
 MINI = FIXTURES / "mini_corpus"
@@ -81,8 +82,8 @@ def test_length_stats_read_the_median_and_p97(sections):
 
 
 def test_tokens_fall_back_to_a_labelled_estimate(monkeypatch):
-    monkeypatch.setattr(pr, "tokens_available", lambda: False)
-    counts, method = pr.token_counts(["one two three", "four"])
+    monkeypatch.setattr(sizes, "tokens_available", lambda: False)
+    counts, method = sizes.token_counts(["one two three", "four"])
     assert method == "estimate"
     assert counts == [pytest.approx(3 * 1.3), pytest.approx(1.3)]
 
@@ -96,7 +97,7 @@ def test_block_totals_and_query_mix(corpus):
 
 
 def test_key_numbers_and_export(corpus, sections, tmp_path):
-    numbers = pr.key_numbers(corpus, sections)
+    numbers = pr.profile_numbers(corpus, sections)
     assert numbers["documents"] == 5 and numbers["skipped"] == 1
     assert numbers["fences"] == 2 and numbers["tables"] == 1
     assert numbers["sections"] == len(sections)

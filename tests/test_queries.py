@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from chunklab.corpus import make_document
+from chunklab.document.corpus import make_document
 from chunklab.errors import ChunklabError, QueryValidationError
-from chunklab.queries import (
+from chunklab.evaluation.queries import (
     Query,
     heading_symbols,
     heading_text,
@@ -324,7 +324,7 @@ def test_mining_the_sample_corpus_gives_valid_unique_queries():
     root = Path(__file__).resolve().parents[1] / "data" / "sample"
     if not root.is_dir():
         pytest.skip("data/sample is not present")
-    from chunklab.corpus import load_corpus
+    from chunklab.document.corpus import load_corpus
 
     corpus = load_corpus(root)
     queries = mine_queries(corpus)

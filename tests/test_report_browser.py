@@ -7,7 +7,7 @@ import re
 import pytest
 
 from browser import chromium, count_near, needs_chromium, screenshot
-from chunklab.report import build_report
+from chunklab.notebooks.report import build_report
 from conftest import FIXTURES
 
 pytestmark = [*needs_chromium, pytest.mark.slow]

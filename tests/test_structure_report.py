@@ -9,16 +9,25 @@ import pandas as pd
 import pytest
 
 from chunklab import ConfigError, load_corpus
-from chunklab.profile import length_stats, sections_table
-from chunklab.queries import Query
-from chunklab.structure import load_gold, route, score_table, stratified_sample
-from chunklab.structure_report import (
+from chunklab.chunking.strategies.routed import route
+from chunklab.evaluation.queries import Query
+from chunklab.evaluation.structure import load_gold, score_table, stratified_sample
+from chunklab.notebooks.corpus_profile import length_stats, sections_table
+from chunklab.notebooks.routed_retrieval import (
+    COMPARED,
+    chart_frame,
+    query_routes,
+    retrieval_splits,
+    run_retrieval,
+    split_chart,
+    split_table,
+)
+from chunklab.notebooks.structure_signal import (
     DRAFT_FILE,
     ERROR_COLUMNS,
     NOT_SCORED,
     PROVENANCE_COLUMNS,
     SCORE_COLUMNS,
-    check_params,
     describe,
     emphasise_pages,
     error_table,
@@ -28,39 +37,31 @@ from chunklab.structure_report import (
     heading_errors,
     heading_provenance,
     heading_scores,
-    key_numbers,
     pages_line,
     primary_metric,
     provenance_table,
     sample_table,
     scored,
     scores_line,
+    signal_numbers,
     source_table,
     tail_line,
     tail_sections,
     tail_stats,
-)
-from chunklab.structure_retrieval import (
-    COMPARED,
-    chart_frame,
-    query_routes,
-    retrieval_splits,
-    run_retrieval,
-    split_chart,
-    split_table,
+    validate,
 )
 from conftest import FIXTURES
 
 STRUCTURE = FIXTURES / "structure"
 GOLD = STRUCTURE / "gold.yaml"
 QUERIES = FIXTURES / "structure_queries.jsonl"
-GOOD = {"corpus": str(STRUCTURE), "queries": str(QUERIES), "gold": str(GOLD), "quota": 5,
-        "seed": 0, "infer_headings": False, "size": 300, "retriever": "bm25", "out_dir": ""}
+GOOD = {"CORPUS": str(STRUCTURE), "QUERIES": str(QUERIES), "GOLD": str(GOLD), "QUOTA": 5,
+        "SEED": 0, "INFER_HEADINGS": False, "SIZE": 300, "RETRIEVER": "bm25", "OUT_DIR": ""}
 
 
 @pytest.fixture(scope="module")
 def setup():
-    return check_params(**GOOD)
+    return validate(**GOOD)
 
 
 @pytest.fixture(scope="module")
@@ -77,21 +78,21 @@ def splits(result):
 
 
 @pytest.mark.parametrize(("name", "value", "message"), [
-    ("quota", 0, "QUOTA: expected an integer >= 1; got 0"),
-    ("quota", True, "QUOTA: expected an integer >= 1; got True"),
-    ("seed", -1, "SEED: expected an integer >= 0; got -1"),
-    ("infer_headings", "yes", "INFER_HEADINGS: expected True or False; got 'yes'"),
-    ("infer_headings", 1, "INFER_HEADINGS: expected True or False; got 1"),
-    ("size", 0, "SIZE: expected an integer >= 1; got 0"),
-    ("retriever", "tfidf", "RETRIEVER: expected one of"),
-    ("corpus", "no/such/folder", "CORPUS: no folder 'no/such/folder'"),
-    ("queries", "no/such.jsonl", "QUERIES: no file 'no/such.jsonl'"),
-    ("gold", "no/such.yaml", "GOLD: no file 'no/such.yaml'"),
-    ("gold", str(STRUCTURE / "bad_gold.yaml"), "GOLD: "),
+    ("QUOTA", 0, "QUOTA: expected an integer >= 1; got 0"),
+    ("QUOTA", True, "QUOTA: expected an integer >= 1; got True"),
+    ("SEED", -1, "SEED: expected an integer >= 0; got -1"),
+    ("INFER_HEADINGS", "yes", "INFER_HEADINGS: expected True or False; got 'yes'"),
+    ("INFER_HEADINGS", 1, "INFER_HEADINGS: expected True or False; got 1"),
+    ("SIZE", 0, "SIZE: expected an integer >= 1; got 0"),
+    ("RETRIEVER", "tfidf", "RETRIEVER: expected one of"),
+    ("CORPUS", "no/such/folder", "CORPUS: no folder 'no/such/folder'"),
+    ("QUERIES", "no/such.jsonl", "QUERIES: no file 'no/such.jsonl'"),
+    ("GOLD", "no/such.yaml", "GOLD: no file 'no/such.yaml'"),
+    ("GOLD", str(STRUCTURE / "bad_gold.yaml"), "GOLD: "),
 ])
 def test_a_bad_parameter_is_named(name, value, message):
     with pytest.raises(ConfigError, match="^" + message.replace("(", r"\(").replace(")", r"\)")):
-        check_params(**{**GOOD, name: value})
+        validate(**{**GOOD, name: value})
 
 
 def test_gold_must_mark_every_sampled_document(tmp_path):
@@ -99,7 +100,7 @@ def test_gold_must_mark_every_sampled_document(tmp_path):
     partial.write_text("memo.md: []\n", encoding="utf-8")
     with pytest.raises(ConfigError, match=r"^GOLD: no headings marked for 3 sampled document\(s\)"
                                           r" of CORPUS: handbook.md, pump-guide.txt, release.md"):
-        check_params(**{**GOOD, "gold": str(partial)})
+        validate(**{**GOOD, "GOLD": str(partial)})
 
 
 def test_parameters_load_what_they_name(setup, tmp_path):
@@ -109,14 +110,14 @@ def test_parameters_load_what_they_name(setup, tmp_path):
     assert [d.id for d in setup.sample] == [d.id for d in stratified_sample(setup.corpus, 5)]
     assert setup.sweep.strategies == COMPARED and setup.sweep.sizes == (300,)
     assert setup.out_dir is None and setup.parameters["QUOTA"] == 5
-    inferred = check_params(**{**GOOD, "infer_headings": True, "out_dir": str(tmp_path)})
+    inferred = validate(**{**GOOD, "INFER_HEADINGS": True, "OUT_DIR": str(tmp_path)})
     assert inferred.corpus.get("handbook.md").structure_source == "mixed"
     assert inferred.sweep.options == {"infer_headings": True}
     assert inferred.out_dir == tmp_path
 
 
 def test_mined_queries_are_scored_on_hit():
-    mined = check_params(**{**GOOD, "queries": ""})
+    mined = validate(**{**GOOD, "QUERIES": ""})
     assert mined.queries == [] and mined.sweep.queries == "" and mined.metric == "hit@5"
 
 
@@ -292,7 +293,7 @@ def test_export_writes_nothing_without_a_folder(setup, splits):
     assert export(None, setup, scores, errors, splits, tail) == []
 
 
-def test_export_writes_the_tables_and_key_numbers(setup, splits, tmp_path):
+def test_export_writes_the_tables_and_signal_numbers(setup, splits, tmp_path):
     scores = source_table(setup.sample, setup.gold)
     errors = error_table(setup.sample, setup.gold)
     tail = tail_stats(tail_sections(setup.corpus), size=300)
@@ -301,7 +302,7 @@ def test_export_writes_the_tables_and_key_numbers(setup, splits, tmp_path):
                                          "retrieval_splits.csv", "structure_signal.json"]
     assert all(p.parent == tmp_path / "structure_signal" for p in written)
     numbers = json.loads(written[-1].read_text())
-    assert numbers == json.loads(json.dumps(key_numbers(setup, scores, errors, splits, tail)))
+    assert numbers == json.loads(json.dumps(signal_numbers(setup, scores, errors, splits, tail)))
     assert numbers["heading_scores"]["none"]["precision"] is None
     assert numbers["errors"] == {"documents": 2, "false_boundaries": 2, "missed_headings": 4}
     assert numbers["retrieval"]["configs"]["rct"]["route"]["rct"]["n"] == 4
@@ -313,7 +314,7 @@ def test_export_writes_the_tables_and_key_numbers(setup, splits, tmp_path):
 
 
 def test_without_gold_nothing_is_scored_and_the_note_says_how_to_mark(splits, tmp_path):
-    bare = check_params(**{**GOOD, "gold": "", "out_dir": str(tmp_path)})
+    bare = validate(**{**GOOD, "GOLD": "", "OUT_DIR": str(tmp_path)})
     assert not bare.scored and bare.gold == {} and bare.gold_file is None
     assert [d.id for d in bare.sample] == [d.id for d in stratified_sample(bare.corpus, 5)]
     assert "no gold file (GOLD is empty): heading detection is not scored" in describe(bare)

@@ -8,10 +8,10 @@ import pandas as pd
 import pytest
 
 from chunklab import ConfigError, UnknownRetrieverError, UnknownStrategyError, load_corpus
+from chunklab.chunking.build import chunk_document
 from chunklab.cli import main
-from chunklab.queries import load_queries
-from chunklab.strategies import chunk_document
-from chunklab.sweep import SweepParams, run_sweep
+from chunklab.evaluation.queries import load_queries
+from chunklab.evaluation.sweep import SweepParams, run_sweep
 from conftest import SAMPLE
 
 QUERIES = str(SAMPLE / "queries.jsonl")

@@ -8,9 +8,9 @@ from html.parser import HTMLParser
 import pytest
 
 from chunklab import load_corpus, make_config, save_config
+from chunklab.chunking.build import chunk_document
 from chunklab.errors import ChunklabError, ConfigError, CorpusError
-from chunklab.invariants import lost_chars, split_blocks
-from chunklab.strategies import chunk_document
+from chunklab.evaluation.invariants import lost_chars, split_blocks
 from chunklab.viz import BoundaryView, SideBySide, render_view
 from chunklab.viz.boundaries import page
 from conftest import FIXTURES, fixture_doc

@@ -8,8 +8,8 @@ import pytest
 
 from browser import chromium, colours, needs_chromium, rgb, screenshot
 from chunklab import make_config
-from chunklab.io import write_text_atomic
-from chunklab.strategies import chunk_document
+from chunklab.chunking.build import chunk_document
+from chunklab.util.atomic import write_text_atomic
 from chunklab.viz import BoundaryView, SideBySide
 from chunklab.viz.boundaries import PALETTE, page
 from conftest import fixture_doc

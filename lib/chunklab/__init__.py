@@ -1,29 +1,34 @@
-"""chunklab: compare ways of splitting Markdown for retrieval, with exact provenance."""
+"""chunklab: compare ways of splitting Markdown for retrieval, with exact provenance.
 
-from .blocks import Block, parse_blocks
-from .chunk import Chunk
-from .config import ChunkerConfig, build_chunker, load_config, make_config, save_config
-from .corpus import Corpus, Document, load_corpus, make_document
-from .errors import (
-    ChunklabError,
-    ComparisonError,
-    ConfigError,
-    CorpusError,
-    GoldValidationError,
-    MetricError,
-    MissingExtraError,
-    QueryValidationError,
-    RetrieverError,
-    UnknownRetrieverError,
-    UnknownStrategyError,
-)
-from .queries import Query, load_queries, mine_queries, save_queries
-from .retrieve import make_retriever, retriever_names
-from .sections import Breadcrumbs, breadcrumb_at, dominant_level
-from .strategies import chunk_document, get_strategy, strategy_names
-from .sweep import SweepParams, SweepResult, run_sweep
+The public API below is loaded lazily: ``import chunklab`` imports nothing heavy, and each
+name is imported from its stage the first time it is used.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+_HOMES = {
+    "chunklab.errors": (
+        "ChunklabError", "ComparisonError", "ConfigError", "CorpusError", "GoldValidationError",
+        "MetricError", "MissingExtraError", "QueryValidationError", "RetrieverError",
+        "UnknownRetrieverError", "UnknownStrategyError",
+    ),
+    "chunklab.document.blocks": ("Block", "parse_blocks"),
+    "chunklab.document.corpus": ("Corpus", "Document", "load_corpus", "make_document"),
+    "chunklab.document.sections": ("Breadcrumbs", "breadcrumb_at", "dominant_level"),
+    "chunklab.chunking.records": ("Chunk",),
+    "chunklab.chunking.config": ("ChunkerConfig", "load_config", "make_config", "save_config"),
+    "chunklab.chunking.registry": ("get_strategy", "strategy_names"),
+    "chunklab.chunking.build": ("chunk_corpus", "chunk_document"),
+    "chunklab.evaluation.queries": ("Query", "load_queries", "mine_queries", "save_queries"),
+    "chunklab.evaluation.retrieve": ("make_retriever", "retriever_names"),
+    "chunklab.evaluation.sweep": ("SweepParams", "SweepResult", "run_sweep"),
+}
+_WHERE = {name: module for module, names in _HOMES.items() for name in names}
 
 __all__ = [
     "Block",
@@ -47,7 +52,6 @@ __all__ = [
     "UnknownRetrieverError",
     "UnknownStrategyError",
     "breadcrumb_at",
-    "build_chunker",
     "chunk_corpus",
     "chunk_document",
     "dominant_level",
@@ -68,7 +72,40 @@ __all__ = [
 ]
 
 
-def chunk_corpus(corpus, config) -> list[Chunk]:
-    """Every chunk of every document of ``corpus`` under ``config``, in document order."""
-    chunker = build_chunker(config)
-    return [chunk for doc in corpus for chunk in chunker(doc)]
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'chunklab' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])
+
+
+if TYPE_CHECKING:
+    from .chunking.build import chunk_corpus, chunk_document
+    from .chunking.config import ChunkerConfig, load_config, make_config, save_config
+    from .chunking.records import Chunk
+    from .chunking.registry import get_strategy, strategy_names
+    from .document.blocks import Block, parse_blocks
+    from .document.corpus import Corpus, Document, load_corpus, make_document
+    from .document.sections import Breadcrumbs, breadcrumb_at, dominant_level
+    from .errors import (
+        ChunklabError,
+        ComparisonError,
+        ConfigError,
+        CorpusError,
+        GoldValidationError,
+        MetricError,
+        MissingExtraError,
+        QueryValidationError,
+        RetrieverError,
+        UnknownRetrieverError,
+        UnknownStrategyError,
+    )
+    from .evaluation.queries import Query, load_queries, mine_queries, save_queries
+    from .evaluation.retrieve import make_retriever, retriever_names
+    from .evaluation.sweep import SweepParams, SweepResult, run_sweep

@@ -7,10 +7,10 @@ import json
 import sys
 
 from . import chunk_corpus, load_config, load_corpus, make_config
-from .config import parse_value
-from .errors import ChunklabError, ConfigError
-from .io import write_text_atomic
-from .strategies import REGISTRY
+from .chunking.config import parse_value
+from .chunking.registry import REGISTRY
+from .errors import ChunklabError, ConfigError, validation_message
+from .util.atomic import write_text_atomic
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -134,7 +134,7 @@ def cmd_chunk(args) -> int:
 
 
 def cmd_summary(args) -> int:
-    from .summary import strategy_summary
+    from .evaluation.summary import strategy_summary
 
     corpus = load_corpus(args.corpus)
     table = strategy_summary(corpus, size=args.size, unit=args.unit)
@@ -144,7 +144,7 @@ def cmd_summary(args) -> int:
 
 
 def cmd_queries(args) -> int:
-    from .queries import mine_queries, save_queries
+    from .evaluation.queries import mine_queries, save_queries
 
     corpus = load_corpus(args.corpus)
     queries = mine_queries(corpus)
@@ -157,7 +157,7 @@ def cmd_queries(args) -> int:
 
 
 def cmd_sweep(args) -> int:
-    from .sweep import SweepParams, headline, run_sweep
+    from .evaluation.sweep import SweepParams, headline, run_sweep
 
     params = make_sweep_params(SweepParams, corpus=args.corpus, queries=args.queries or "",
                                strategies=tuple(_split(args.strategies)),
@@ -181,7 +181,7 @@ def _sizes(text: str) -> list[int]:
 
 
 def cmd_report(args) -> int:
-    from .report import build_report, default_queries, default_run_name
+    from .notebooks.report import build_report, default_queries, default_run_name
 
     queries = default_queries(args.corpus) if args.queries is None else args.queries
     report = build_report(args.out or f"results/{default_run_name()}", corpus=args.corpus,
@@ -209,12 +209,10 @@ def make_sweep_params(model, **values):
     """Validate sweep parameters; a bad one raises ConfigError naming it."""
     from pydantic import ValidationError
 
-    from .config import _describe
-
     try:
         return model(**values)
     except ValidationError as err:
-        raise ConfigError(_describe(err).replace("chunker config", "sweep parameters")) from None
+        raise ConfigError(validation_message(err, subject="invalid sweep parameters")) from None
 
 
 HANDLERS = {"strategies": cmd_strategies, "chunk": cmd_chunk, "summary": cmd_summary,
@@ -226,6 +224,6 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         return HANDLERS[args.command](args)
-    except (ChunklabError, FileNotFoundError) as err:
+    except ChunklabError as err:
         print(f"chunklab: error: {err}", file=sys.stderr)
         return 2

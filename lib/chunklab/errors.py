@@ -44,6 +44,18 @@ class CorpusError(ChunklabError):
     """A corpus folder that cannot be read at all (a single bad file is only reported)."""
 
 
+class DocumentNotFoundError(CorpusError, KeyError):
+    """A document id that is not in the corpus; the message suggests the nearest ids."""
+
+    def __init__(self, doc_id: str, root: str, near: list[str] | tuple[str, ...] = ()):
+        self.doc_id = doc_id
+        hint = f"; did you mean {', '.join(map(repr, near))}?" if near else ""
+        super().__init__(f"no document {doc_id!r} in corpus {root!r}{hint}")
+
+    def __str__(self) -> str:  # KeyError would quote the message otherwise
+        return self.args[0]
+
+
 class FileValidationError(ChunklabError, ValueError):
     """A file with one or more bad items; the message lists every one of them."""
 
@@ -88,3 +100,45 @@ class GoldValidationError(FileValidationError):
     """A heading gold file with one or more bad entries; the message lists every one of them."""
 
     items = "entry(ies)"
+
+
+class ChoiceError(ChunklabError, ValueError):
+    """A choice rule no config satisfies, or a run folder that cannot be read."""
+
+
+class RuleError(ChunklabError, ValueError):
+    """A choice rule naming what the run does not hold (a metric, a retriever, a measure)."""
+
+    def __init__(self, field: str, problem: str):
+        self.field = field
+        self.problem = problem
+        super().__init__(f"{field}: {problem}")
+
+
+class ChartError(ChunklabError, ValueError):
+    """A chart asked of a table that lacks what it draws (a metric, a column)."""
+
+
+class NotebookNotFoundError(ChunklabError, FileNotFoundError):
+    """A report notebook that is not where the package keeps its notebooks."""
+
+
+def validation_message(err, *, subject: str, upper: bool = False, reraise: bool = True) -> str:
+    """One line for a pydantic ``ValidationError``: ``subject: field: problem (got value)``
+    for every problem; field names upper-cased for notebook parameters (``upper``).
+
+    With ``reraise``, a chunklab error raised inside a validator (an unknown strategy name)
+    is raised as it is: its own message already lists the valid names.
+    """
+    problems = []
+    for item in err.errors():
+        cause = (item.get("ctx") or {}).get("error")
+        if reraise and isinstance(cause, UnknownNameError):
+            raise cause
+        field = ".".join(str(p) for p in item["loc"])
+        field = field.upper() if upper else field
+        message = str(cause) if isinstance(cause, ChunklabError) else item["msg"]
+        message = message.removeprefix("Value error, ")
+        got = f" (got {item['input']!r})" if field else ""
+        problems.append(f"{field or 'config'}: {message}{got}")
+    return f"{subject}: " + "; ".join(problems) if subject else "; ".join(problems)

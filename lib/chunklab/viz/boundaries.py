@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-import difflib
 import html
 import os
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from ..config import load_config, make_config
-from ..corpus import load_corpus, make_document
-from ..errors import ConfigError, CorpusError
-from ..invariants import INTACT_KINDS, breadcrumb_is_true, lost_chars, split_blocks
-from ..io import write_text_atomic
-from ..sections import Breadcrumbs
-from ..sizes import measure
-from ..strategies import chunk_document
+from ..chunking.build import chunk_document
+from ..chunking.config import load_config, make_config
+from ..chunking.sizes import measure
+from ..document.corpus import Corpus, Document, load_corpus, make_document
+from ..document.sections import Breadcrumbs
+from ..errors import ConfigError
+from ..evaluation.invariants import INTACT_KINDS, breadcrumb_is_true, lost_chars, split_blocks
+from ..util.atomic import write_text_atomic
 
 SEPARATOR = " > "
 PALETTE = ("#dbeafe", "#dcfce7", "#fef3c7", "#fce7f3", "#e0e7ff", "#ccfbf1", "#ffedd5", "#ede9fe")
@@ -350,14 +349,9 @@ def page(fragment: str, title: str, *, csp: bool = True) -> str:
     )
 
 
-def find_document(corpus, doc_id: str):
-    """The corpus document ``doc_id``; a CorpusError suggests the nearest id otherwise."""
-    docs = {d.id: d for d in corpus}
-    if doc_id in docs:
-        return docs[doc_id]
-    near = difflib.get_close_matches(doc_id, list(docs), n=3)
-    hint = f"; did you mean {', '.join(map(repr, near))}?" if near else ""
-    raise CorpusError(f"no document {doc_id!r} in corpus {corpus.root!r}{hint}")
+def find_document(corpus: Corpus, doc_id: str) -> Document:
+    """The corpus document ``doc_id``; DocumentNotFoundError suggests the nearest ids."""
+    return corpus.get(doc_id)
 
 
 def view_config(strategy=None, config_path=None, size=None, unit=None):

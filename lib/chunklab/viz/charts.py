@@ -8,7 +8,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from ..sizes import ENCODER_WINDOW
+from ..chunking.sizes import ENCODER_WINDOW, measure_all
+from ..errors import ChartError
 
 RENDERER = "chunklab_offline"
 SVG = "image/svg+xml"
@@ -117,7 +118,7 @@ def _pick(summary: pd.DataFrame, split: str, retriever: str | None,
     if metrics is not None:
         rows = rows[rows["metric"].isin(list(metrics))]
     if rows.empty:
-        raise ValueError(f"no summary rows for split={split!r}, retriever={retriever!r}, "
+        raise ChartError(f"no summary rows for split={split!r}, retriever={retriever!r}, "
                          f"metrics={metrics!r}")
     return _labels(rows)
 
@@ -257,7 +258,7 @@ def significance_matrix(significance: pd.DataFrame, metric: str, labels: pd.Data
     if retriever is not None:
         rows = rows[rows["retriever"] == retriever]
     if rows.empty:
-        raise ValueError(f"no significance rows for metric {metric!r}, retriever {retriever!r}")
+        raise ChartError(f"no significance rows for metric {metric!r}, retriever {retriever!r}")
     names = dict(zip(labels["config_id"], config_label(labels), strict=True))
     cells = _mirrored(rows).assign(row=lambda f: f["config_a"].map(names),
                                    column=lambda f: f["config_b"].map(names))
@@ -308,13 +309,7 @@ def size_distribution(chunks: pd.DataFrame, *, unit: str = "chars") -> alt.Chart
 
 
 def _lengths(chunks: pd.DataFrame, unit: str) -> pd.Series:
-    if unit == "chars":
-        return chunks["text"].str.len()
-    if unit == "words":
-        return chunks["text"].str.split().str.len()
-    from ..sizes import count_tokens
-
-    return pd.Series(count_tokens(chunks["text"].tolist()), index=chunks.index)
+    return pd.Series(measure_all(chunks["text"].tolist(), unit), index=chunks.index)
 
 
 # --- corpus profile charts ----------------------------------------------------------------

@@ -1,31 +1,18 @@
-"""The chunk explorer (ipywidgets over boundary views) and the helpers notebook 04 calls."""
+"""The chunk explorer: ipywidgets over boundary views, with a query's hits across the corpus."""
 
 from __future__ import annotations
 
-import os
-import re
 import time
 from collections import OrderedDict
 from contextlib import contextmanager
-from dataclasses import dataclass
-from pathlib import Path
 
-from ..config import make_config
+from ..chunking.build import chunk_document
+from ..chunking.config import make_config
+from ..chunking.registry import REGISTRY, check_strategy
+from ..chunking.sizes import UNITS, tokens_available
 from ..errors import ChunklabError, ConfigError
-from ..panorama import block_weight
-from ..params import check_int, check_list, corpus_param, queries_param, resolve_output
-from ..sections import Breadcrumbs
-from ..sizes import UNITS, tokens_available
-from ..strategies import REGISTRY, check_strategy, chunk_document
-from .boundaries import (
-    LEGEND,
-    STYLE,
-    BoundaryView,
-    SideBySide,
-    crumb_text,
-    esc,
-    find_document,
-)
+from ..evaluation.retrieve import make_retriever
+from .boundaries import LEGEND, STYLE, BoundaryView, crumb_text, esc, find_document
 
 MAX_INDEXES = 8
 """Retriever indexes kept in memory (one per config seen, oldest dropped first)."""
@@ -70,8 +57,6 @@ class ChunkCache:
         """(retriever, {chunk id: chunk}) over every corpus chunk under ``config``."""
         key = config.config_id
         if key not in self._indexes:
-            from ..retrieve import make_retriever
-
             chunks = [c for doc in self.corpus for c in self.chunks(doc, config)]
             retriever = make_retriever(self.retriever)
             retriever.index(chunks)
@@ -218,110 +203,3 @@ class Explorer:
 
     def _repr_html_(self) -> str:
         return self.render()
-
-
-def heading_depth(doc) -> int:
-    """The deepest heading path of ``doc`` (skipped levels do not count; 0 with no heading)."""
-    return max(map(len, Breadcrumbs(doc.blocks).paths))
-
-
-def representative_documents(corpus) -> list[str]:
-    """Up to three document ids worth a static view, each pick skipping the ones already
-    made: the page with the most fences and tables (``panorama.block_weight``), the longest,
-    and the one with the deepest heading nesting (none when no document has a heading).
-    Ties go to the first id, so the picks are the same on every run."""
-    picks: list[str] = []
-    for key, wanted in ((block_weight, lambda d: True),
-                        (lambda d: (-len(d.text), d.id), lambda d: True),
-                        (lambda d: (-heading_depth(d), d.id), lambda d: heading_depth(d) > 0)):
-        left = [d for d in corpus if d.id not in picks and wanted(d)]
-        if left:
-            picks.append(min(left, key=key).id)
-    return picks
-
-
-@dataclass(frozen=True, slots=True)
-class NotebookSetup:
-    """Notebook 04's parameters, validated into the objects its cells use."""
-
-    corpus: object
-    queries: list
-    config: object
-    vs_config: object
-    """None when no comparison strategy is given."""
-    docs: list[str]
-    out_dir: Path | None
-    picked: bool = False
-    """True when ``docs`` were chosen by ``representative_documents`` (PRESET_DOCS empty)."""
-
-    @property
-    def first_doc(self) -> str:
-        return self.docs[0] if self.docs else self.corpus.documents[0].id
-
-    def describe(self) -> str:
-        vs = self.vs_config.strategy if self.vs_config else "none"
-        how = " (PRESET_DOCS is empty: picked as the page with most fences and tables, the " \
-              "longest, the deepest heading nesting)" if self.picked else ""
-        return (f"{len(self.corpus)} documents from {self.corpus.root}, {len(self.queries)} "
-                f"queries, {self.config.strategy} at {self.config.size} {self.config.unit} "
-                f"vs {vs}; preset documents: {', '.join(self.docs) or 'none'}{how}")
-
-
-def _parameter(name: str, build):
-    """``build()``; a failure raises ConfigError starting ``parameter NAME:``."""
-    try:
-        return build()
-    except (ChunklabError, ValueError, TypeError, KeyError) as err:
-        raise ConfigError(f"parameter {name}: {str(err).removeprefix(f'{name}: ')}") from None
-
-
-def validate_parameters(*, corpus: str, queries: str, strategy: str, size: int,
-                        vs_strategy: str, preset_docs: list, out_dir: str) -> NotebookSetup:
-    """Check every parameter of notebook 04; a ConfigError names the first bad one.
-
-    Paths are resolved as ``params.resolve_path`` does (as given, else under the repo root);
-    an empty PRESET_DOCS picks ``representative_documents``."""
-    _parameter("STRATEGY", lambda: check_strategy(strategy))
-    _parameter("SIZE", lambda: check_int(size, name="SIZE"))
-    config = _parameter("SIZE", lambda: make_config(strategy=strategy, size=size))
-    vs_config = None
-    if vs_strategy:
-        _parameter("VS_STRATEGY", lambda: check_strategy(vs_strategy))
-        vs_config = config.replace(strategy=vs_strategy)
-    loaded = _parameter("CORPUS", lambda: corpus_param(corpus))
-    if not len(loaded):
-        raise ConfigError(f"parameter CORPUS: no .md/.markdown/.txt file under {corpus!r}")
-    found = _parameter("QUERIES", lambda: queries_param(queries, loaded))
-    wanted = _parameter("PRESET_DOCS", lambda: check_list(preset_docs, name="PRESET_DOCS",
-                                                          allow_empty=True))
-    docs = [_parameter("PRESET_DOCS", lambda d=d: find_document(loaded, d).id) for d in wanted]
-    target = _parameter("OUT_DIR", lambda: resolve_output(out_dir, name="OUT_DIR")) \
-        if out_dir else None
-    if not docs:
-        return NotebookSetup(loaded, found, config, vs_config,
-                             representative_documents(loaded), target, picked=True)
-    return NotebookSetup(loaded, found, config, vs_config, docs, target)
-
-
-def slug(doc_id: str) -> str:
-    """A file-name-safe form of a document id."""
-    return re.sub(r"[^A-Za-z0-9._-]", "_", doc_id.replace("/", "__"))
-
-
-def static_views(setup: NotebookSetup) -> dict[str, BoundaryView | SideBySide]:
-    """For each preset document: its boundary view, and a side-by-side when comparing."""
-    views: dict[str, BoundaryView | SideBySide] = {}
-    for doc_id in setup.docs:
-        doc = find_document(setup.corpus, doc_id)
-        chunks = chunk_document(doc, setup.config)
-        views[f"{slug(doc_id)}.{setup.config.strategy}"] = BoundaryView(doc, chunks, setup.config)
-        if setup.vs_config is not None:
-            other = chunk_document(doc, setup.vs_config)
-            name = f"{slug(doc_id)}.{setup.config.strategy}_vs_{setup.vs_config.strategy}"
-            views[name] = SideBySide(doc, chunks, setup.config, other, setup.vs_config)
-    return views
-
-
-def save_views(views: dict, out_dir: str | os.PathLike) -> list[Path]:
-    """Write each view as ``<name>.html`` under ``out_dir``; returns the paths written."""
-    return [view.save(Path(out_dir) / f"{name}.html") for name, view in views.items()]

@@ -1,0 +1,136 @@
+"""Chunks from a strategy's pieces: labels, renderings and stable ids; one way to chunk."""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+from collections.abc import Iterable
+
+from ..document.blocks import Block
+from ..document.corpus import Document
+from ..document.sections import Breadcrumbs
+from .config import ChunkerConfig
+from .records import Chunk, Piece
+from .registry import get_strategy
+
+
+def chunk_document(doc: Document, config: ChunkerConfig) -> list[Chunk]:
+    """The chunks of one document under ``config``: the one way to chunk."""
+    return get_strategy(config.strategy)(doc, config)
+
+
+def chunk_corpus(corpus: Iterable[Document], config: ChunkerConfig) -> list[Chunk]:
+    """Every chunk of every document of ``corpus`` under ``config``, in document order."""
+    return [chunk for doc in corpus for chunk in chunk_document(doc, config)]
+
+
+def normalise(text: str) -> str:
+    """Casefolded words without backticks: how a heading is compared with the title."""
+    return " ".join(text.casefold().replace("`", "").split())
+
+
+def dedup_title(
+    path: tuple[str, ...], provenance: tuple[str, ...], title: str
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Drop a first heading that only repeats the document title."""
+    if path and normalise(path[0]) == normalise(title):
+        return path[1:], provenance[1:]
+    return path, provenance
+
+
+def block_kind(blocks: list[Block]) -> str:
+    """What a chunk holding ``blocks`` is: prose, code, table, mixed, heading or front_matter."""
+    kinds = {b.kind for b in blocks}
+    body = kinds - {"heading"}
+    if not body:
+        return "heading" if kinds else "prose"
+    if body == {"front_matter"}:
+        return "front_matter"
+    if "table" in body:
+        return "table"
+    code = body & {"fence", "code"}
+    if code:
+        return "code" if body == code else "mixed"
+    return "prose"
+
+
+class ChunkBuilder:
+    """Turns a document's pieces into Chunk records for one config."""
+
+    def __init__(self, doc: Document, config: ChunkerConfig, *, prefix: bool, strategy: str):
+        self.doc = doc
+        self.config = config
+        self.prefix = prefix
+        self.strategy = strategy
+        self.blocks = doc.blocks
+        self.block_starts = [b.start for b in self.blocks]
+        self.crumbs = Breadcrumbs(self.blocks)
+        self.lines = doc.lines
+
+    def blocks_in(self, start: int, end: int) -> list[Block]:
+        lo = bisect.bisect_right(self.block_starts, start) - 1
+        hi = bisect.bisect_left(self.block_starts, end)
+        return [b for b in self.blocks[max(lo, 0) : hi] if b.end > start and b.start < end]
+
+    def content_offsets(self, start: int, end: int) -> tuple[int, ...]:
+        """Where the content (non-heading) blocks inside [start, end) begin."""
+        found = tuple(max(b.start, start) for b in self.blocks_in(start, end) if not b.is_heading)
+        return found or (start,)
+
+    def label(self, piece: Piece) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        if piece.breadcrumb is not None:
+            return dedup_title(piece.breadcrumb, (), self.doc.title)
+        anchors = piece.anchors or self.content_offsets(piece.start, piece.end)
+        path = self.crumbs.common(anchors)
+        provenance = self.crumbs.provenance_at(anchors[0])[: len(path)]
+        path, provenance = dedup_title(path, provenance, self.doc.title)
+        if not self.crumbs.has_headings and self.config.position_anchors:
+            first, last = self.lines.line_of(piece.start), self.lines.line_of(max(piece.end - 1, 0))
+            path = (f"lines {first}-{last}",)
+        if piece.part and self.config.number_parts:
+            path = (*path, f"part {piece.part[0]} of {piece.part[1]}")
+        return path, provenance
+
+    def render(self, text: str, path: tuple[str, ...]) -> tuple[str, str]:
+        if not self.prefix:
+            return text, text
+        full = " > ".join((self.doc.title, *path))
+        embed = f"{self.config.prefix_template.format(path=full)}\n\n{text}"
+        source = f"{self.doc.title} — {' > '.join(path)}" if path else self.doc.title
+        return embed, f"{source}\n\n{text}"
+
+    def build(self, pieces: list[Piece]) -> list[Chunk]:
+        chunks = []
+        config_id = self.config.config_id
+        for ordinal, piece in enumerate(pieces):
+            source = self.doc.text[piece.start : piece.end]
+            text = source if piece.text is None else piece.text
+            path, provenance = self.label(piece)
+            embed, context = self.render(text, path)
+            digest = hashlib.sha256(
+                f"{config_id}\0{self.doc.id}\0{piece.start}\0{piece.end}\0{text}".encode()
+            ).hexdigest()[:16]
+            chunks.append(
+                Chunk(
+                    id=digest,
+                    doc_id=self.doc.id,
+                    ordinal=ordinal,
+                    start=piece.start,
+                    end=piece.end,
+                    text=text,
+                    breadcrumb=path,
+                    part=f"{piece.part[0]} of {piece.part[1]}" if piece.part else "",
+                    kind=block_kind(self.blocks_in(piece.start, piece.end)),
+                    strategy=piece.strategy or self.strategy,
+                    config_id=config_id,
+                    structure_source=self.doc.structure_source,
+                    verbatim=text == source,
+                    start_line=self.lines.line_of(piece.start),
+                    end_line=self.lines.line_of(max(piece.end - 1, piece.start)),
+                    embed_text=embed,
+                    context_text=context,
+                    heading_provenance=provenance,
+                    title=self.doc.title,
+                )
+            )
+        return chunks

@@ -1,0 +1,118 @@
+"""ChunkerConfig: a strategy and its options, validated, hashed, saved to and loaded from YAML."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from ..errors import ConfigError, validation_message
+from ..util.atomic import write_text_atomic
+from .registry import check_strategy
+
+DEFAULT_PREFIX = "Context: {path}"
+
+
+class ChunkerConfig(BaseModel):
+    """Everything that decides a strategy's chunks; two equal configs give equal chunks."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    strategy: str = "ast_breadcrumb"
+    size: int = Field(1000, gt=0, description="target chunk size, in `unit`")
+    unit: Literal["chars", "words", "tokens"] = "chars"
+    overlap: int = Field(0, ge=0, description="carried-over size between consecutive chunks")
+    min_size: int = Field(0, ge=0, description="floor: tiny sibling sections merge up to it")
+    number_parts: bool = Field(False, description="append 'part i of n' to split sections")
+    prefix: bool | None = Field(None, description="breadcrumb prefix; None = strategy default")
+    prefix_template: str = DEFAULT_PREFIX
+    table_caption: bool = Field(True, description="a table keeps the paragraph introducing it")
+    caption_max_chars: int = Field(300, gt=0)
+    position_anchors: bool = Field(True, description="label chunks of heading-less documents")
+    infer_headings: bool = Field(False, description="run heading detectors on Markdown too")
+
+    @field_validator("strategy")
+    @classmethod
+    def _known_strategy(cls, name: str) -> str:
+        check_strategy(name)
+        return name
+
+    @field_validator("prefix_template")
+    @classmethod
+    def _template_has_path(cls, template: str) -> str:
+        if "{path}" not in template:
+            raise ValueError("must contain the placeholder {path}")
+        return template
+
+    @model_validator(mode="after")
+    def _sizes_consistent(self) -> ChunkerConfig:
+        if self.overlap >= self.size:
+            raise ValueError(f"overlap ({self.overlap}) must be smaller than size ({self.size})")
+        if self.min_size > self.size:
+            raise ValueError(f"min_size ({self.min_size}) must not exceed size ({self.size})")
+        return self
+
+    @property
+    def config_id(self) -> str:
+        """Short sha256 of the canonical JSON of every field: the same config, the same id."""
+        canonical = json.dumps(self.model_dump(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(canonical.encode()).hexdigest()[:12]
+
+    def options(self) -> dict[str, Any]:
+        """Fields other than strategy/size/unit that differ from their defaults."""
+        defaults = ChunkerConfig.model_fields
+        return {
+            name: value
+            for name, value in self.model_dump().items()
+            if name not in ("strategy", "size", "unit") and value != defaults[name].default
+        }
+
+    def replace(self, **changes: Any) -> ChunkerConfig:
+        return make_config({**self.model_dump(), **changes})
+
+
+def make_config(values: dict[str, Any] | None = None, **overrides: Any) -> ChunkerConfig:
+    """Validate values into a ChunkerConfig; a bad one raises ConfigError naming the field."""
+    data = {**(values or {}), **overrides}
+    try:
+        return ChunkerConfig(**data)
+    except ValidationError as err:
+        raise ConfigError(validation_message(err, subject="invalid chunker config")) from None
+
+
+def parse_value(text: str) -> Any:
+    """A --set VALUE from the command line: YAML scalars, so 200 is an int and true a bool."""
+    try:
+        value = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return text
+    return value if value is None or isinstance(value, (bool, int, float)) else text
+
+
+def save_config(config: ChunkerConfig, path: str | os.PathLike, **extra: Any) -> Path:
+    """Write ``chunker:`` (the config), its ``config_id`` and any extra sections, atomically."""
+    document = {"chunker": config.model_dump(), "config_id": config.config_id, **extra}
+    return write_text_atomic(path, yaml.safe_dump(document, sort_keys=False, allow_unicode=True))
+
+
+def load_config(path: str | os.PathLike) -> ChunkerConfig:
+    """Read a config written by save_config (or a bare mapping of fields)."""
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as err:
+        raise ConfigError(f"cannot read config {str(path)!r}: {err}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"config {str(path)!r} must be a YAML mapping")
+    config = make_config(data.get("chunker", data))
+    recorded = data.get("config_id")
+    if recorded and recorded != config.config_id:
+        raise ConfigError(
+            f"config {str(path)!r} records config_id {recorded} but its fields hash to "
+            f"{config.config_id}: the file was edited or written by another version"
+        )
+    return config

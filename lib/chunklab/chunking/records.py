@@ -1,0 +1,79 @@
+"""The records chunking produces: a Chunk (one piece with exact provenance) and a Piece (a span
+a strategy chose, before it becomes a Chunk)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """One piece of one document, with exact provenance and the heading path above it."""
+
+    id: str
+    """Stable: sha256 of config id, document id, span and text."""
+    doc_id: str
+    ordinal: int
+    """Position among the document's chunks for this config (0-based)."""
+    start: int
+    """Char offset into ``Document.text`` (inclusive)."""
+    end: int
+    """Char offset into ``Document.text`` (exclusive)."""
+    text: str
+    breadcrumb: tuple[str, ...]
+    """Heading path in force for the chunk's content, document title deduplicated."""
+    part: str
+    """``i of n`` when a section was split into n pieces, else empty."""
+    kind: str
+    """prose, code, table, mixed, heading or front_matter."""
+    strategy: str
+    """The strategy that actually produced the chunk."""
+    config_id: str
+    structure_source: str
+    """The document's heading provenance summary (explicit, inferred, mixed, none)."""
+    verbatim: bool
+    """True when ``text == Document.text[start:end]``."""
+    start_line: int
+    """1-based, inclusive."""
+    end_line: int
+    """1-based, inclusive."""
+    embed_text: str
+    """What an index sees: breadcrumb prefix (when the config uses one) then the text."""
+    context_text: str
+    """What a reader or model is handed: a source label (when used) then the text."""
+    heading_provenance: tuple[str, ...] = ()
+    """How each heading of the breadcrumb was found, in the same order."""
+    title: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["breadcrumb"] = list(self.breadcrumb)
+        data["heading_provenance"] = list(self.heading_provenance)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Chunk:
+        values = {name: data[name] for name in cls.__dataclass_fields__ if name in data}
+        for name in ("breadcrumb", "heading_provenance"):  # lists, or arrays from Parquet
+            value = values.get(name)
+            values[name] = tuple(value) if value is not None else ()
+        return cls(**values)
+
+
+@dataclass(slots=True)
+class Piece:
+    """A span a strategy chose, before it becomes a Chunk."""
+
+    start: int
+    end: int
+    anchors: tuple[int, ...] = ()
+    """Offsets whose common heading path labels the piece (default: where each content
+    block it holds starts, clipped to the piece)."""
+    text: str | None = None
+    """Text when it differs from the source span (rewriting baselines)."""
+    breadcrumb: tuple[str, ...] | None = None
+    """A breadcrumb the strategy supplies itself (baselines with header metadata)."""
+    part: tuple[int, int] | None = None
+    strategy: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)

@@ -1,0 +1,104 @@
+"""Heading-aware strategies on markdown-it blocks: AST merge (+ breadcrumb), heading flush."""
+
+from __future__ import annotations
+
+from ...document.sections import Breadcrumbs, common_prefix
+from ..build import ChunkBuilder
+from ..packing import (
+    Section,
+    Segment,
+    Sizer,
+    glue,
+    group_segment,
+    pack,
+    sections,
+    split_segment,
+    to_pieces,
+)
+from ..records import Piece
+from ..registry import register
+
+
+def section_pieces(doc, section: Section, config, sizer: Sizer) -> list[Piece]:
+    """Blocks of one section packed up to the size; fences and tables are never cut."""
+    segments: list[Segment] = []
+    groups = glue(section, caption=config.table_caption, caption_max=config.caption_max_chars)
+    for group in groups:
+        seg = group_segment(group, sizer)
+        if seg.size > config.size and not seg.atomic:
+            segments.extend(split_segment(seg, doc.text, config.size, sizer))
+        else:
+            segments.append(seg)
+    return to_pieces(pack(segments, config.size, config.overlap, sizer))
+
+
+def merge_tiny(pieces: list[Piece], crumbs: Breadcrumbs, config, sizer: Sizer) -> list[Piece]:
+    """Consecutive whole sections below ``min_size`` merge under their common parent."""
+    merged: list[Piece] = []
+    for piece in pieces:
+        prev = merged[-1] if merged else None
+        if (
+            prev is not None
+            and prev.part is None
+            and piece.part is None
+            and sizer(prev.start, prev.end) < config.min_size
+            and sizer(prev.start, piece.end) <= config.size
+            and _related(crumbs, prev, piece)
+        ):
+            prev.end = piece.end
+            continue
+        merged.append(piece)
+    return merged
+
+
+def _related(crumbs: Breadcrumbs, a: Piece, b: Piece) -> bool:
+    """Siblings or parent and child: the common path is all but the last level of either."""
+    path_a, path_b = crumbs.at(a.end), crumbs.at(b.end)
+    shared = len(common_prefix([path_a, path_b]))
+    return shared >= 1 and shared >= max(len(path_a), len(path_b)) - 1
+
+
+def ast_pieces(doc, config) -> list[Piece]:
+    sizer = Sizer(doc.text, config.unit)
+    pieces = [p for s in sections(doc.blocks) for p in section_pieces(doc, s, config, sizer)]
+    if config.min_size <= 0:
+        return pieces
+    return merge_tiny(pieces, Breadcrumbs(doc.blocks), config, sizer)
+
+
+def _build(doc, config, pieces: list[Piece], name: str, prefix: bool) -> list:
+    use_prefix = prefix if config.prefix is None else config.prefix
+    return ChunkBuilder(doc, config, prefix=use_prefix, strategy=name).build(pieces)
+
+
+@register(
+    "ast_merge",
+    "blocks merged under the same heading up to the size; fences and tables never split",
+)
+def ast_merge(doc, config) -> list:
+    return _build(doc, config, ast_pieces(doc, config), "ast_merge", False)
+
+
+@register(
+    "ast_breadcrumb",
+    "ast_merge plus the heading path prefixed to the embedded and context text",
+    prefix=True,
+)
+def ast_breadcrumb(doc, config) -> list:
+    return _build(doc, config, ast_pieces(doc, config), "ast_breadcrumb", True)
+
+
+@register(
+    "heading_flush", "a new chunk at every heading; blocks accumulate until the size is reached"
+)
+def heading_flush(doc, config) -> list:
+    sizer = Sizer(doc.text, config.unit)
+    pieces: list[Piece] = []
+    for section in sections(doc.blocks):
+        packed: list[list[Segment]] = [[]]
+        for group in glue(section, caption=False, caption_max=0):
+            if packed[-1] and sizer.join(packed[-1]) >= config.size:
+                packed.append([])
+            packed[-1].append(group_segment(group, sizer))
+        pieces.extend(to_pieces(packed))
+    return _build(doc, config, pieces, "heading_flush", False)

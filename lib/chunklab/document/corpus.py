@@ -1,0 +1,200 @@
+"""Read a folder of Markdown and plain-text files into Document records, reporting what it skips."""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import yaml
+
+from ..errors import CorpusError, DocumentNotFoundError
+from .blocks import Block, LineIndex, parse_blocks, structure_source_of
+from .headings import EXPLICIT
+
+SUFFIXES = (".md", ".markdown", ".txt")
+MARKDOWN_SUFFIXES = (".md", ".markdown")
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """One source file, decoded, with what chunking needs to label its pieces."""
+
+    id: str
+    """Posix path relative to the corpus root; the document's identity everywhere."""
+    text: str
+    """Decoded text, BOM dropped, newlines exactly as in the file."""
+    title: str
+    """Front matter ``title``, else the first level-1 heading, else the file stem."""
+    front_matter: dict = field(default_factory=dict)
+    """Parsed YAML front matter (empty when there is none)."""
+    structure_source: str = "none"
+    """Where the headings came from: ``explicit``, ``inferred``, ``mixed`` or ``none``."""
+    path: str = ""
+    """Absolute path of the file that was read."""
+    is_markdown: bool = True
+    """False for ``.txt`` files: they get inferred headings only."""
+    infer_headings: bool = False
+    """Whether heading detectors run on Markdown paragraphs (always on for ``.txt``)."""
+    blocks: tuple[Block, ...] = field(default=(), repr=False, compare=False)
+    """The top-level blocks of ``text``, parsed once when the document is made."""
+    lines: LineIndex = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
+    """Where each line of ``text`` starts, built once with the blocks."""
+
+    def __post_init__(self) -> None:
+        # Made directly (or by dataclasses.replace with new text): parse the text it holds.
+        if self.lines is None or self.lines.text is not self.text:  # type: ignore[redundant-expr]
+            lines = LineIndex(self.text)
+            object.__setattr__(self, "lines", lines)
+            blocks = parse_blocks(self.text, self.is_markdown, self.infer_headings, lines=lines)
+            object.__setattr__(self, "blocks", blocks)
+
+    def as_dict(self) -> dict:
+        """The document's fields without its parse (blocks and line index)."""
+        return {name: getattr(self, name) for name in self.__dataclass_fields__
+                if name not in ("blocks", "lines")}
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """A file the loader could not use, and why."""
+
+    path: str
+    reason: str
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class Corpus:
+    """The documents of one folder plus the report of files it skipped."""
+
+    root: str
+    documents: tuple[Document, ...]
+    skipped: tuple[Skipped, ...] = ()
+
+    def __iter__(self):
+        return iter(self.documents)
+
+    def __len__(self) -> int:
+        return len(self.documents)
+
+    def get(self, doc_id: str) -> Document:
+        """The document with id ``doc_id``; DocumentNotFoundError (a KeyError) otherwise."""
+        for doc in self.documents:
+            if doc.id == doc_id:
+                return doc
+        ids = [d.id for d in self.documents]
+        raise DocumentNotFoundError(doc_id, self.root, difflib.get_close_matches(doc_id, ids, n=3))
+
+    @property
+    def fingerprint(self) -> str:
+        """sha256 over every document id and text: changes when any input changes."""
+        digest = hashlib.sha256()
+        for doc in self.documents:
+            digest.update(doc.id.encode())
+            digest.update(b"\0")
+            digest.update(hashlib.sha256(doc.text.encode()).digest())
+        return digest.hexdigest()[:16]
+
+    def report(self) -> list[dict]:
+        """One row per file considered: loaded documents and skipped files with the reason."""
+        rows = [{"path": d.id, "status": "loaded", "reason": ""} for d in self.documents]
+        rows += [{"path": s.path, "status": "skipped", "reason": s.reason} for s in self.skipped]
+        return rows
+
+
+def decode(raw: bytes) -> str:
+    """UTF-8 text with the BOM dropped; raises ValueError naming the problem otherwise."""
+    if b"\0" in raw:
+        raise ValueError("holds NUL bytes (binary file?)")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise ValueError(f"not valid UTF-8 (byte {err.start})") from None
+    return text.removeprefix("\ufeff")
+
+
+def _front_matter(blocks: tuple[Block, ...], text: str) -> dict:
+    fm = next((b for b in blocks if b.kind == "front_matter"), None)
+    if fm is None:
+        return {}
+    body = text[fm.start : fm.end].splitlines()[1:-1]
+    try:
+        data = yaml.safe_load("\n".join(body))
+    except yaml.YAMLError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _title(front_matter: dict, blocks: tuple[Block, ...], stem: str) -> str:
+    title = front_matter.get("title")
+    if isinstance(title, str) and title.strip():
+        return title.strip()
+    # Identity never comes from an inferred heading: only a marked H1 may name the document.
+    h1 = next((b for b in blocks if b.is_heading and b.level == 1 and b.provenance in EXPLICIT),
+              None)
+    return h1.title if h1 else stem
+
+
+def make_document(
+    doc_id: str, text: str, *, path: str = "", infer_headings: bool = False
+) -> Document:
+    """Build a Document from text already decoded (what the loader and tests use)."""
+    is_markdown = not doc_id.lower().endswith(".txt")
+    lines = LineIndex(text)
+    blocks = parse_blocks(text, is_markdown, infer_headings, lines=lines)
+    front_matter = _front_matter(blocks, text)
+    return Document(
+        id=doc_id,
+        text=text,
+        title=_title(front_matter, blocks, Path(doc_id).stem),
+        front_matter=front_matter,
+        structure_source=structure_source_of(blocks),
+        path=path,
+        is_markdown=is_markdown,
+        infer_headings=infer_headings,
+        blocks=blocks,
+        lines=lines,
+    )
+
+
+def _candidate_files(root: Path) -> list[Path]:
+    """Files under root with a known suffix; symlinks that leave the root are not followed."""
+    real_root = root.resolve()
+    found: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
+        here = Path(dirpath)
+        dirnames[:] = sorted(
+            d
+            for d in dirnames
+            if not d.startswith(".") and (here / d).resolve().is_relative_to(real_root)
+        )
+        for name in sorted(filenames):
+            path = here / name
+            if path.suffix.lower() in SUFFIXES and path.resolve().is_relative_to(real_root):
+                found.append(path)
+    return found
+
+
+def load_corpus(root: str | os.PathLike, *, infer_headings: bool = False) -> Corpus:
+    """Load every .md/.markdown/.txt file under root; unreadable files are reported, not fatal."""
+    root_path = Path(root)
+    if not root_path.is_dir():
+        raise CorpusError(f"corpus folder {str(root)!r} does not exist or is not a folder")
+    documents: list[Document] = []
+    skipped: list[Skipped] = []
+    for path in _candidate_files(root_path):
+        doc_id = path.relative_to(root_path).as_posix()
+        try:
+            text = decode(path.read_bytes())
+        except (OSError, ValueError) as err:
+            skipped.append(Skipped(doc_id, str(err)))
+            continue
+        documents.append(
+            make_document(doc_id, text, path=str(path.resolve()), infer_headings=infer_headings)
+        )
+    return Corpus(str(root_path), tuple(documents), tuple(skipped))

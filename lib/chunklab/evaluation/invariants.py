@@ -1,0 +1,110 @@
+"""Measured checks of the six chunking invariants: every figure is a count, never a verdict."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from ..chunking.build import dedup_title
+from ..chunking.records import Chunk
+from ..document.sections import Breadcrumbs
+
+INTACT_KINDS = ("fence", "table")
+
+
+@dataclass(frozen=True, slots=True)
+class InvariantReport:
+    """Violations of one strategy on one document (or summed over many)."""
+
+    chunks: int = 0
+    non_verbatim: int = 0
+    """Chunks whose text is not the source span (allowed for rewriting baselines)."""
+    false_verbatim: int = 0
+    """Chunks that claim verbatim but whose text differs from the span: always a bug."""
+    lost_chars: int = 0
+    """Non-whitespace characters of the document inside no chunk span."""
+    total_chars: int = 0
+    """Non-whitespace characters of the document."""
+    split_blocks: int = 0
+    """Fenced code blocks and tables cut by a chunk boundary."""
+    wrong_breadcrumbs: int = 0
+    """Chunks whose breadcrumb differs from the heading path in force for their content."""
+    heading_only: int = 0
+    """Chunks holding only headings, other than a trailing heading with nothing after it."""
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    def __add__(self, other: InvariantReport) -> InvariantReport:
+        return InvariantReport(*(a + b for a, b in zip(astuple(self), astuple(other), strict=True)))
+
+
+def astuple(report: InvariantReport) -> tuple[int, ...]:
+    return tuple(getattr(report, name) for name in report.__dataclass_fields__)
+
+
+def lost_chars(doc, chunks: list[Chunk]) -> tuple[int, int]:
+    """(non-whitespace chars outside every span, non-whitespace chars in the document)."""
+    covered = np.zeros(len(doc.text), dtype=bool)
+    for chunk in chunks:
+        covered[chunk.start : chunk.end] = True
+    solid = np.fromiter((not ch.isspace() for ch in doc.text), dtype=bool, count=len(doc.text))
+    return int((solid & ~covered).sum()), int(solid.sum())
+
+
+def split_blocks(doc, chunks: list[Chunk]) -> int:
+    """Fences and tables that some chunk boundary falls strictly inside."""
+    cuts = {c.start for c in chunks} | {c.end for c in chunks}
+    return sum(
+        any(block.start < cut < block.end for cut in cuts)
+        for block in doc.blocks
+        if block.kind in INTACT_KINDS
+    )
+
+
+def breadcrumb_is_true(doc, chunk: Chunk, crumbs: Breadcrumbs, config) -> bool:
+    """The breadcrumb holds for all the chunk's content, and is the deepest path when it can.
+
+    It must be a prefix of the heading path in force at every content offset of the chunk,
+    and equal to the path at its first content offset when no heading follows inside it.
+    """
+    offsets = [
+        max(b.start, chunk.start)
+        for b in doc.blocks
+        if not b.is_heading and b.start < chunk.end and b.end > chunk.start
+    ] or [chunk.start]
+    inner_heading = any(b.is_heading and offsets[0] < b.start < chunk.end for b in doc.blocks)
+    crumb = chunk.breadcrumb
+    if chunk.part and config.number_parts:
+        crumb = crumb[:-1]
+    if not crumbs.has_headings:
+        return not config.position_anchors or crumb == (
+            f"lines {chunk.start_line}-{chunk.end_line}",
+        )
+    paths = [dedup_title(crumbs.at(o), (), doc.title)[0] for o in offsets]
+    if any(path[: len(crumb)] != crumb for path in paths):
+        return False
+    return inner_heading or crumb == paths[0]
+
+
+def heading_only(doc, chunks: list[Chunk]) -> int:
+    """Chunks holding only headings, a trailing heading with nothing after it excepted."""
+    last_content = max((b.end for b in doc.blocks if not b.is_heading), default=0)
+    return sum(c.kind == "heading" and c.start < last_content for c in chunks)
+
+
+def check(doc, chunks: list[Chunk], config) -> InvariantReport:
+    """Count every invariant violation of ``chunks`` (one document's chunks under ``config``)."""
+    crumbs = Breadcrumbs(doc.blocks)
+    lost, total = lost_chars(doc, chunks)
+    return InvariantReport(
+        chunks=len(chunks),
+        non_verbatim=sum(not c.verbatim for c in chunks),
+        false_verbatim=sum(c.verbatim and c.text != doc.text[c.start : c.end] for c in chunks),
+        lost_chars=lost,
+        total_chars=total,
+        split_blocks=split_blocks(doc, chunks),
+        wrong_breadcrumbs=sum(not breadcrumb_is_true(doc, c, crumbs, config) for c in chunks),
+        heading_only=heading_only(doc, chunks),
+    )

@@ -1,0 +1,273 @@
+"""Per-query retrieval, answer-span and bundle metrics as tidy rows; per-config chunk statistics."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+import pytrec_eval
+
+from ..chunking.sizes import ENCODER_WINDOW, measure_all, token_counts
+from ..errors import MetricError
+from . import invariants
+from .queries import Query, documents_by_id
+
+_FENCE = re.compile(r"^[ \t]*(```|~~~)")
+
+
+def fences_balanced(text: str, *, closed_by_end: bool = False) -> bool:
+    """True when every fence char type has an even number of fence lines.
+
+    A fence line is a line whose start, after spaces and tabs, is three or more backticks
+    or tildes; backtick and tilde lines are counted separately. A chunk cut inside a fenced
+    block leaves one of the counts odd. ``closed_by_end``: the text ends where its document
+    ends, which closes a fence still open (CommonMark), so the last fence may stay open.
+    """
+    counts = {"```": 0, "~~~": 0}
+    last = None
+    for line in text.splitlines():
+        match = _FENCE.match(line)
+        if match:
+            last = match.group(1)
+            counts[last] += 1
+    if closed_by_end and last is not None:
+        counts[last] += counts[last] % 2
+    return all(n % 2 == 0 for n in counts.values())
+
+
+def chunk_intact(chunk, docs: dict) -> bool:
+    """Balanced fences, allowing a fence the source itself leaves open at its very end."""
+    doc = docs.get(chunk.doc_id)
+    at_end = doc is not None and chunk.end >= len(doc.text.rstrip())
+    return fences_balanced(chunk.text, closed_by_end=at_end)
+
+
+def hit_ids(hits: Iterable) -> list[str]:
+    """Chunk ids of a ranking given as (id, score) pairs or bare ids."""
+    return [h[0] if isinstance(h, tuple | list) else h for h in hits]
+
+
+def distinct_docs(chunks: Sequence) -> list[str]:
+    """Document ids of ranked chunks, each once, in order of first occurrence."""
+    return list(dict.fromkeys(c.doc_id for c in chunks))
+
+
+def answer_span(query: Query, docs: dict) -> tuple[str, int, int]:
+    """(doc id, start, end) of the answer in the query's first source."""
+    source = query.sources[0]
+    if source not in docs:
+        raise MetricError(f"query {query.id!r}: source {source!r} is not among the documents")
+    start = docs[source].text.find(query.answer)
+    if start < 0:
+        raise MetricError(
+            f"query {query.id!r}: answer {query.answer[:60]!r} is not in {source!r}"
+        )
+    return source, start, start + len(query.answer)
+
+
+def _covered(spans: list[tuple[int, int]], start: int, end: int) -> int:
+    """Chars of [start, end) inside the union of ``spans``."""
+    mask = np.zeros(end - start, dtype=bool)
+    for a, b in spans:
+        mask[max(a, start) - start : max(min(b, end) - start, 0)] = True
+    return int(mask.sum())
+
+
+def answer_metrics(top: Sequence, span: tuple[str, int, int], k: int) -> dict[str, float]:
+    """Span metrics of one query's top-k chunks against its answer span.
+
+    - ``answer_hit@k``: 1 when some top-k chunk of the source spans the whole answer.
+    - ``answer_recall@k``: share of answer chars inside the union of those chunks' spans.
+    - ``answer_precision@k``: answer chars covered / chars of all top-k chunk texts
+      (NaN for an empty bundle).
+    - ``answer_mrr@k``: 1/rank of the first chunk spanning the whole answer, 0 when none of
+      the top k does (ranks beyond k are not looked at, as for ``mrr@k``).
+    """
+    doc_id, start, end = span
+    spans = [(c.start, c.end) for c in top if c.doc_id == doc_id]
+    whole = [
+        rank for rank, c in enumerate(top, 1)
+        if c.doc_id == doc_id and c.start <= start and end <= c.end
+    ]
+    covered = _covered(spans, start, end)
+    bundle = sum(len(c.text) for c in top)
+    return {
+        f"answer_hit@{k}": float(bool(whole)),
+        f"answer_recall@{k}": covered / (end - start),
+        f"answer_precision@{k}": covered / bundle if bundle else math.nan,
+        f"answer_mrr@{k}": 1.0 / whole[0] if whole else 0.0,
+    }
+
+
+def bundle_metrics(
+    top: Sequence, sources: Iterable[str], k: int, *, docs: dict | None = None
+) -> dict[str, float]:
+    """``bundle_efficiency@k`` (gold-source share of the top-k context chars) and
+    ``code_integrity@k`` (share of top-k chunks that are ``chunk_intact``); NaN when empty."""
+    gold = set(sources)
+    total = sum(len(c.context_text) for c in top)
+    on_topic = sum(len(c.context_text) for c in top if c.doc_id in gold)
+    return {
+        f"bundle_efficiency@{k}": on_topic / total if total else math.nan,
+        f"code_integrity@{k}": _share([chunk_intact(c, docs or {}) for c in top]),
+    }
+
+
+FILE_MEASURES = {"recall": "recall", "success": "hit", "ndcg_cut": "ndcg"}
+
+
+def file_metrics(doc_lists: dict[str, list[str]], queries: Sequence[Query], k: int) -> dict:
+    """``{query id: {recall@k, hit@k, mrr@k, ndcg@k}}`` by pytrec_eval, all queries in one call.
+
+    ``doc_lists`` holds each query's ranked distinct documents; it is cut at k here. Scores
+    handed to trec_eval decrease with rank, so its ordering is exactly ours.
+    """
+    qrels = {q.id: {doc: 1 for doc in q.sources} for q in queries}
+    measures = {f"{m}.{k}" for m in FILE_MEASURES} | {"recip_rank"}
+    run = {}
+    for qid, docs in doc_lists.items():
+        cut = docs[:k]
+        run[qid] = {doc: float(len(cut) - rank) for rank, doc in enumerate(cut)}
+    scored = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+    names = {f"{m}_{k}": f"{name}@{k}" for m, name in FILE_MEASURES.items()}
+    names["recip_rank"] = f"mrr@{k}"
+    return {
+        q.id: {name: float(scored.get(q.id, {}).get(key, 0.0)) for key, name in names.items()}
+        for q in queries
+    }
+
+
+def _resolve(results: Sequence, queries: Sequence[Query], chunks: Iterable) -> list[list]:
+    if len(results) != len(queries):
+        raise MetricError(f"{len(results)} rankings for {len(queries)} queries: not aligned")
+    by_id = {c.id: c for c in chunks}
+    ranked = []
+    for query, hits in zip(queries, results, strict=True):
+        ids = hit_ids(hits)
+        unknown = [i for i in ids if i not in by_id]
+        if unknown:
+            raise MetricError(f"query {query.id!r}: unknown chunk id(s) {unknown[:3]}")
+        if not query.sources:
+            raise MetricError(f"query {query.id!r} has no gold sources")
+        ranked.append([by_id[i] for i in ids])
+    return ranked
+
+
+def score_run(
+    results: Sequence,
+    queries: Sequence[Query],
+    chunks: Iterable,
+    *,
+    docs=None,
+    ks: Sequence[int] = (5,),
+    config_id: str = "",
+) -> list[dict]:
+    """One row ``{config_id, query_id, query_kind, metric, value}`` per query and metric.
+
+    ``results[i]`` is the ranking returned for ``queries[i]`` (``Retriever.search`` output).
+    Every metric reads the same top-k chunks, the bundle a reader is handed: file-level
+    metrics use the distinct documents of those chunks. Answer metrics are added for
+    queries with an answer and need ``docs`` (a Corpus, Documents or ``{id: Document}``).
+    """
+    chunks = list(chunks)
+    ranked = _resolve(results, queries, chunks)
+    config_id = config_id or (chunks[0].config_id if chunks else "")
+    docs = documents_by_id(docs) if docs is not None else {}
+    rows: list[dict] = []
+    for k in ks:
+        tops = [r[:k] for r in ranked]
+        doc_lists = {q.id: distinct_docs(t) for q, t in zip(queries, tops, strict=True)}
+        files = file_metrics(doc_lists, queries, k)
+        for query, top in zip(queries, tops, strict=True):
+            values = {**files[query.id], **bundle_metrics(top, query.sources, k, docs=docs)}
+            if query.answer is not None:
+                values.update(answer_metrics(top, answer_span(query, docs), k))
+            rows += [
+                {"config_id": config_id, "query_id": query.id, "query_kind": query.kind,
+                 "metric": name, "value": value}
+                for name, value in values.items()
+            ]
+    return rows
+
+
+# --- per-config chunk statistics --------------------------------------------------------
+
+
+def _sizes(texts: list[str], unit: str) -> np.ndarray:
+    return np.asarray(measure_all(texts, unit), dtype=float)
+
+
+def lost_characters(chunks: Iterable, docs: dict) -> tuple[int, int]:
+    """(non-whitespace chars of ``docs`` outside every chunk span, non-whitespace chars)."""
+    by_doc: dict[str, list] = {doc_id: [] for doc_id in docs}
+    for chunk in chunks:
+        if chunk.doc_id not in by_doc:
+            raise MetricError(f"chunk {chunk.id} belongs to {chunk.doc_id!r}, not in docs")
+        by_doc[chunk.doc_id].append(chunk)
+    counts = [invariants.lost_chars(docs[d], chunks_of) for d, chunks_of in by_doc.items()]
+    return sum(c[0] for c in counts), sum(c[1] for c in counts)
+
+
+def over_encoder_limit(texts: list[str]) -> tuple[float, str]:
+    """(share of texts longer than the encoder window, ``tokenizer`` or ``estimate``)."""
+    if not texts:
+        return math.nan, "none"
+    counts, method = token_counts(texts, special=True)
+    return float(np.mean(np.asarray(counts) > ENCODER_WINDOW)), method
+
+
+def _share(flags) -> float:
+    return float(np.mean(flags)) if len(flags) else math.nan
+
+
+def _spread(values: np.ndarray, name: str) -> dict[str, float]:
+    if not len(values):
+        return {f"{name}_p50": math.nan, f"{name}_p95": math.nan, f"{name}_max": math.nan}
+    p50, p95 = np.percentile(values, [50, 95])
+    return {
+        f"{name}_p50": float(p50), f"{name}_p95": float(p95), f"{name}_max": float(values.max())
+    }
+
+
+def chunk_stats(chunks: Sequence, config, *, docs) -> dict:
+    """One row of structural figures for one config's chunks of ``docs``.
+
+    Sizes are of ``chunk.text`` in the config's unit (``size_*``) and in chars (``chars_*``);
+    ``oversize`` counts chunks above ``config.size``; ``lost_chars`` counts non-whitespace
+    document chars outside every chunk span; ``over_encoder_limit`` is the share of embed
+    texts longer than the encoder window, with how it was counted in ``*_method``.
+    """
+    chunks = list(chunks)
+    docs = documents_by_id(docs)
+    texts = [c.text for c in chunks]
+    sizes = _sizes(texts, config.unit)
+    lost, solid = lost_characters(chunks, docs)
+    over, method = over_encoder_limit([c.embed_text for c in chunks])
+    by_doc: dict[str, list] = {}
+    for chunk in chunks:
+        by_doc.setdefault(chunk.doc_id, []).append(chunk)
+    heading_only = sum(invariants.heading_only(docs[d], cs) for d, cs in by_doc.items())
+    oversize = int((sizes > config.size).sum())
+    return {
+        "config_id": config.config_id,
+        "strategy": config.strategy,
+        "size": config.size,
+        "unit": config.unit,
+        "documents": len(docs),
+        "chunks": len(chunks),
+        **_spread(sizes, "size"),
+        **_spread(_sizes(texts, "chars"), "chars"),
+        "code_integrity": _share([chunk_intact(c, docs) for c in chunks]),
+        "heading_only": heading_only,
+        "heading_only_share": heading_only / len(chunks) if chunks else math.nan,
+        "oversize": oversize,
+        "oversize_share": oversize / len(chunks) if chunks else math.nan,
+        "lost_chars": lost,
+        "lost_share": lost / solid if solid else 0.0,
+        "verbatim_share": _share([c.verbatim for c in chunks]),
+        "over_encoder_limit": over,
+        "over_encoder_limit_method": method,
+    }

@@ -1,0 +1,185 @@
+"""Notebook 06, choose and export: its parameters, the rule they make, and the evidence behind
+a choice (chosen against runner-up, measure by measure and query by query)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+import pandas as pd
+from pydantic import AfterValidator, BeforeValidator
+
+from ..document.corpus import Corpus
+from ..errors import ConfigError, RuleError
+from ..evaluation.choose import (
+    BUNDLE,
+    TIE_BREAKS,
+    Choice,
+    ChoiceRule,
+    check_rule,
+    load_run,
+    parse_constraint,
+    verdict_text,
+)
+from ..evaluation.queries import Query
+from ..evaluation.sweep import SweepResult
+from ..util.values import plain
+from .params import (
+    CorpusFolder,
+    ExistingFolder,
+    NotebookParams,
+    OutputFolder,
+    QueryFile,
+    Text,
+    TextsOrNone,
+    load_corpus_param,
+    load_queries_param,
+    parameter,
+)
+from .params import validate as validate_params
+
+
+def _constraints(texts: list[str]) -> list[str]:
+    return [str(parse_constraint(t)) for t in texts]
+
+
+def _tie_break(value: Any) -> str:
+    if value not in TIE_BREAKS:
+        raise ValueError(f"expected one of {', '.join(TIE_BREAKS)}; got {value!r}")
+    return value
+
+
+class RuleParams(NotebookParams):
+    """The choice rule as notebook parameters."""
+
+    PRIMARY_METRIC: Text
+    RETRIEVER: Text
+    CONSTRAINTS: Annotated[TextsOrNone, AfterValidator(_constraints)]
+    TIE_BREAK: Annotated[str, BeforeValidator(_tie_break)]
+    TIE_MARGIN: float = 0.0
+
+
+class ChooseParams(RuleParams):
+    """Notebook 06's parameters."""
+
+    CORPUS: CorpusFolder
+    QUERIES: QueryFile
+    RUN_DIR: ExistingFolder
+    OUT_DIR: OutputFolder
+
+
+@dataclass(frozen=True, slots=True)
+class ChooseSetup:
+    """Notebook 06's parameters, checked and loaded."""
+
+    run: SweepResult
+    corpus: Corpus
+    queries: list[Query]
+    rule: ChoiceRule
+    out_dir: Path
+
+    def describe(self) -> str:
+        info = self.run.run_info
+        return (f"run {info['run_id']} ({info['configs']} configs, {info['queries']} "
+                f"queries); rule: {self.rule}; export to {self.out_dir}")
+
+
+def make_rule(*, primary_metric: str, retriever: str, constraints: list[str], tie_break: str,
+              tie_margin: float = 0.0, run: SweepResult | None = None) -> ChoiceRule:
+    """A ChoiceRule from notebook parameters, checked against ``run`` when given; errors name
+    the parameter."""
+    checked = validate_params(RuleParams, PRIMARY_METRIC=primary_metric, RETRIEVER=retriever,
+                              CONSTRAINTS=constraints, TIE_BREAK=tie_break,
+                              TIE_MARGIN=tie_margin)
+    rule = ChoiceRule(primary_metric=checked.PRIMARY_METRIC, retriever=checked.RETRIEVER,
+                      constraints=tuple(checked.CONSTRAINTS), tie_break=checked.TIE_BREAK,
+                      tie_margin=checked.TIE_MARGIN)
+    if run is not None:
+        try:
+            check_rule(rule, run)
+        except RuleError as err:
+            raise ConfigError(f"{err.field.upper()}: {err.problem}") from None
+    return rule
+
+
+def check_corpus(run: SweepResult, corpus: Corpus, *, name: str = "CORPUS") -> None:
+    """The corpus is the one the run scored (same fingerprint), else ConfigError."""
+    recorded = run.run_info.get("corpus", {}).get("fingerprint")
+    if recorded and recorded != corpus.fingerprint:
+        raise ConfigError(f"{name}: {corpus.root} has fingerprint {corpus.fingerprint} but "
+                          f"the run scored {recorded}: the corpus changed since the sweep, "
+                          "or RUN_DIR belongs to another corpus")
+
+
+def validate(**params: Any) -> ChooseSetup:
+    """Check notebook 06's parameters and load what they name (errors name the parameter)."""
+    checked = validate_params(ChooseParams, **params)
+    with parameter("RUN_DIR"):
+        run = load_run(checked.RUN_DIR)
+    corpus = load_corpus_param(checked.CORPUS)
+    check_corpus(run, corpus)
+    queries = load_queries_param(checked.QUERIES, corpus)
+    rule = make_rule(primary_metric=checked.PRIMARY_METRIC, retriever=checked.RETRIEVER,
+                     constraints=checked.CONSTRAINTS, tie_break=checked.TIE_BREAK,
+                     tie_margin=checked.TIE_MARGIN, run=run)
+    return ChooseSetup(run, corpus, queries, rule, Path(checked.OUT_DIR))
+
+
+def head_to_head(choice: Choice) -> pd.DataFrame:
+    """Chosen against runner-up on every blended metric and chunk figure, with the paired
+    test wherever the sweep made one: the evidence for and against the runner-up."""
+    if choice.runner_up is None:
+        return pd.DataFrame()
+    table = choice.candidates.set_index("config_id")
+    a, b = choice.chosen["config_id"], choice.runner_up["config_id"]
+    skip = {"strategy", "unit", "options", "failed", "passes", "rank", "tied", "ci_low",
+            "ci_high", "n", "over_encoder_limit_method", "documents"}
+    rows = [{"measure": name, "chosen": plain(table.at[a, name]),
+             "runner_up": plain(table.at[b, name])}
+            for name in table.columns if name not in skip]
+    frame = pd.DataFrame(rows)
+    if not choice.evidence.empty:
+        tests = choice.evidence.set_index("metric")[["mean_diff", "ci_low", "ci_high", "p_holm",
+                                                     "verdict"]]
+        frame = frame.merge(tests, left_on="measure", right_index=True, how="left")
+        numbers = ["mean_diff", "ci_low", "ci_high"]
+        frame[numbers] = frame[numbers] + 0.0  # -0.0 shown as 0.0
+    return frame
+
+
+def describe(choice: Choice) -> pd.DataFrame:
+    """The choice in one small table: chosen and runner-up, primary metric with interval,
+    the bundle size, and the verdict of the paired test between them."""
+    metric = choice.rule.primary_metric
+    rows = []
+    for role, row in (("chosen", choice.chosen), ("runner-up", choice.runner_up)):
+        if row is None:
+            continue
+        rows.append({"role": role, "config_id": row["config_id"], "strategy": row["strategy"],
+                     "size": row["size"], "unit": row["unit"], "options": row["options"],
+                     metric: row[metric], "ci_low": row["ci_low"], "ci_high": row["ci_high"],
+                     BUNDLE: row[BUNDLE]})
+    frame = pd.DataFrame(rows)
+    frame["verdict"] = [verdict_text(choice), ""][: len(frame)]
+    return frame
+
+
+def disagreements(choice: Choice, run, queries=()) -> pd.DataFrame:
+    """Queries on which chosen and runner-up score differently on the primary metric, with
+    the query text when ``queries`` are given: the cases behind the paired test."""
+    if choice.runner_up is None:
+        return pd.DataFrame()
+    a, b = choice.chosen["config_id"], choice.runner_up["config_id"]
+    rows = run.per_query[(run.per_query["retriever"] == choice.rule.retriever)
+                         & (run.per_query["metric"] == choice.rule.primary_metric)]
+    wide = rows.pivot_table(index=["query_id", "query_kind"], columns="config_id",
+                            values="value").reset_index()
+    wide = wide[wide[a] != wide[b]].rename(columns={a: "chosen", b: "runner_up"})
+    text = {q.id: q.query for q in queries}
+    wide.insert(2, "query", wide["query_id"].map(text).fillna(""))
+    wide["favours"] = (wide["chosen"] > wide["runner_up"]).map(
+        {True: "chosen", False: "runner-up"})
+    columns = ["query_id", "query_kind", "query", "chosen", "runner_up", "favours"]
+    return wide[columns].rename_axis(columns=None).sort_values(["favours", "query_id"],
+                                                               ignore_index=True)

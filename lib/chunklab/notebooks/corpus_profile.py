@@ -1,0 +1,250 @@
+"""Notebook 01, the corpus profile: documents, heading provenance and depth, section lengths,
+skipped files and the query mix."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..chunking.sizes import ENCODER_WINDOW, token_counts
+from ..document.corpus import Corpus
+from ..document.headings import EXPLICIT
+from ..document.sections import Breadcrumbs
+from ..evaluation.queries import Query
+from ..util.atomic import write_text_atomic
+from ..util.values import missing
+from .params import (
+    CorpusFolder,
+    NotebookParams,
+    OutputFolder,
+    QueryFile,
+    load_corpus_param,
+    load_queries_param,
+)
+from .params import validate as validate_params
+
+
+class ProfileParams(NotebookParams):
+    """Notebook 01's parameters."""
+
+    CORPUS: CorpusFolder
+    QUERIES: QueryFile
+    OUT_DIR: OutputFolder
+
+
+@dataclass(frozen=True, slots=True)
+class ProfileSetup:
+    """Notebook 01's parameters, checked and loaded."""
+
+    corpus: Corpus
+    queries: list[Query]
+    out_dir: Path
+
+    def describe(self) -> str:
+        return (f"{len(self.corpus)} documents, {len(self.corpus.skipped)} skipped, from "
+                f"{self.corpus.root}; {len(self.queries)} queries; corpus fingerprint "
+                f"{self.corpus.fingerprint}; export to {self.out_dir}")
+
+
+def validate(**params: object) -> ProfileSetup:
+    """Check notebook 01's parameters and load what they name (errors name the parameter)."""
+    checked = validate_params(ProfileParams, **params)
+    corpus = load_corpus_param(checked.CORPUS)
+    return ProfileSetup(corpus, load_queries_param(checked.QUERIES, corpus),
+                        Path(checked.OUT_DIR))
+
+
+CEILING_PERCENTILE = 97
+"""The percentile read against the encoder window: the top of the tail decides a ceiling."""
+COUNTED_BLOCKS = {"fence": "fences", "code": "indented_code", "table": "tables",
+                  "list": "lists", "html": "html_blocks"}
+
+
+def documents_table(corpus: Corpus) -> pd.DataFrame:
+    """One row per document: size, headings, where they came from, front matter, code, tables."""
+    rows = []
+    for doc in corpus:
+        kinds = Counter(b.kind for b in doc.blocks)
+        rows.append({
+            "doc_id": doc.id, "title": doc.title, "chars": len(doc.text),
+            "lines": doc.text.count("\n") + 1, "headings": kinds["heading"],
+            "structure_source": doc.structure_source,
+            "front_matter_keys": ", ".join(sorted(map(str, doc.front_matter))),
+            **{column: kinds[kind] for kind, column in COUNTED_BLOCKS.items()},
+        })
+    return pd.DataFrame(rows, columns=["doc_id", "title", "chars", "lines", "headings",
+                                       "structure_source", "front_matter_keys",
+                                       *COUNTED_BLOCKS.values()])
+
+
+def headings_table(corpus: Corpus) -> pd.DataFrame:
+    """One row per heading: document, level, title, provenance, explicit or inferred."""
+    rows = [
+        {"doc_id": doc.id, "level": b.level, "title": b.title, "provenance": b.provenance,
+         "explicit": b.provenance in EXPLICIT}
+        for doc in corpus for b in doc.blocks if b.is_heading
+    ]
+    return pd.DataFrame(rows, columns=["doc_id", "level", "title", "provenance", "explicit"])
+
+
+def provenance_mix(corpus: Corpus) -> pd.DataFrame:
+    """Headings and documents per heading provenance (how each heading was found)."""
+    headings = headings_table(corpus)
+    if headings.empty:
+        return pd.DataFrame(columns=["provenance", "explicit", "headings", "share", "documents"])
+    mix = headings.groupby(["provenance", "explicit"]).agg(
+        headings=("level", "size"), documents=("doc_id", "nunique")).reset_index()
+    mix.insert(3, "share", mix["headings"] / mix["headings"].sum())
+    return mix.sort_values("headings", ascending=False, ignore_index=True)
+
+
+def structure_mix(corpus: Corpus) -> pd.DataFrame:
+    """Documents per document-level structure source (explicit, inferred, mixed, none)."""
+    counts = Counter(doc.structure_source for doc in corpus)
+    frame = pd.DataFrame(sorted(counts.items()), columns=["structure_source", "documents"])
+    frame["share"] = frame["documents"] / max(len(corpus), 1)
+    return frame
+
+
+def heading_depths(corpus: Corpus) -> pd.DataFrame:
+    """Heading count per depth (1-6) and provenance."""
+    headings = headings_table(corpus)
+    return (headings.groupby(["level", "provenance"]).size().rename("headings").reset_index()
+            if not headings.empty else pd.DataFrame(columns=["level", "provenance", "headings"]))
+
+
+def _section_spans(doc) -> list[tuple[int, int, int, tuple[str, ...]]]:
+    """(start, end, level, path): the text before the first heading (level 0, front matter
+    left out) and each heading with everything up to the next heading of any depth."""
+    blocks = doc.blocks
+    body = [b for b in blocks if b.kind != "front_matter"]
+    if not body:
+        return []
+    crumbs = Breadcrumbs(blocks)
+    heads = [b for b in body if b.is_heading]
+    spans = []
+    first = heads[0].start if heads else len(doc.text)
+    if body[0].start < first:
+        spans.append((body[0].start, first, 0, ()))
+    ends = [h.start for h in heads[1:]] + [len(doc.text)]
+    for head, end in zip(heads, ends, strict=False):
+        spans.append((head.start, end, head.level, crumbs.at(head.start)))
+    return spans
+
+
+def sections_table(corpus: Corpus) -> pd.DataFrame:
+    """One row per section as a heading-only splitter with no ceiling would cut it: the
+    heading and its text up to the next heading, with its length in chars and tokens."""
+    rows = []
+    for doc in corpus:
+        for start, end, level, path in _section_spans(doc):
+            text = doc.text[start:end].rstrip()
+            rows.append({"doc_id": doc.id, "structure_source": doc.structure_source,
+                         "level": level, "path": " > ".join(path), "start": start,
+                         "end": start + len(text), "chars": len(text), "text": text})
+    frame = pd.DataFrame(rows, columns=["doc_id", "structure_source", "level", "path", "start",
+                                        "end", "chars", "text"])
+    tokens, method = token_counts(frame["text"].tolist())
+    frame["tokens"] = tokens
+    frame["token_method"] = method
+    return frame.drop(columns="text")
+
+
+def length_stats(sections: pd.DataFrame, *, window: int = ENCODER_WINDOW) -> pd.DataFrame:
+    """Median, mean, p97 and max section length in chars and tokens; the share and count of
+    sections longer than the encoder window (in tokens), and how tokens were counted."""
+    rows = []
+    for unit in ("chars", "tokens"):
+        values = sections[unit].to_numpy(dtype=float)
+        over = values > window if unit == "tokens" else np.zeros(len(values), dtype=bool)
+        rows.append({
+            "unit": unit, "sections": len(values),
+            "median": _pct(values, 50), "mean": float(values.mean()) if len(values) else math.nan,
+            f"p{CEILING_PERCENTILE}": _pct(values, CEILING_PERCENTILE),
+            "max": float(values.max()) if len(values) else math.nan,
+            "over_window": int(over.sum()) if unit == "tokens" else None,
+            "over_window_share": float(over.mean()) if unit == "tokens" and len(values) else None,
+            "method": _method(sections) if unit == "tokens" else "len(text)",
+        })
+    return pd.DataFrame(rows)
+
+
+def _pct(values: np.ndarray, q: float) -> float:
+    return float(np.percentile(values, q)) if len(values) else math.nan
+
+
+def _method(sections: pd.DataFrame) -> str:
+    methods = set(sections.get("token_method", pd.Series(dtype=str)))
+    return methods.pop() if len(methods) == 1 else "none"
+
+
+def block_totals(corpus: Corpus) -> pd.DataFrame:
+    """Blocks of each kind over the corpus, and how many documents hold one."""
+    rows = Counter()
+    holders = Counter()
+    for doc in corpus:
+        kinds = Counter(b.kind for b in doc.blocks)
+        rows.update(kinds)
+        holders.update(kinds.keys())
+    frame = pd.DataFrame([{"kind": k, "blocks": n, "documents": holders[k]}
+                          for k, n in rows.items()], columns=["kind", "blocks", "documents"])
+    return frame.sort_values("blocks", ascending=False, ignore_index=True)
+
+
+def skipped_table(corpus: Corpus) -> pd.DataFrame:
+    """Files the loader could not read, with the reason (empty when every file loaded)."""
+    return pd.DataFrame([s.as_dict() for s in corpus.skipped], columns=["path", "reason"])
+
+
+def query_mix(queries, corpus: Corpus) -> pd.DataFrame:
+    """Queries per kind: how many, how many carry an answer span, documents they point to."""
+    known = {doc.id for doc in corpus}
+    rows = [{"kind": q.kind, "has_answer": q.answer is not None, "source": q.sources[0],
+             "known_source": all(s in known for s in q.sources)} for q in queries]
+    frame = pd.DataFrame(rows, columns=["kind", "has_answer", "source", "known_source"])
+    return frame.groupby("kind").agg(
+        queries=("source", "size"), with_answer=("has_answer", "sum"),
+        documents=("source", "nunique"), unknown_source=("known_source", lambda s: int((~s).sum())),
+    ).reset_index().sort_values("queries", ascending=False, ignore_index=True)
+
+
+def profile_numbers(corpus: Corpus, sections: pd.DataFrame, *,
+                window: int = ENCODER_WINDOW) -> dict:
+    """The profile's headline figures as plain JSON-ready values."""
+    stats = length_stats(sections, window=window).set_index("unit")
+    docs = documents_table(corpus)
+    return {
+        "fingerprint": corpus.fingerprint, "documents": len(corpus),
+        "skipped": len(corpus.skipped), "headings": int(docs["headings"].sum()),
+        "fences": int(docs["fences"].sum()), "tables": int(docs["tables"].sum()),
+        "sections": len(sections), "encoder_window": window,
+        "token_method": stats.loc["tokens", "method"],
+        "median_tokens": _plain(stats.loc["tokens", "median"]),
+        f"p{CEILING_PERCENTILE}_tokens": _plain(stats.loc["tokens", f"p{CEILING_PERCENTILE}"]),
+        "max_tokens": _plain(stats.loc["tokens", "max"]),
+        "over_window": int(stats.loc["tokens", "over_window"] or 0),
+        "over_window_share": _plain(stats.loc["tokens", "over_window_share"]),
+        "structure_sources": dict(Counter(doc.structure_source for doc in corpus)),
+    }
+
+
+def _plain(value) -> float | None:
+    return None if missing(value) else round(float(value), 4)
+
+
+def export_profile(out_dir, corpus: Corpus, sections: pd.DataFrame) -> list:
+    """Write documents.csv, sections.csv and corpus_profile.json (key numbers) under
+    ``out_dir/corpus_profile/``, each atomically; returns the paths."""
+    folder = Path(out_dir) / "corpus_profile"
+    return [
+        write_text_atomic(folder / "documents.csv", documents_table(corpus).to_csv(index=False)),
+        write_text_atomic(folder / "sections.csv", sections.to_csv(index=False)),
+        write_text_atomic(folder / "corpus_profile.json",
+                          json.dumps(profile_numbers(corpus, sections), indent=2)),
+    ]

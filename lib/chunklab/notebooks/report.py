@@ -1,0 +1,326 @@
+"""A shareable report: every notebook executed headless with papermill, exported to offline HTML."""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from ..errors import ConfigError, NotebookNotFoundError
+from ..evaluation.choose import load_run
+from ..evaluation.structure import GOLD_FILE
+from ..evaluation.sweep import headline
+from ..util.atomic import write_text_atomic
+from .params import repo_root, resolve_output
+from .params import validate as validate_params
+from .strategy_sweep import SweepInputs, sweep_params
+
+KERNEL = "python3"
+DEFAULT_NOTEBOOKS = ("01_corpus_profile", "02_splitter_panorama", "03_strategy_sweep",
+                     "04_*", "05_*", "06_choose_and_export")
+"""Run in this order; a pattern matching no notebook (04, 05 when absent) is skipped."""
+SWEEP_SIZE_NOTEBOOKS = ("05_",)
+"""Notebooks (by name prefix) handed SIZE = the sweep's middle size, so they compare at a size
+the sweep ran; 02 and 04 keep their own page size."""
+SWEEP_FILES = ("run.json", "summary.csv", "chunk_stats.csv", "significance.csv",
+               "per_query.parquet", "retrieved.parquet", "chunks.parquet", "chosen_config.yaml")
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+_OFFLINE_TEMPLATE = """{%- extends "index.html.j2" -%}
+{%- block html_head_js_requirejs -%}{%- endblock html_head_js_requirejs -%}
+{%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}
+{%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
+{%- block jupyter_widgets -%}{%- endblock jupyter_widgets -%}
+{%- block data_svg scoped -%}
+<div class="jp-RenderedSVG jp-OutputArea-output {{ extra_class }}" data-mime-type="image/svg+xml">
+{{ output.data["image/svg+xml"] }}
+</div>
+{%- endblock data_svg -%}
+"""
+"""nbconvert's lab template without the scripts it loads from CDNs (require.js, MathJax,
+Mermaid, the widget manager), SVG outputs inlined as ``<svg>`` (like the notebook's HTML
+outputs, which nbconvert does not sanitise either): the page is complete with no network."""
+
+
+@dataclass
+class NotebookRun:
+    """One notebook of a report: where it came from, what it wrote, how long, how it ended."""
+
+    name: str
+    source: Path | None
+    status: str = "missing"
+    """``ok``, ``failed`` or ``missing`` (no notebook matched the name)."""
+    seconds: float = 0.0
+    notebook: Path | None = None
+    html: Path | None = None
+    error: str = ""
+
+
+@dataclass
+class Report:
+    """The report folder, its index page and one entry per notebook."""
+
+    out_dir: Path
+    index: Path
+    runs: list[NotebookRun] = field(default_factory=list)
+
+    @property
+    def failed(self) -> list[NotebookRun]:
+        return [r for r in self.runs if r.status == "failed"]
+
+    @property
+    def exit_code(self) -> int:
+        """0 when every notebook that exists ran, else 1."""
+        return 1 if self.failed else 0
+
+    def __fspath__(self) -> str:
+        return str(self.index)
+
+
+def default_run_name() -> str:
+    """A folder name for a new run: the local time, e.g. ``20250101-120000``."""
+    return datetime.now().strftime("%Y%m%d-%H%M%S")
+
+
+def corpus_file(corpus: str | os.PathLike, name: str) -> str:
+    """``<corpus>/<name>`` when that file exists, else ""."""
+    candidate = Path(corpus) / name
+    return str(candidate) if candidate.is_file() else ""
+
+
+def default_queries(corpus: str) -> str:
+    """``<corpus>/queries.jsonl`` when that file exists, else "" (queries mined from the
+    corpus): what ``chunklab report`` uses when no query file is named."""
+    return corpus_file(corpus, "queries.jsonl")
+
+
+def default_gold(corpus: str) -> str:
+    """``<corpus>/headings.gold.yaml`` when that file exists, else "" (05 then runs without
+    scoring heading detection): the GOLD the report hands notebook 05."""
+    return corpus_file(corpus, GOLD_FILE)
+
+
+def middle_size(sizes: Sequence[int]) -> int:
+    """The middle of the sorted sizes (of two middles, the larger)."""
+    ordered = sorted(sizes)
+    return ordered[len(ordered) // 2]
+
+
+def notebooks_dir() -> Path:
+    root = repo_root()
+    if root is None:
+        raise NotebookNotFoundError("no repo root (a folder holding pyproject.toml) above the "
+                                "working folder: cannot find notebooks/")
+    return root / "notebooks"
+
+
+def find_notebooks(names: Sequence[str]) -> list[tuple[str, Path | None]]:
+    """(name, path) per entry: an .ipynb path as given, else a name or glob pattern under
+    notebooks/ (a pattern may match several; one matching nothing gives path None)."""
+    found: list[tuple[str, Path | None]] = []
+    for entry in names:
+        if str(entry).endswith(".ipynb"):
+            path = Path(entry)
+            found.append((path.stem, path if path.is_file() else None))
+            continue
+        matches = sorted(notebooks_dir().glob(f"{entry}.ipynb"))
+        found += [(m.stem, m) for m in matches] or [(str(entry), None)]
+    return found
+
+
+def declared_parameters(path: Path) -> set[str]:
+    """Names in the notebook's ``parameters`` cell (only those are passed to it)."""
+    import papermill
+
+    return set(papermill.inspect_notebook(str(path)))
+
+
+def html_exporter():
+    """nbconvert's HTMLExporter on the offline lab template, charts inlined as <svg>."""
+    import jinja2
+    from nbconvert import HTMLExporter
+
+    return HTMLExporter(template_name="lab", template_file="chunklab_offline.html.j2",
+                        extra_loaders=[jinja2.DictLoader(
+                            {"chunklab_offline.html.j2": _OFFLINE_TEMPLATE})])
+
+
+def to_html(notebook: Path) -> Path:
+    """``notebook`` exported next to itself as HTML with nothing loaded from the network."""
+    import nbformat
+
+    body, _ = html_exporter().from_notebook_node(nbformat.read(notebook, as_version=4))
+    return write_text_atomic(notebook.with_suffix(".html"), body)
+
+
+def run_notebook(name: str, source: Path, out_dir: Path, values: dict) -> NotebookRun:
+    """Execute ``source`` into ``out_dir/<name>.ipynb`` (cwd = repo root), then export it."""
+    import papermill
+
+    run = NotebookRun(name, source, notebook=out_dir / f"{name}.ipynb")
+    parameters = {k: v for k, v in values.items() if k in declared_parameters(source)}
+    began = time.perf_counter()
+    try:
+        papermill.execute_notebook(str(source), str(run.notebook), parameters=parameters,
+                                   kernel_name=KERNEL, cwd=str(repo_root() or Path.cwd()),
+                                   progress_bar=False, log_output=False)
+        run.status = "ok"
+    except Exception as err:  # a failed notebook is reported; the others still run
+        run.status = "failed"
+        run.error = _describe(err)
+    run.seconds = time.perf_counter() - began
+    if run.notebook.is_file():
+        try:
+            run.html = to_html(run.notebook)
+        except Exception as err:  # reported in the index, never fatal
+            run.error = (run.error + "\n" if run.error else "") + f"HTML export: {err}"
+    return run
+
+
+def _describe(err: Exception) -> str:
+    ename, evalue = getattr(err, "ename", None), getattr(err, "evalue", None)
+    text = f"{ename}: {evalue}" if ename else f"{type(err).__name__}: {err}"
+    return _ANSI.sub("", text).strip()
+
+
+def notebook_values(out_dir: Path, params, *, queries: str, name: str = "") -> dict:
+    """Every parameter a report notebook may declare, with this report's values (only the
+    ones notebook ``name`` declares are passed to it). Every value works on any corpus: 02
+    and 04 pick their pages, 05 scores headings only when the corpus has a gold file."""
+    k = params.k
+    first = "answer_hit" if queries else "hit"  # mined queries carry no answer span
+    values = {
+        "CORPUS": params.corpus, "QUERIES": params.queries, "OUT_DIR": str(out_dir),
+        "RUN_DIR": str(out_dir), "STRATEGIES": list(params.strategies),
+        "SIZES": list(params.sizes), "RETRIEVERS": list(params.retrievers), "K": k,
+        "RETRIEVER": params.retrievers[0], "DOC": "", "PRESET_DOCS": [],
+        "GOLD": default_gold(params.corpus), "PRIMARY_METRIC": f"{first}@{k}",
+        "METRICS": [f"{metric}@{k}" for metric in (first, "recall", "bundle_efficiency",
+                                                    "code_integrity")],
+    }
+    if name.startswith(SWEEP_SIZE_NOTEBOOKS):
+        values["SIZE"] = middle_size(params.sizes)
+    return values
+
+
+def build_report(out_dir: str | os.PathLike, *, corpus: str = "data/sample",
+                 queries: str = "data/sample/queries.jsonl",
+                 sizes: Sequence[int] = (300, 600, 1200),
+                 strategies: Sequence[str] = ("rct", "mhs_rct", "ast_merge", "ast_breadcrumb"),
+                 retrievers: Sequence[str] = ("bm25",), k: int = 5,
+                 notebooks: Sequence[str] = DEFAULT_NOTEBOOKS, progress: bool = True) -> Report:
+    """Execute the notebooks in order into ``out_dir`` (each as .ipynb and offline .html; 03
+    writes the sweep there and 06 reads it back) and write ``out_dir/index.html``.
+
+    Parameters are checked first (a bad one raises ConfigError naming it). A notebook that
+    fails is reported in the index with its error and the rest still run; the returned
+    Report's ``exit_code`` is 1 when any failed.
+    """
+    params = sweep_params(validate_params(
+        SweepInputs, CORPUS=corpus, QUERIES=queries, STRATEGIES=list(strategies),
+        SIZES=list(sizes), RETRIEVERS=list(retrievers), K=k))
+    out = resolve_output(out_dir, name="OUT_DIR")
+    _refuse_other_run(out, params.run_id)
+    out.mkdir(parents=True, exist_ok=True)
+    runs = []
+    found = find_notebooks(notebooks)
+    for i, (name, source) in enumerate(found, start=1):
+        values = notebook_values(out, params, queries=queries, name=name)
+        run = run_notebook(name, source, out, values) if source else NotebookRun(name, None)
+        runs.append(run)
+        if progress and source:
+            print(f"[{i}/{len(found)}] {name}: {run.status} ({run.seconds:.1f} s)"
+                  + (f" - {run.error.splitlines()[0]}" if run.error else ""), flush=True)
+    return Report(out, write_index(out, runs, params), runs)
+
+
+def _refuse_other_run(out: Path, run_id: str) -> None:
+    """A folder holding another sweep would have 06 choose from stale results: refuse it."""
+    import json
+
+    info = out / "run.json"
+    recorded = json.loads(info.read_text(encoding="utf-8")).get("run_id") if info.is_file() \
+        else run_id
+    if recorded != run_id:
+        raise ConfigError(f"OUT_DIR: {out} holds another run ({recorded}); these parameters "
+                          f"are run {run_id}: choose a new folder")
+
+
+# --- index.html ---------------------------------------------------------------------------
+
+_STYLE = """<style>
+body{font:14px/1.5 system-ui,sans-serif;margin:24px auto;max-width:1100px;color:#1b1b1b}
+h1{font-size:22px;margin-bottom:4px}h2{font-size:17px;margin-top:28px}
+table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:3px 8px;
+text-align:left}th{background:#f1f5f9}.ok{color:#15803d;font-weight:600}
+.failed{color:#b91c1c;font-weight:600}.missing{color:#6b7280}pre{white-space:pre-wrap;
+margin:0;font-size:12px;color:#b91c1c}.meta{color:#475569}
+</style>"""
+
+
+def _notebook_rows(runs: list[NotebookRun]) -> str:
+    rows = []
+    for run in runs:
+        link = (f'<a href="{html.escape(run.html.name)}">{html.escape(run.name)}</a>'
+                if run.html else html.escape(run.name))
+        ipynb = (f'<a href="{html.escape(run.notebook.name)}">.ipynb</a>'
+                 if run.notebook and run.notebook.is_file() else "")
+        took = f"{run.seconds:.1f} s" if run.source else "no such notebook"
+        error = f"<pre>{html.escape(run.error)}</pre>" if run.error else ""
+        rows.append(f'<tr><td>{link}</td><td>{ipynb}</td><td class="{run.status}">'
+                    f"{run.status}</td><td>{took}</td><td>{error}</td></tr>")
+    return ("<table><tr><th>notebook</th><th>executed</th><th>status</th><th>time</th>"
+            "<th>error</th></tr>" + "".join(rows) + "</table>")
+
+
+def _headline(out_dir: Path) -> str:
+    try:
+        table = headline(load_run(out_dir))
+        table.columns.name = None
+    except Exception as err:  # the index still lists what ran
+        return f"<p class='missing'>No sweep results to show ({html.escape(str(err))}).</p>"
+    return table.to_html(index=False, border=0)
+
+
+def _choice(out_dir: Path) -> str:
+    import yaml
+
+    path = out_dir / "chosen_config.yaml"
+    if not path.is_file():
+        return "<p class='missing'>No chosen_config.yaml was written.</p>"
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    chunker = data.get("chunker", {})
+    return (f"<p><b>{html.escape(str(chunker.get('strategy')))}</b>, size "
+            f"{chunker.get('size')} {html.escape(str(chunker.get('unit')))} (config "
+            f"{html.escape(str(data.get('config_id')))}); against the runner-up: "
+            f"{html.escape(str(data.get('verdict', '')))}</p>")
+
+
+def write_index(out_dir: Path, runs: list[NotebookRun], params) -> Path:
+    """``out_dir/index.html``: the notebooks with status and time, the headline table, the
+    chosen config and links to every sweep file present."""
+    files = [f'<li><a href="{n}">{n}</a></li>' for n in SWEEP_FILES if (out_dir / n).is_file()]
+    notebook_pages = {f"{r.name}.html" for r in runs} | {"index.html"}
+    views = [  # the standalone chunk views notebook 04 saved beside the notebooks
+        f'<li><a href="{html.escape(p.name)}">{html.escape(p.name)}</a></li>'
+        for p in sorted(out_dir.glob("*.html")) if p.name not in notebook_pages
+    ]
+    total = sum(r.seconds for r in runs)
+    page = f"""<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
+<title>chunklab report {html.escape(out_dir.name)}</title>{_STYLE}</head><body>
+<h1>chunklab report: {html.escape(out_dir.name)}</h1>
+<p class="meta">Corpus {html.escape(params.corpus)} · queries {html.escape(params.queries or
+'mined from the corpus')} · strategies {', '.join(params.strategies)} · sizes
+{', '.join(map(str, params.sizes))} · retrievers {', '.join(params.retrievers)} · k={params.k}
+· written {datetime.now():%Y-%m-%d %H:%M} · notebooks took {total:.1f} s in all</p>
+<h2>Notebooks</h2>{_notebook_rows(runs)}
+<h2>Chosen configuration</h2>{_choice(out_dir)}
+<h2>Headline (blended over all queries)</h2>{_headline(out_dir)}
+<h2>Chunk views</h2><ul>{''.join(views) or '<li>none</li>'}</ul>
+<h2>Files</h2><ul>{''.join(files) or '<li>none</li>'}</ul>
+</body></html>"""
+    return write_text_atomic(out_dir / "index.html", page)
