@@ -51,6 +51,7 @@ bench: $(STAMP)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check lib tests
+	$(VENV)/bin/mypy
 
 clean:
 	rm -rf .pytest_cache .ruff_cache build lib/*.egg-info

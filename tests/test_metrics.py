@@ -297,19 +297,19 @@ def test_chunk_stats_by_hand(monkeypatch):
     config = make_config(strategy="ast_merge", size=15, unit="chars")
     monkeypatch.setattr(sizes, "tokens_available", lambda: False)
     stats = chunk_stats([heading, para, fence, rewritten], config, docs=[doc])
-    assert stats["chunks"] == 4 and stats["documents"] == 1
-    assert stats["size_max"] == 16 and stats["chars_max"] == 16
-    assert stats["size_p50"] == 11.0  # sizes 7, 10, 12, 16
-    assert stats["heading_only"] == 1 and stats["heading_only_share"] == 0.25
-    assert stats["oversize"] == 1  # only the 16-char paragraph exceeds 15
-    assert stats["lost_chars"] == 4  # "LOST"
+    assert stats.chunks == 4 and stats.documents == 1
+    assert stats.size_max == 16 and stats.chars_max == 16
+    assert stats.size_p50 == 11.0  # sizes 7, 10, 12, 16
+    assert stats.heading_only == 1 and stats.heading_only_share == 0.25
+    assert stats.oversize == 1  # only the 16-char paragraph exceeds 15
+    assert stats.lost_chars == 4  # "LOST"
     solid = sum(not ch.isspace() for ch in text)
-    assert stats["lost_share"] == pytest.approx(4 / solid)
-    assert stats["verbatim_share"] == 0.75
-    assert stats["code_integrity"] == 1.0
-    assert stats["over_encoder_limit"] == 0.25  # 300 words * 1.3 > 256
-    assert stats["over_encoder_limit_method"] == "estimate"
-    assert stats["config_id"] == config.config_id and stats["unit"] == "chars"
+    assert stats.lost_share == pytest.approx(4 / solid)
+    assert stats.verbatim_share == 0.75
+    assert stats.code_integrity == 1.0
+    assert stats.over_encoder_limit == 0.25  # 300 words * 1.3 > 256
+    assert stats.over_encoder_limit_method == "estimate"
+    assert stats.config_id == config.config_id and stats.unit == "chars"
 
 
 def test_chunk_stats_counts_tokens_with_the_tokenizer():
@@ -320,19 +320,19 @@ def test_chunk_stats_counts_tokens_with_the_tokenizer():
     short = make_chunk("d.md", 0, 10, "short text", embed="short text")
     config = make_config(strategy="ast_merge", size=50, unit="tokens")
     stats = chunk_stats([long, short], config, docs=[doc])
-    assert stats["over_encoder_limit"] == 0.5
-    assert stats["over_encoder_limit_method"] == "tokenizer"
-    assert stats["size_max"] == 2  # "short text" is two word pieces
+    assert stats.over_encoder_limit == 0.5
+    assert stats.over_encoder_limit_method == "tokenizer"
+    assert stats.size_max == 2  # "short text" is two word pieces
 
 
 def test_chunk_stats_on_a_real_strategy(guide):
     config = make_config(strategy="ast_merge", size=60)
     chunks = chunk_document(guide, config)
     stats = chunk_stats(chunks, config, docs=[guide])
-    assert stats["lost_chars"] == 0
-    assert stats["code_integrity"] == 1.0
-    assert stats["verbatim_share"] == 1.0
-    assert stats["chunks"] == len(chunks)
+    assert stats.lost_chars == 0
+    assert stats.code_integrity == 1.0
+    assert stats.verbatim_share == 1.0
+    assert stats.chunks == len(chunks)
 
 
 def test_lost_characters_counts_documents_without_chunks(guide):

@@ -45,3 +45,19 @@ def test_gitignore_keeps_the_library():
     ignored = subprocess.run(["git", "check-ignore", "-q", "lib/chunklab/__init__.py"],
                              cwd=ROOT, check=False)
     assert ignored.returncode == 1  # 1 = not ignored
+
+
+def test_the_default_grid_is_the_same_everywhere():
+    import ast
+    import json
+
+    from chunklab.evaluation.defaults import DEFAULT_SIZES, DEFAULT_STRATEGIES
+
+    makefile = (ROOT / "Makefile").read_text()
+    assert f"SIZES ?= {' '.join(map(str, DEFAULT_SIZES))}\n" in makefile
+    assert f"STRATEGIES ?= {' '.join(DEFAULT_STRATEGIES)}\n" in makefile
+    cells = json.loads((ROOT / "notebooks" / "03_strategy_sweep.ipynb").read_text())["cells"]
+    source = "".join(next(c for c in cells if c.get("id") == "parameters")["source"])
+    values = {n.target.id: ast.literal_eval(n.value) for n in ast.parse(source).body}
+    assert tuple(values["STRATEGIES"]) == DEFAULT_STRATEGIES
+    assert tuple(values["SIZES"]) == DEFAULT_SIZES

@@ -26,7 +26,8 @@ _HOMES = {
     "chunklab.chunking.build": ("chunk_corpus", "chunk_document"),
     "chunklab.evaluation.queries": ("Query", "load_queries", "mine_queries", "save_queries"),
     "chunklab.evaluation.retrieve": ("make_retriever", "retriever_names"),
-    "chunklab.evaluation.sweep": ("SweepParams", "SweepResult", "run_sweep"),
+    "chunklab.evaluation.runs": ("SweepParams", "SweepResult"),
+    "chunklab.evaluation.sweep": ("run_sweep",),
 }
 _WHERE = {name: module for module, names in _HOMES.items() for name in names}
 
@@ -108,4 +109,5 @@ if TYPE_CHECKING:
     )
     from .evaluation.queries import Query, load_queries, mine_queries, save_queries
     from .evaluation.retrieve import make_retriever, retriever_names
-    from .evaluation.sweep import SweepParams, SweepResult, run_sweep
+    from .evaluation.runs import SweepParams, SweepResult
+    from .evaluation.sweep import run_sweep

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from typing import Any
 
 from .chunking.build import chunk_document
 from .chunking.config import make_config
@@ -43,7 +44,7 @@ def _timed(func, docs, repeat: int) -> float:
 def run(corpus_dir: str, megabytes: float, size: int, repeat: int) -> list[dict]:
     docs = replicate(load_corpus(corpus_dir), megabytes)
     total_mb = sum(len(d.text.encode()) for d in docs) / 1_000_000
-    rows = []
+    rows: list[dict[str, Any]] = []
     parse_seconds = _timed(lambda d: parse_blocks(d.text, d.is_markdown, d.infer_headings),
                            docs, repeat)
     rows.append({"stage": "block parse (markdown-it)", "seconds": parse_seconds})

@@ -1,4 +1,8 @@
-"""Command line: chunklab strategies | chunk | summary (thin wrappers over the library)."""
+"""Command line: chunklab strategies | chunk | summary | queries | sweep | view | report.
+
+Thin wrappers over the library. The evaluation, notebook and view stages are imported inside
+their command, so that ``chunklab --help`` and ``chunklab chunk`` do not load pandas, scipy
+or the notebook machinery."""
 
 from __future__ import annotations
 
@@ -10,11 +14,22 @@ from . import chunk_corpus, load_config, load_corpus, make_config
 from .chunking.config import parse_value
 from .chunking.registry import REGISTRY
 from .errors import ChunklabError, ConfigError, validation_message
+from .evaluation.defaults import (
+    DEFAULT_CORPUS,
+    DEFAULT_K,
+    DEFAULT_RETRIEVERS,
+    DEFAULT_SIZES,
+    DEFAULT_STRATEGIES,
+)
 from .util.atomic import write_text_atomic
+
+DESCRIPTION = ("Compare ways of splitting Markdown for retrieval: chunk a corpus, measure every "
+               "strategy, sweep strategies x sizes x retrievers, draw chunk boundaries, and run "
+               "the six notebooks into one shareable report.")
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="chunklab", description=__doc__)
+    parser = argparse.ArgumentParser(prog="chunklab", description=DESCRIPTION)
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("strategies", help="list strategies with a one-line description")
 
@@ -24,7 +39,7 @@ def _parser() -> argparse.ArgumentParser:
     chunk.add_argument("--out", required=True, help="output .jsonl file")
 
     summary = sub.add_parser("summary", help="chunk a corpus with every strategy; print a table")
-    summary.add_argument("--corpus", default="data/sample")
+    summary.add_argument("--corpus", default=DEFAULT_CORPUS)
     summary.add_argument("--size", type=int, default=1000)
     summary.add_argument("--unit", default="chars")
     queries = sub.add_parser("queries", help="query files: mine queries from a corpus")
@@ -34,16 +49,12 @@ def _parser() -> argparse.ArgumentParser:
     mine.add_argument("--out", required=True, help="output .jsonl file")
 
     sweep = sub.add_parser("sweep", help="strategies x sizes x retrievers, scored per query")
-    sweep.add_argument("--corpus", default="data/sample")
+    sweep.add_argument("--corpus", default=DEFAULT_CORPUS)
     source = sweep.add_mutually_exclusive_group(required=True)
     source.add_argument("--queries", help="JSONL query file")
     source.add_argument("--mine-queries", action="store_true", help="mine queries instead")
-    sweep.add_argument("--strategies", default="rct,mhs_rct,ast_merge,ast_breadcrumb",
-                       help="comma-separated strategy names")
-    sweep.add_argument("--sizes", default="300,600,1200", help="comma-separated sizes")
+    _add_grid_args(sweep)
     sweep.add_argument("--unit", default="chars", choices=["chars", "words", "tokens"])
-    sweep.add_argument("--retrievers", default="bm25", help="comma-separated: bm25,dense,hybrid")
-    sweep.add_argument("--k", type=int, default=5)
     sweep.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                        help="an option applied to every config")
     sweep.add_argument("--out", required=True, help="run folder (created; reused if same run)")
@@ -59,17 +70,24 @@ def _parser() -> argparse.ArgumentParser:
 
     report = sub.add_parser("report", help="run every notebook headless into one folder: "
                                            "executed .ipynb, offline .html, index.html")
-    report.add_argument("--corpus", default="data/sample", help="folder of .md/.markdown/.txt")
+    report.add_argument("--corpus", default=DEFAULT_CORPUS,
+                        help="folder of .md/.markdown/.txt")
     report.add_argument("--queries", default=None,
                         help="JSONL query file (default: <corpus>/queries.jsonl if present, "
                              "else queries mined from the corpus)")
-    report.add_argument("--strategies", default="rct,mhs_rct,ast_merge,ast_breadcrumb",
-                        help="comma-separated strategy names")
-    report.add_argument("--sizes", default="300,600,1200", help="comma-separated sizes")
-    report.add_argument("--retrievers", default="bm25", help="comma-separated: bm25,dense,hybrid")
-    report.add_argument("--k", type=int, default=5)
+    _add_grid_args(report)
     report.add_argument("--out", help="report folder (default: results/<date-time>)")
     return parser
+
+
+def _add_grid_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--strategies", default=",".join(DEFAULT_STRATEGIES),
+                        help="comma-separated strategy names")
+    parser.add_argument("--sizes", default=",".join(map(str, DEFAULT_SIZES)),
+                        help="comma-separated sizes")
+    parser.add_argument("--retrievers", default=",".join(DEFAULT_RETRIEVERS),
+                        help="comma-separated: bm25,dense,hybrid")
+    parser.add_argument("--k", type=int, default=DEFAULT_K)
 
 
 def _split(text: str) -> list[str]:
@@ -149,7 +167,7 @@ def cmd_queries(args) -> int:
     corpus = load_corpus(args.corpus)
     queries = mine_queries(corpus)
     save_queries(queries, args.out)
-    kinds = {}
+    kinds: dict[str, int] = {}
     for query in queries:
         kinds[query.kind] = kinds.get(query.kind, 0) + 1
     print(f"{len(queries)} queries mined from {len(corpus)} documents {kinds} -> {args.out}")

@@ -4,19 +4,32 @@ from __future__ import annotations
 
 import bisect
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from ..document.blocks import Block
 from ..document.corpus import Document
 from ..document.sections import Breadcrumbs
 from .config import ChunkerConfig
-from .records import Chunk, Piece
-from .registry import get_strategy
+from .records import Chunk, Piece, StrategyFunc
+from .registry import Strategy, add, get_strategy
+
+
+def register(
+    name: str, description: str, *, prefix: bool = False, family: str = "ast"
+) -> Callable[[StrategyFunc], StrategyFunc]:
+    """Decorator registering a strategy function under ``name``."""
+
+    def decorate(func: StrategyFunc) -> StrategyFunc:
+        add(Strategy(name, func, description, prefix, family))
+        return func
+
+    return decorate
 
 
 def chunk_document(doc: Document, config: ChunkerConfig) -> list[Chunk]:
     """The chunks of one document under ``config``: the one way to chunk."""
-    return get_strategy(config.strategy)(doc, config)
+    strategy: StrategyFunc = get_strategy(config.strategy).func
+    return strategy(doc, config)
 
 
 def chunk_corpus(corpus: Iterable[Document], config: ChunkerConfig) -> list[Chunk]:

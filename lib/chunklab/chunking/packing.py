@@ -117,8 +117,8 @@ def split_segment(seg: Segment, text: str, limit: int, sizer: Sizer) -> list[Seg
         pieces.extend(_split_line(first, last, text, limit, sizer))
     # Leading heading lines must not stand alone: they lead the first line of content.
     while len(pieces) > 1 and pieces[0].end <= seg.anchor:
-        head, first = pieces[0], pieces[1]
-        pieces[:2] = [Segment(head.start, first.end, head.size + first.size, first.start)]
+        head, second = pieces[0], pieces[1]
+        pieces[:2] = [Segment(head.start, second.end, head.size + second.size, second.start)]
     return pieces
 
 

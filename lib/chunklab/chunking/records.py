@@ -3,8 +3,13 @@ a strategy chose, before it becomes a Chunk)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+if TYPE_CHECKING:
+    from ..document.corpus import Document
+    from .config import ChunkerConfig
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,3 +82,7 @@ class Piece:
     part: tuple[int, int] | None = None
     strategy: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+
+
+StrategyFunc: TypeAlias = "Callable[[Document, ChunkerConfig], list[Chunk]]"
+"""The strategy contract: a document and a config in, the document's chunks out."""

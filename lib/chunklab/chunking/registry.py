@@ -1,21 +1,13 @@
-"""The strategy registry (a leaf: it imports no strategy): every strategy is a function
-``(doc, config) -> list[Chunk]`` registered under a name."""
+"""The strategy registry, a leaf of the chunking stage: names and what they stand for. The
+strategies register themselves through ``chunking.build.register``."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeAlias
+from typing import Any
 
 from ..errors import UnknownStrategyError
-
-if TYPE_CHECKING:
-    from ..document.corpus import Document
-    from .config import ChunkerConfig
-    from .records import Chunk
-
-StrategyFunc: TypeAlias = "Callable[[Document, ChunkerConfig], list[Chunk]]"
-"""The strategy contract: a document and a config in, the document's chunks out."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,7 +15,8 @@ class Strategy:
     """A registered strategy: its function and what ``chunklab strategies`` says of it."""
 
     name: str
-    func: StrategyFunc
+    func: Callable[..., list[Any]]
+    """``(doc, config) -> list[Chunk]``: the contract ``chunking.records.StrategyFunc``."""
     description: str
     prefix: bool
     """Whether embed/context text carry the breadcrumb by default."""
@@ -31,23 +24,16 @@ class Strategy:
     """``ast`` (held to every invariant), ``paragraph``, ``routed`` or ``baseline`` (measured
     as it is)."""
 
-    def __call__(self, doc: Document, config: ChunkerConfig) -> list[Chunk]:
+    def __call__(self, doc: Any, config: Any) -> list[Any]:
         return self.func(doc, config)
 
 
 REGISTRY: dict[str, Strategy] = {}
 
 
-def register(
-    name: str, description: str, *, prefix: bool = False, family: str = "ast"
-) -> Callable[[StrategyFunc], StrategyFunc]:
-    """Decorator adding a strategy function to the registry under ``name``."""
-
-    def add(func: StrategyFunc) -> StrategyFunc:
-        REGISTRY[name] = Strategy(name, func, description, prefix, family)
-        return func
-
-    return add
+def add(strategy: Strategy) -> None:
+    """Put ``strategy`` in the registry under its name (replacing one of the same name)."""
+    REGISTRY[strategy.name] = strategy
 
 
 def strategy_names() -> list[str]:

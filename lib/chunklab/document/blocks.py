@@ -136,10 +136,10 @@ def _markdown_blocks(text: str, lines: LineIndex, infer: bool) -> list[Block]:
             provenance = "markdown_setext" if tok.markup in ("=", "-") else "markdown_atx"
             title = tokens[i + 1].content.strip()
             blocks.append(Block(kind, start, end, int(tok.tag[1]), title, provenance))
-        elif kind == "html" and (found := html_heading(tok.content)):
-            blocks.append(Block("heading", start, end, found[0], found[1], "html_heading"))
-        elif kind == "paragraph" and infer and (found := infer_heading(text[start:end], True)):
-            blocks.append(Block("heading", start, end, found[0], found[1], found[2]))
+        elif kind == "html" and (html := html_heading(tok.content)):
+            blocks.append(Block("heading", start, end, html[0], html[1], "html_heading"))
+        elif kind == "paragraph" and infer and (seen := infer_heading(text[start:end], True)):
+            blocks.append(Block("heading", start, end, seen[0], seen[1], seen[2]))
         else:
             blocks.append(
                 Block(kind, start, end, title=tok.info.strip() if kind == "fence" else "")
@@ -162,7 +162,8 @@ def _plain_text_blocks(text: str, lines: LineIndex) -> list[Block]:
         head = infer_heading(_line(text, lines, first), False)
         next_numbered = first + 1 < line and infer_heading(_line(text, lines, first + 1), False)
         if head and not (head[2] == "inferred_numbered" and next_numbered):
-            blocks.append(Block("heading", *lines.span(first, first + 1), *head))
+            start, end = lines.span(first, first + 1)
+            blocks.append(Block("heading", start, end, head[0], head[1], head[2]))
             first += 1
         if first < line:
             blocks.append(Block("paragraph", *lines.span(first, line)))

@@ -45,7 +45,7 @@ class Document:
 
     def __post_init__(self) -> None:
         # Made directly (or by dataclasses.replace with new text): parse the text it holds.
-        if self.lines is None or self.lines.text is not self.text:  # type: ignore[redundant-expr]
+        if self.lines is None or self.lines.text is not self.text:
             lines = LineIndex(self.text)
             object.__setattr__(self, "lines", lines)
             blocks = parse_blocks(self.text, self.is_markdown, self.infer_headings, lines=lines)

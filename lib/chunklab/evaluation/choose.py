@@ -18,6 +18,7 @@ from ..chunking.config import ChunkerConfig, make_config, save_config
 from ..errors import ChoiceError, ConfigError, RuleError
 from ..util.values import missing, plain
 from . import stats
+from .runs import load_run
 
 OPERATORS = {"==": operator.eq, ">=": operator.ge, "<=": operator.le, ">": operator.gt,
              "<": operator.lt}
@@ -32,8 +33,6 @@ TIE_BREAKS = {
     "bundle_efficiency": "larger bundle_efficiency@k (gold-source share of the bundle)",
     "smaller_size": "smaller configured chunk size",
 }
-RUN_FILES = ("run.json", "summary.csv", "chunk_stats.csv", "per_query.parquet",
-             "retrieved.parquet", "chunks.parquet")
 CONFIG_FIELDS = ("config_id", "strategy", "size", "unit", "options")
 NOT_A_MEASURE = {"documents", "size", "over_encoder_limit_method", *CONFIG_FIELDS}
 BUNDLE = "bundle_chars"
@@ -89,32 +88,6 @@ class ChoiceRule(BaseModel):
 
 
 # --- reading a run ------------------------------------------------------------------------
-
-
-def load_run(run_dir: str | os.PathLike):
-    """A finished sweep folder read back into a SweepResult."""
-    from .sweep import SweepParams, SweepResult
-
-    run_dir = Path(run_dir)
-    missing = [name for name in RUN_FILES if not (run_dir / name).is_file()]
-    if missing:
-        raise ChoiceError(f"{run_dir} is not a finished sweep folder: missing {missing}")
-    info = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
-    return SweepResult(
-        params=SweepParams(**info["params"]), run_dir=run_dir,
-        chunks=pd.read_parquet(run_dir / "chunks.parquet"),
-        retrieved=pd.read_parquet(run_dir / "retrieved.parquet"),
-        per_query=pd.read_parquet(run_dir / "per_query.parquet"),
-        summary=pd.read_csv(run_dir / "summary.csv", keep_default_na=False, na_values=[""]),
-        chunk_stats=pd.read_csv(run_dir / "chunk_stats.csv"),
-        significance=_read_optional_csv(run_dir / "significance.csv"), run_info=info)
-
-
-def _read_optional_csv(path: Path) -> pd.DataFrame:
-    try:
-        return pd.read_csv(path)
-    except (FileNotFoundError, pd.errors.EmptyDataError):
-        return pd.DataFrame()
 
 
 def _as_run(result_or_run_dir):
@@ -279,20 +252,6 @@ def _record(row: pd.Series) -> dict:
     return {k: plain(v) for k, v in row.items()}
 
 
-def _oriented(rows: pd.DataFrame, chosen: str) -> pd.DataFrame:
-    """Significance rows turned so that config_a is ``chosen``."""
-    flip = rows["config_b"] == chosen
-    out = rows.copy()
-    out.loc[flip, ["config_a", "config_b"]] = rows.loc[flip, ["config_b", "config_a"]].values
-    out.loc[flip, ["mean_a", "mean_b"]] = rows.loc[flip, ["mean_b", "mean_a"]].values
-    out.loc[flip, "mean_diff"] = -rows.loc[flip, "mean_diff"]
-    out.loc[flip, "ci_low"] = -rows.loc[flip, "ci_high"]
-    out.loc[flip, "ci_high"] = -rows.loc[flip, "ci_low"]
-    out.loc[flip, "verdict"] = rows.loc[flip, "verdict"].replace(
-        {"A better": "B better", "B better": "A better"})
-    return out
-
-
 def _pair_rows(run, rule: ChoiceRule, a: str, b: str) -> pd.DataFrame:
     sig = run.significance
     if sig.empty:
@@ -300,7 +259,7 @@ def _pair_rows(run, rule: ChoiceRule, a: str, b: str) -> pd.DataFrame:
     pair = sig[(sig["retriever"] == rule.retriever)
                & (((sig["config_a"] == a) & (sig["config_b"] == b))
                   | ((sig["config_a"] == b) & (sig["config_b"] == a)))]
-    out = _oriented(pair, a).assign(source="sweep significance table (Holm over all pairs)")
+    out = stats.orient(pair, a).assign(source="sweep significance table (Holm over all pairs)")
     return out.reset_index(drop=True)
 
 

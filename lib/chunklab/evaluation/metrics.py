@@ -5,11 +5,14 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
-import pandas as pd
 import pytrec_eval
 
+from ..chunking.config import ChunkerConfig
+from ..chunking.records import Chunk
 from ..chunking.sizes import ENCODER_WINDOW, measure_all, token_counts
 from ..errors import MetricError
 from . import invariants
@@ -60,6 +63,8 @@ def answer_span(query: Query, docs: dict) -> tuple[str, int, int]:
     source = query.sources[0]
     if source not in docs:
         raise MetricError(f"query {query.id!r}: source {source!r} is not among the documents")
+    if query.answer is None:
+        raise MetricError(f"query {query.id!r} has no answer span")
     start = docs[source].text.find(query.answer)
     if start < 0:
         raise MetricError(
@@ -232,8 +237,40 @@ def _spread(values: np.ndarray, name: str) -> dict[str, float]:
     }
 
 
-def chunk_stats(chunks: Sequence, config, *, docs) -> dict:
-    """One row of structural figures for one config's chunks of ``docs``.
+@dataclass(frozen=True, slots=True)
+class ChunkStats:
+    """Structural figures of one config's chunks: a row of chunk_stats.csv but its options
+    column (``tables.CHUNK_STATS`` says what each column means)."""
+
+    config_id: str
+    strategy: str
+    size: int
+    unit: str
+    documents: int
+    chunks: int
+    size_p50: float
+    size_p95: float
+    size_max: float
+    chars_p50: float
+    chars_p95: float
+    chars_max: float
+    code_integrity: float
+    heading_only: int
+    heading_only_share: float
+    oversize: int
+    oversize_share: float
+    lost_chars: int
+    lost_share: float
+    verbatim_share: float
+    over_encoder_limit: float
+    over_encoder_limit_method: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def chunk_stats(chunks: Sequence[Chunk], config: ChunkerConfig, *, docs: Any) -> ChunkStats:
+    """The structural figures of one config's chunks of ``docs``.
 
     Sizes are of ``chunk.text`` in the config's unit (``size_*``) and in chars (``chars_*``);
     ``oversize`` counts chunks above ``config.size``; ``lost_chars`` counts non-whitespace
@@ -251,23 +288,15 @@ def chunk_stats(chunks: Sequence, config, *, docs) -> dict:
         by_doc.setdefault(chunk.doc_id, []).append(chunk)
     heading_only = sum(invariants.heading_only(docs[d], cs) for d, cs in by_doc.items())
     oversize = int((sizes > config.size).sum())
-    return {
-        "config_id": config.config_id,
-        "strategy": config.strategy,
-        "size": config.size,
-        "unit": config.unit,
-        "documents": len(docs),
-        "chunks": len(chunks),
-        **_spread(sizes, "size"),
-        **_spread(_sizes(texts, "chars"), "chars"),
-        "code_integrity": _share([chunk_intact(c, docs) for c in chunks]),
-        "heading_only": heading_only,
-        "heading_only_share": heading_only / len(chunks) if chunks else math.nan,
-        "oversize": oversize,
-        "oversize_share": oversize / len(chunks) if chunks else math.nan,
-        "lost_chars": lost,
-        "lost_share": lost / solid if solid else 0.0,
-        "verbatim_share": _share([c.verbatim for c in chunks]),
-        "over_encoder_limit": over,
-        "over_encoder_limit_method": method,
-    }
+    n = len(chunks)
+    return ChunkStats(
+        config_id=config.config_id, strategy=config.strategy, size=config.size,
+        unit=config.unit, documents=len(docs), chunks=n,
+        **_spread(sizes, "size"), **_spread(_sizes(texts, "chars"), "chars"),
+        code_integrity=_share([chunk_intact(c, docs) for c in chunks]),
+        heading_only=heading_only, heading_only_share=heading_only / n if n else math.nan,
+        oversize=oversize, oversize_share=oversize / n if n else math.nan,
+        lost_chars=lost, lost_share=lost / solid if solid else 0.0,
+        verbatim_share=_share([c.verbatim for c in chunks]),
+        over_encoder_limit=over, over_encoder_limit_method=method,
+    )

@@ -117,7 +117,7 @@ def _check_answer(data: dict, docs: dict) -> list[str]:
         return []
     if not _is_text(answer):
         return [f"answer must be a non-empty string, got {answer!r}"]
-    sources = data.get("sources", data.get("source"))
+    sources = data.get("sources", data.get("source")) or [""]
     first = sources if isinstance(sources, str) else sources[0]
     if first in docs and answer not in docs[first].text:
         shown = answer if len(answer) <= 60 else answer[:57] + "..."

@@ -9,11 +9,11 @@ import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from ..chunking.sizes import ENCODER
+from ..chunking.sizes import ENCODER, model_dir
 from ..errors import MissingExtraError, RetrieverError, UnknownRetrieverError
 
 RRF_K = 60
@@ -75,7 +75,7 @@ class BM25Retriever:
         self.stemmer = Stemmer.Stemmer("english")
         self.params = {"k1": k1, "b": b, "method": method}
         self.ids: list[str] | None = None
-        self.model = None
+        self.model: Any = None
 
     def _tokens(self, texts: list[str]) -> list[list[str]]:
         return self._bm25s.tokenize(
@@ -94,7 +94,7 @@ class BM25Retriever:
         """BM25 score of every indexed chunk for one tokenised query."""
         known = [t for t in query if t in self.model.vocab_dict]
         if not known:
-            return np.zeros(len(self.ids), dtype=np.float32)
+            return np.zeros(len(self.ids or ()), dtype=np.float32)
         return self.model.get_scores(known)
 
     def search(self, queries: list[str], k: int) -> list[Hits]:
@@ -115,10 +115,10 @@ def default_cache_dir() -> Path:
     """``$CHUNKLAB_CACHE/embeddings``, else ``$XDG_CACHE_HOME/chunklab/embeddings``, else
     ``~/.cache/chunklab/embeddings``."""
     root = os.environ.get("CHUNKLAB_CACHE")
-    if not root:
-        base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-        root = Path(base) / "chunklab"
-    return Path(root) / "embeddings"
+    if root:
+        return Path(root) / "embeddings"
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "chunklab" / "embeddings"
 
 
 class EmbeddingCache:
@@ -174,8 +174,6 @@ def load_encoder(model_path: str | os.PathLike | None = None):
     from transformers.utils import logging as hf_logging
 
     if model_path is None:
-        from ..chunking.sizes import model_dir
-
         model_path = model_dir()
     bars = hf_logging.is_progress_bar_enabled()
     hf_logging.disable_progress_bar()  # no "Loading weights" bar in notebooks and logs
@@ -205,7 +203,7 @@ class DenseRetriever:
         self.cache = EmbeddingCache(cache_dir or default_cache_dir(), self.model_name)
         self.cache_stats = {"hits": 0, "misses": 0}
         """Texts that needed no embedding (cached or repeated) and distinct texts embedded."""
-        self._encoder = None
+        self._encoder: Any = None
         self.ids: list[str] | None = None
         self.matrix: np.ndarray | None = None
 

@@ -55,15 +55,19 @@ def _paired(a, b) -> tuple[np.ndarray, np.ndarray]:
 
 
 def bootstrap_ci(
-    diffs: np.ndarray, *, n_resamples: int, seed: int, confidence: float
+    values: np.ndarray, *, n_resamples: int, seed: int, confidence: float = 0.95,
+    methods: Sequence[str] = ("BCa", "percentile"), min_n: int = 2,
 ) -> tuple[float, float]:
-    """Bootstrap interval of the mean (BCa, percentile when BCa is undefined)."""
-    if len(diffs) < 2 or np.all(diffs == diffs[0]):
-        value = float(diffs[0]) if len(diffs) else math.nan
-        return (value, value) if len(diffs) >= 2 else (math.nan, math.nan)
-    for method in ("BCa", "percentile"):
+    """Bootstrap interval of the mean of ``values``: the first of ``methods`` that gives a
+    finite interval (BCa is undefined on some samples). A constant sample gives [v, v];
+    fewer than ``min_n`` values (or none) give NaN."""
+    if len(values) == 0 or len(values) < min_n:
+        return math.nan, math.nan
+    if len(values) < 2 or np.all(values == values[0]):
+        return float(values[0]), float(values[0])
+    for method in methods:
         result = stats.bootstrap(
-            (diffs,), _mean, n_resamples=n_resamples, confidence_level=confidence,
+            (values,), _mean, n_resamples=n_resamples, confidence_level=confidence,
             method=method, vectorized=True, rng=np.random.default_rng(seed),
         )
         low, high = result.confidence_interval
@@ -139,13 +143,13 @@ def paired_comparison(
     ``n_resamples`` drives the bootstrap and, unless ``n_permutations`` is given, the
     permutation test, whose smallest attainable p-value is 1 / (n_permutations + 1).
     """
-    a, b = _paired(a, b)
-    diffs = a - b
+    left, right = _paired(a, b)
+    diffs = left - right
     low, high = bootstrap_ci(diffs, n_resamples=n_resamples, seed=seed, confidence=confidence)
     return PairedResult(
         n=len(diffs),
-        mean_a=float(a.mean()) if len(a) else math.nan,
-        mean_b=float(b.mean()) if len(b) else math.nan,
+        mean_a=float(left.mean()) if len(left) else math.nan,
+        mean_b=float(right.mean()) if len(right) else math.nan,
         mean_diff=float(diffs.mean()) if len(diffs) else math.nan,
         ci_low=low,
         ci_high=high,
@@ -182,6 +186,28 @@ def verdict(mean_diff: float, p_adjusted: float, *, alpha: float, higher_is_bett
         return "no significant difference"
     a_better = (mean_diff > 0) == higher_is_better
     return "A better" if a_better else "B better"
+
+
+TURNED = {"A better": "B better", "B better": "A better"}
+
+
+def swap_sides(rows: pd.DataFrame) -> pd.DataFrame:
+    """Paired-test rows with A and B exchanged: configs and means swapped, the difference and
+    its interval negated, the verdict turned."""
+    out = rows.copy()
+    for a, b in (("config_a", "config_b"), ("mean_a", "mean_b")):
+        if a in rows and b in rows:
+            out[a], out[b] = rows[b], rows[a]
+    out["mean_diff"] = -rows["mean_diff"]
+    out["ci_low"], out["ci_high"] = -rows["ci_high"], -rows["ci_low"]
+    out["verdict"] = rows["verdict"].replace(TURNED)
+    return out
+
+
+def orient(rows: pd.DataFrame, config_a: str) -> pd.DataFrame:
+    """Paired-test rows turned so that ``config_a`` is A wherever it takes part."""
+    flip = rows["config_b"] == config_a
+    return pd.concat([rows[~flip], swap_sides(rows[flip])]).loc[rows.index]
 
 
 def compare_all(

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import pandas as pd
 import yaml
 
 from ..document.headings import EXPLICIT, INFERRED
@@ -177,13 +178,18 @@ def _gold_entry(where: str, entry, problems: list[str]) -> GoldHeading | None:
     if missing:
         problems.append(f"{where}: missing field(s) {', '.join(missing)}")
     line, level, text = (entry.get(k) for k in GOLD_FIELDS)
-    if "line" in entry and not (_is_int(line) and line >= 1):
+    line_ok = _is_int(line) and line >= 1  # type: ignore[operator]
+    level_ok = _is_int(level) and 1 <= level <= 6  # type: ignore[operator]
+    if "line" in entry and not line_ok:
         problems.append(f"{where}: line must be an integer >= 1 (got {line!r})")
-    if "level" in entry and not (_is_int(level) and 1 <= level <= 6):
+    if "level" in entry and not level_ok:
         problems.append(f"{where}: level must be an integer from 1 to 6 (got {level!r})")
     if "text" in entry and not isinstance(text, str):
         problems.append(f"{where}: text must be a string (got {text!r})")
-    return GoldHeading(line, level, text) if len(problems) == found else None
+    if len(problems) != found:
+        return None
+    assert isinstance(line, int) and isinstance(level, int) and isinstance(text, str)
+    return GoldHeading(line, level, text)
 
 
 def _is_int(value) -> bool:
@@ -264,10 +270,8 @@ def score_headings(
 
 def score_table(
     documents: Iterable, gold: dict[str, list[GoldHeading]], *, match_level: bool = False
-):
+) -> pd.DataFrame:
     """``score_headings`` as a pandas DataFrame (one row per group)."""
-    import pandas as pd
-
     rows = score_headings(documents, gold, match_level=match_level)
     return pd.DataFrame([row.as_dict() for row in rows])
 

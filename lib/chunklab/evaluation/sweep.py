@@ -2,128 +2,46 @@
 
 from __future__ import annotations
 
-import hashlib
-import itertools
-import json
-import platform
+import os
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field, field_validator
-from scipy import stats as scipy_stats
 from tqdm.auto import tqdm
 
 from ..chunking.build import chunk_document
-from ..chunking.config import ChunkerConfig, make_config
-from ..chunking.registry import check_strategy
+from ..chunking.config import ChunkerConfig
+from ..chunking.records import Chunk
 from ..document.corpus import Corpus, load_corpus
-from ..errors import ConfigError, UnknownRetrieverError
-from ..util.atomic import write_atomic, write_text_atomic
-from . import metrics, stats
+from ..util.atomic import write_atomic
+from . import metrics, stats, tables
 from .queries import load_queries, mine_queries
-from .retrieve import make_retriever, retriever_names
+from .retrieve import make_retriever
+from .runs import (
+    RunInfo,
+    SweepParams,
+    SweepResult,
+    config_columns,
+    prepare,
+    versions,
+    write_results,
+)
 
 KEY_METRICS = ("recall@{k}", "hit@{k}", "answer_hit@{k}", "bundle_efficiency@{k}")
-PACKAGES = ("chunklab", "markdown-it-py", "langchain-text-splitters", "bm25s",
-            "pytrec-eval-terrier", "scipy", "pandas", "sentence-transformers")
-
-
-class SweepParams(BaseModel):
-    """What a sweep runs; equal params reuse each other's finished work."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    corpus: str = "data/sample"
-    queries: str = Field("", description="JSONL query file; empty = mine queries from corpus")
-    strategies: tuple[str, ...] = ("rct", "mhs_rct", "ast_merge", "ast_breadcrumb")
-    sizes: tuple[int, ...] = (300, 600, 1200)
-    retrievers: tuple[str, ...] = ("bm25",)
-    unit: str = "chars"
-    k: int = Field(5, gt=0)
-    options: dict[str, Any] = Field(default_factory=dict, description="fixed config options")
-    grid: dict[str, tuple[Any, ...]] = Field(
-        default_factory=dict, description="option -> values swept in addition"
-    )
-
-    @field_validator("strategies")
-    @classmethod
-    def _strategies(cls, names):
-        for name in names:
-            check_strategy(name)
-        return names
-
-    @field_validator("retrievers")
-    @classmethod
-    def _retrievers(cls, names):
-        for name in names:
-            if name not in retriever_names():
-                raise UnknownRetrieverError(name, retriever_names())
-        return names
-
-    @property
-    def run_id(self) -> str:
-        canonical = json.dumps(self.model_dump(), sort_keys=True, default=str)
-        return hashlib.sha256(canonical.encode()).hexdigest()[:12]
-
-    def configs(self) -> list[ChunkerConfig]:
-        """Every chunker config of the grid, validated (a bad option names itself)."""
-        names = sorted(self.grid)
-        combos = itertools.product(*(self.grid[n] for n in names)) if names else [()]
-        result = []
-        for combo in combos:
-            for strategy in self.strategies:
-                for size in self.sizes:
-                    values = {**self.options, **dict(zip(names, combo, strict=True))}
-                    result.append(make_config(values, strategy=strategy, size=size,
-                                              unit=self.unit))
-        return list(dict.fromkeys(result))
-
-
-@dataclass
-class SweepResult:
-    """The tables of one sweep (also written to ``run_dir``)."""
-
-    params: SweepParams
-    run_dir: Path | None
-    chunks: pd.DataFrame
-    retrieved: pd.DataFrame
-    per_query: pd.DataFrame
-    summary: pd.DataFrame
-    chunk_stats: pd.DataFrame
-    significance: pd.DataFrame
-    run_info: dict = field(default_factory=dict)
-
-
-def config_columns(config: ChunkerConfig) -> dict[str, Any]:
-    """The config's fields as table columns, so every table filters without a lookup."""
-    return {"config_id": config.config_id, "strategy": config.strategy, "size": config.size,
-            "unit": config.unit, "options": json.dumps(config.options(), sort_keys=True)}
-
-
-def _versions() -> dict[str, str]:
-    found = {}
-    for name in PACKAGES:
-        try:
-            found[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            found[name] = "not installed"
-    return {"python": platform.python_version(), **found}
 
 
 class _Stage:
     """Accumulates wall time per stage for run.json."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.seconds: dict[str, float] = {}
 
     @contextmanager
-    def __call__(self, name: str):
+    def __call__(self, name: str) -> Iterator[None]:
         began = time.perf_counter()
         try:
             yield
@@ -146,16 +64,15 @@ def _score(config, retriever_name, retriever, chunks, queries, corpus, k) -> tup
         for rank, (chunk_id, score) in enumerate(hits, start=1)
     ]
     columns = {**config_columns(config), "retriever": retriever_name}
-    ranked = [*columns, "query_id", "rank", "chunk_id", "score"]  # kept when nothing is found
     return (pd.DataFrame([{**columns, **r} for r in rows]),
-            pd.DataFrame([{**columns, **r} for r in retrieved], columns=ranked))
+            tables.RETRIEVED.frame({**columns, **r} for r in retrieved))
 
 
-def run_sweep(params: SweepParams, out_dir: str | Path | None = None, *,
+def run_sweep(params: SweepParams, out_dir: str | os.PathLike | None = None, *,
               corpus: Corpus | None = None, progress: bool = True) -> SweepResult:
     """Run the grid; with ``out_dir``, write every table there atomically and reuse parts."""
     stage = _Stage()
-    run_dir = _prepare(params, out_dir)
+    run_dir = prepare(params, out_dir)
     with stage("load"):
         corpus = corpus or load_corpus(params.corpus,
                                        infer_headings=params.options.get("infer_headings", False))
@@ -163,7 +80,8 @@ def run_sweep(params: SweepParams, out_dir: str | Path | None = None, *,
     configs = params.configs()
     parts = run_dir / "parts" if run_dir else None
     reused = 0
-    chunk_frames, chunks_by_config = [], {}
+    chunk_frames: list[pd.DataFrame] = []
+    chunks_by_config: dict[str, list[Chunk]] = {}
     for config in tqdm(configs, desc="chunk", disable=not progress):
         with stage("chunk"):
             path = parts / f"{config.config_id}.chunks.parquet" if parts else None
@@ -178,43 +96,25 @@ def run_sweep(params: SweepParams, out_dir: str | Path | None = None, *,
     with stage("statistics"):
         summary = summary_table(per_query)
         significance = significance_table(per_query, params.k)
-        chunk_stats = pd.DataFrame([
-            {**config_columns(c), **metrics.chunk_stats(chunks_by_config[c.config_id], c,
-                                                        docs=corpus)}
+        chunk_stats = tables.CHUNK_STATS.frame(
+            {**config_columns(c),
+             **metrics.chunk_stats(chunks_by_config[c.config_id], c, docs=corpus).as_dict()}
             for c in configs
-        ])
-    info = {
-        "run_id": params.run_id, "params": params.model_dump(), "versions": _versions(),
+        )
+    info: RunInfo = {
+        "run_id": params.run_id, "params": params.model_dump(), "versions": versions(),
         "corpus": {"root": params.corpus, "fingerprint": corpus.fingerprint,
                    "documents": len(corpus), "skipped": [s.as_dict() for s in corpus.skipped]},
         "queries": len(queries), "configs": len(configs), "reused_parts": reused,
         "embedding_cache": cache_stats,
         "seconds": {name: round(v, 3) for name, v in stage.seconds.items()},
     }
-    result = SweepResult(params, run_dir, pd.concat(chunk_frames, ignore_index=True), retrieved,
-                         per_query, summary, chunk_stats, significance, info)
+    chunks = tables.CHUNKS.conform(pd.concat(chunk_frames, ignore_index=True))
+    result = SweepResult(params, run_dir, chunks, retrieved, tables.PER_QUERY.conform(per_query),
+                         summary, chunk_stats, significance, info)
     if run_dir:
         write_results(result)
     return result
-
-
-def _prepare(params: SweepParams, out_dir) -> Path | None:
-    """The run folder; one holding a different run is refused, never overwritten."""
-    if out_dir is None:
-        return None
-    run_dir = Path(out_dir)
-    info = run_dir / "run.json"
-    if info.exists():
-        recorded = json.loads(info.read_text()).get("run_id")
-        if recorded != params.run_id:
-            raise ConfigError(
-                f"{run_dir} holds another run ({recorded}); these parameters are run "
-                f"{params.run_id}: choose another output folder"
-            )
-    (run_dir / "parts").mkdir(parents=True, exist_ok=True)
-    write_text_atomic(run_dir / "params.json", json.dumps(
-        {"run_id": params.run_id, **params.model_dump()}, indent=2, default=str))
-    return run_dir
 
 
 def _chunk_part(corpus: Corpus, config: ChunkerConfig, path: Path | None) -> tuple:
@@ -224,15 +124,13 @@ def _chunk_part(corpus: Corpus, config: ChunkerConfig, path: Path | None) -> tup
         frame = pd.read_parquet(path)
         return _records(frame), frame, True
     chunks = [chunk for doc in corpus for chunk in chunk_document(doc, config)]
-    frame = pd.DataFrame([{**config_columns(config), **chunk.as_dict()} for chunk in chunks])
+    frame = tables.CHUNKS.frame({**config_columns(config), **chunk.as_dict()} for chunk in chunks)
     if path is not None:
         _parquet(path, frame)
     return chunks, frame, False
 
 
-def _records(frame: pd.DataFrame) -> list:
-    from ..chunking.records import Chunk
-
+def _records(frame: pd.DataFrame) -> list[Chunk]:
     return [Chunk.from_dict(row) for row in frame.to_dict("records")]
 
 
@@ -258,7 +156,7 @@ def _retrieve_all(params, configs, chunks_by_config, queries, corpus, parts, sta
                     _parquet(parts / f"{stem}.per_query.parquet", scored)
         per_query.append(scored)
         retrieved.append(ranks)
-    cache = {"hits": 0, "misses": 0}
+    cache: dict[str, Any] = {"hits": 0, "misses": 0}
     for retriever in retrievers.values():
         for key, value in (getattr(retriever, "cache_stats", None) or {}).items():
             if key in cache:
@@ -292,18 +190,16 @@ GROUP = ["config_id", "strategy", "size", "unit", "options", "retriever"]
 SPLITS = ("structure_source", "applied_strategy", "query_kind")
 
 
+SUMMARY_RESAMPLES = 1000
+"""Bootstrap resamples behind each summary interval (percentile method, seed 0)."""
+
+
 def _mean_ci(values: np.ndarray) -> dict[str, float]:
     values = values[~np.isnan(values)]
     if len(values) == 0:
         return {"mean": np.nan, "ci_low": np.nan, "ci_high": np.nan, "n": 0}
-    if len(values) < 2 or np.all(values == values[0]):
-        low = high = float(values[0])
-    else:
-        interval = scipy_stats.bootstrap(
-            (values,), np.mean, n_resamples=1000, method="percentile", vectorized=True,
-            axis=-1, rng=np.random.default_rng(0),
-        ).confidence_interval
-        low, high = float(interval.low), float(interval.high)
+    low, high = stats.bootstrap_ci(values, n_resamples=SUMMARY_RESAMPLES, seed=0,
+                                   methods=("percentile",), min_n=1)
     return {"mean": float(values.mean()), "ci_low": low, "ci_high": high, "n": len(values)}
 
 
@@ -319,7 +215,7 @@ def summary_table(per_query: pd.DataFrame) -> pd.DataFrame:
             value = record.pop(column) if column else "all"
             rows.append({**record, "split": split, "split_value": value,
                          **_mean_ci(group["value"].to_numpy(dtype=float))})
-    return pd.DataFrame(rows)
+    return tables.SUMMARY.frame(rows)
 
 
 def significance_table(per_query: pd.DataFrame, k: int) -> pd.DataFrame:
@@ -334,19 +230,8 @@ def significance_table(per_query: pd.DataFrame, k: int) -> pd.DataFrame:
             table = stats.compare_all(scored, metric)
             table.insert(0, "retriever", retriever)
             frames.append(table)
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-
-
-def write_results(result: SweepResult) -> None:
-    """Every table of the run folder, each written atomically."""
-    run_dir = result.run_dir
-    _parquet(run_dir / "chunks.parquet", result.chunks)
-    _parquet(run_dir / "retrieved.parquet", result.retrieved)
-    _parquet(run_dir / "per_query.parquet", result.per_query)
-    for name, frame in (("summary", result.summary), ("chunk_stats", result.chunk_stats),
-                        ("significance", result.significance)):
-        write_text_atomic(run_dir / f"{name}.csv", frame.to_csv(index=False))
-    write_text_atomic(run_dir / "run.json", json.dumps(result.run_info, indent=2, default=str))
+    return tables.SIGNIFICANCE.frame(
+        row for frame in frames for row in frame.to_dict("records"))
 
 
 def headline(result: SweepResult) -> pd.DataFrame:

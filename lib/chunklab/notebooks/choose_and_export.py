@@ -18,11 +18,11 @@ from ..evaluation.choose import (
     Choice,
     ChoiceRule,
     check_rule,
-    load_run,
     parse_constraint,
     verdict_text,
 )
 from ..evaluation.queries import Query
+from ..evaluation.runs import load_run
 from ..evaluation.sweep import SweepResult
 from ..util.values import plain
 from .params import (
@@ -92,9 +92,10 @@ def make_rule(*, primary_metric: str, retriever: str, constraints: list[str], ti
     checked = validate_params(RuleParams, PRIMARY_METRIC=primary_metric, RETRIEVER=retriever,
                               CONSTRAINTS=constraints, TIE_BREAK=tie_break,
                               TIE_MARGIN=tie_margin)
-    rule = ChoiceRule(primary_metric=checked.PRIMARY_METRIC, retriever=checked.RETRIEVER,
-                      constraints=tuple(checked.CONSTRAINTS), tie_break=checked.TIE_BREAK,
-                      tie_margin=checked.TIE_MARGIN)
+    rule = ChoiceRule.model_validate({
+        "primary_metric": checked.PRIMARY_METRIC, "retriever": checked.RETRIEVER,
+        "constraints": tuple(checked.CONSTRAINTS), "tie_break": checked.TIE_BREAK,
+        "tie_margin": checked.TIE_MARGIN})
     if run is not None:
         try:
             check_rule(rule, run)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..chunking.sizes import ENCODER_WINDOW, token_counts
-from ..document.corpus import Corpus
+from ..document.corpus import Corpus, Document
 from ..document.headings import EXPLICIT
 from ..document.sections import Breadcrumbs
 from ..evaluation.queries import Query
@@ -119,7 +120,7 @@ def heading_depths(corpus: Corpus) -> pd.DataFrame:
             if not headings.empty else pd.DataFrame(columns=["level", "provenance", "headings"]))
 
 
-def _section_spans(doc) -> list[tuple[int, int, int, tuple[str, ...]]]:
+def _section_spans(doc: Document) -> list[tuple[int, int, int, tuple[str, ...]]]:
     """(start, end, level, path): the text before the first heading (level 0, front matter
     left out) and each heading with everything up to the next heading of any depth."""
     blocks = doc.blocks
@@ -128,7 +129,7 @@ def _section_spans(doc) -> list[tuple[int, int, int, tuple[str, ...]]]:
         return []
     crumbs = Breadcrumbs(blocks)
     heads = [b for b in body if b.is_heading]
-    spans = []
+    spans: list[tuple[int, int, int, tuple[str, ...]]] = []
     first = heads[0].start if heads else len(doc.text)
     if body[0].start < first:
         spans.append((body[0].start, first, 0, ()))
@@ -138,7 +139,7 @@ def _section_spans(doc) -> list[tuple[int, int, int, tuple[str, ...]]]:
     return spans
 
 
-def sections_table(corpus: Corpus) -> pd.DataFrame:
+def sections_table(corpus: Iterable[Document]) -> pd.DataFrame:
     """One row per section as a heading-only splitter with no ceiling would cut it: the
     heading and its text up to the next heading, with its length in chars and tokens."""
     rows = []
@@ -186,8 +187,8 @@ def _method(sections: pd.DataFrame) -> str:
 
 def block_totals(corpus: Corpus) -> pd.DataFrame:
     """Blocks of each kind over the corpus, and how many documents hold one."""
-    rows = Counter()
-    holders = Counter()
+    rows: Counter[str] = Counter()
+    holders: Counter[str] = Counter()
     for doc in corpus:
         kinds = Counter(b.kind for b in doc.blocks)
         rows.update(kinds)

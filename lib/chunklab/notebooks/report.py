@@ -11,8 +11,17 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from ..errors import ConfigError, NotebookNotFoundError
-from ..evaluation.choose import load_run
+import yaml
+
+from ..errors import NotebookNotFoundError
+from ..evaluation.defaults import (
+    DEFAULT_CORPUS,
+    DEFAULT_K,
+    DEFAULT_RETRIEVERS,
+    DEFAULT_SIZES,
+    DEFAULT_STRATEGIES,
+)
+from ..evaluation.runs import load_run, refuse_other_run
 from ..evaluation.structure import GOLD_FILE
 from ..evaluation.sweep import headline
 from ..util.atomic import write_text_atomic
@@ -173,9 +182,10 @@ def run_notebook(name: str, source: Path, out_dir: Path, values: dict) -> Notebo
         run.status = "failed"
         run.error = _describe(err)
     run.seconds = time.perf_counter() - began
-    if run.notebook.is_file():
+    executed = out_dir / f"{name}.ipynb"
+    if executed.is_file():
         try:
-            run.html = to_html(run.notebook)
+            run.html = to_html(executed)
         except Exception as err:  # reported in the index, never fatal
             run.error = (run.error + "\n" if run.error else "") + f"HTML export: {err}"
     return run
@@ -207,11 +217,11 @@ def notebook_values(out_dir: Path, params, *, queries: str, name: str = "") -> d
     return values
 
 
-def build_report(out_dir: str | os.PathLike, *, corpus: str = "data/sample",
+def build_report(out_dir: str | os.PathLike, *, corpus: str = DEFAULT_CORPUS,
                  queries: str = "data/sample/queries.jsonl",
-                 sizes: Sequence[int] = (300, 600, 1200),
-                 strategies: Sequence[str] = ("rct", "mhs_rct", "ast_merge", "ast_breadcrumb"),
-                 retrievers: Sequence[str] = ("bm25",), k: int = 5,
+                 sizes: Sequence[int] = DEFAULT_SIZES,
+                 strategies: Sequence[str] = DEFAULT_STRATEGIES,
+                 retrievers: Sequence[str] = DEFAULT_RETRIEVERS, k: int = DEFAULT_K,
                  notebooks: Sequence[str] = DEFAULT_NOTEBOOKS, progress: bool = True) -> Report:
     """Execute the notebooks in order into ``out_dir`` (each as .ipynb and offline .html; 03
     writes the sweep there and 06 reads it back) and write ``out_dir/index.html``.
@@ -224,7 +234,7 @@ def build_report(out_dir: str | os.PathLike, *, corpus: str = "data/sample",
         SweepInputs, CORPUS=corpus, QUERIES=queries, STRATEGIES=list(strategies),
         SIZES=list(sizes), RETRIEVERS=list(retrievers), K=k))
     out = resolve_output(out_dir, name="OUT_DIR")
-    _refuse_other_run(out, params.run_id)
+    refuse_other_run(out, params.run_id, name="OUT_DIR")
     out.mkdir(parents=True, exist_ok=True)
     runs = []
     found = find_notebooks(notebooks)
@@ -236,18 +246,6 @@ def build_report(out_dir: str | os.PathLike, *, corpus: str = "data/sample",
             print(f"[{i}/{len(found)}] {name}: {run.status} ({run.seconds:.1f} s)"
                   + (f" - {run.error.splitlines()[0]}" if run.error else ""), flush=True)
     return Report(out, write_index(out, runs, params), runs)
-
-
-def _refuse_other_run(out: Path, run_id: str) -> None:
-    """A folder holding another sweep would have 06 choose from stale results: refuse it."""
-    import json
-
-    info = out / "run.json"
-    recorded = json.loads(info.read_text(encoding="utf-8")).get("run_id") if info.is_file() \
-        else run_id
-    if recorded != run_id:
-        raise ConfigError(f"OUT_DIR: {out} holds another run ({recorded}); these parameters "
-                          f"are run {run_id}: choose a new folder")
 
 
 # --- index.html ---------------------------------------------------------------------------
@@ -287,8 +285,6 @@ def _headline(out_dir: Path) -> str:
 
 
 def _choice(out_dir: Path) -> str:
-    import yaml
-
     path = out_dir / "chosen_config.yaml"
     if not path.is_file():
         return "<p class='missing'>No chosen_config.yaml was written.</p>"

@@ -8,6 +8,7 @@ from ..errors import ConfigError
 from ..evaluation.structure import SOURCES
 from ..evaluation.sweep import GROUP, SweepResult, run_sweep, summary_table
 from ..util.values import missing
+from ..viz import charts
 
 ROUTED = "structure_routed"
 COMPARED = (ROUTED, "ast_breadcrumb", "rct")
@@ -83,8 +84,6 @@ def chart_frame(splits: pd.DataFrame) -> pd.DataFrame:
 
 def split_chart(splits: pd.DataFrame, metric: str, *, retriever: str | None = None):
     """Grouped bars per strategy: the blend next to each structure source and each route."""
-    from ..viz import charts
-
     return charts.per_source(chart_frame(splits), metric, retriever=retriever,
                              split="source_and_route")
 

@@ -25,4 +25,7 @@ def write_atomic(path: str | os.PathLike, write: Callable[[Path], None]) -> Path
 
 
 def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
-    return write_atomic(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    def write(tmp: Path) -> None:
+        tmp.write_text(text, encoding="utf-8")
+
+    return write_atomic(path, write)

@@ -143,10 +143,10 @@ class Segment:
 
 def segments(length: int, chunks, *, spans=(), cuts=()) -> list[Segment]:
     """Split [0, length) wherever a chunk, a span or an extra cut begins or ends."""
-    points = {0, length, *cuts}
+    found_points = {0, length, *cuts}
     for start, end in [(c.start, c.end) for c in chunks] + list(spans):
-        points.update((min(max(start, 0), length), min(max(end, 0), length)))
-    points = sorted(p for p in points if 0 <= p <= length)
+        found_points.update((min(max(start, 0), length), min(max(end, 0), length)))
+    points = sorted(p for p in found_points if 0 <= p <= length)
     order = sorted(range(len(chunks)), key=lambda i: (chunks[i].start, chunks[i].ordinal))
     active: list[int] = []
     nxt = 0

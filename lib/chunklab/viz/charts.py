@@ -10,6 +10,7 @@ import pandas as pd
 
 from ..chunking.sizes import ENCODER_WINDOW, measure_all
 from ..errors import ChartError
+from ..evaluation.stats import swap_sides
 
 RENDERER = "chunklab_offline"
 SVG = "image/svg+xml"
@@ -280,16 +281,12 @@ def significance_matrix(significance: pd.DataFrame, metric: str, labels: pd.Data
 
 def _mirrored(rows: pd.DataFrame) -> pd.DataFrame:
     """Both orientations of every pair, so the matrix is full; the mark follows the verdict."""
-    swapped = rows.rename(columns={"config_a": "config_b", "config_b": "config_a"}).assign(
-        mean_diff=-rows["mean_diff"], ci_low=-rows["ci_high"], ci_high=-rows["ci_low"],
-        verdict=rows["verdict"].map({"A better": "B better", "B better": "A better"})
-        .fillna(rows["verdict"]))
-    both = pd.concat([rows, swapped], ignore_index=True)
+    both = pd.concat([rows, swap_sides(rows)], ignore_index=True)
     both["mark"] = both["verdict"].map({"A better": "▲", "B better": "▼"}).fillna("")
     return both
 
 
-def size_distribution(chunks: pd.DataFrame, *, unit: str = "chars") -> alt.Chart:
+def size_distribution(chunks: pd.DataFrame, *, unit: str = "chars") -> alt.LayerChart:
     """Chunk length per config as a box: whiskers min-max, box p25-p75, white median tick;
     the red tick is the config's target size (when ``unit`` is the config's unit)."""
     frame = _labels(chunks.assign(length=_lengths(chunks, unit)))
@@ -299,13 +296,14 @@ def size_distribution(chunks: pd.DataFrame, *, unit: str = "chars") -> alt.Chart
     boxes["target"] = boxes["size"].where(boxes["unit"] == unit)
     base = alt.Chart(boxes).encode(y=alt.Y("config:N", sort=_config_order(boxes), title=None))
     tooltip = ["config", "count", "min", "p25", "median", "p75", "max"]
-    return alt.layer(
+    layers = alt.LayerChart(layer=[
         base.mark_rule().encode(x=alt.X("min:Q", title=f"chunk length ({unit})"), x2="max:Q"),
         base.mark_bar(size=12).encode(x="p25:Q", x2="p75:Q", color="strategy:N",
                                       tooltip=tooltip),
         base.mark_tick(color="white", thickness=2, size=12).encode(x="median:Q"),
         base.mark_tick(color="red", thickness=2, size=16).encode(x="target:Q"),
-    ).properties(width=420, height=alt.Step(18))
+    ])
+    return layers.properties(width=420, height=alt.Step(18))
 
 
 def _lengths(chunks: pd.DataFrame, unit: str) -> pd.Series:
@@ -330,7 +328,8 @@ def section_lengths(sections: pd.DataFrame, *, unit: str = "tokens",
     """Histogram of section lengths (``profile.sections_table``) with rules at the median,
     the 97th percentile and, in tokens, the encoder window the tail runs past."""
     values = sections[unit].to_numpy(dtype=float)
-    counts, edges = np.histogram(values, bins=bins) if len(values) else ([], [0])
+    counts, edges = np.histogram(values, bins=bins) if len(values) else (
+        np.zeros(0, dtype=int), np.zeros(1))
     hist = pd.DataFrame({"start": edges[:-1], "end": edges[1:], "sections": counts})
     rules = pd.DataFrame([
         {"what": "median", "at": float(np.median(values)) if len(values) else 0.0},

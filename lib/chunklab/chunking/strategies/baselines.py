@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import logging
 from bisect import bisect_left
+from collections.abc import Sequence
 
-from ..build import ChunkBuilder
-from ..records import Piece
-from ..registry import register
+from ...document.corpus import Document
+from ..build import ChunkBuilder, register
+from ..config import ChunkerConfig
+from ..records import Chunk, Piece
 from ..sizes import length_function
 
 logging.getLogger("langchain_text_splitters.base").setLevel(logging.ERROR)
@@ -44,7 +46,8 @@ class Aligner:
 
 
 def aligned_pieces(
-    doc, texts: list[str], crumbs: list[tuple[str, ...] | None], overlap: float = 0.0
+    doc: Document, texts: list[str], crumbs: Sequence[tuple[str, ...] | None],
+    overlap: float = 0.0
 ) -> list[Piece]:
     """One Piece per output text, searched for from where the previous one could overlap.
 
@@ -88,7 +91,7 @@ def _build(doc, config, pieces: list[Piece], name: str) -> list:
 @register(
     "rct", "LangChain RecursiveCharacterTextSplitter with Markdown separators", family="baseline"
 )
-def rct(doc, config) -> list:
+def rct(doc: Document, config: ChunkerConfig) -> list[Chunk]:
     texts = _rct(config).split_text(doc.text)
     return _build(
         doc, config, aligned_pieces(doc, texts, [()] * len(texts), overlap_share(config)), "rct"
@@ -105,7 +108,7 @@ def _header_path(metadata: dict, keys: list[str]) -> tuple[str, ...]:
     "header metadata as breadcrumb",
     family="baseline",
 )
-def mhs_rct(doc, config) -> list:
+def mhs_rct(doc: Document, config: ChunkerConfig) -> list[Chunk]:
     from langchain_text_splitters import MarkdownHeaderTextSplitter
 
     sections = MarkdownHeaderTextSplitter(MHS_HEADERS, strip_headers=False).split_text(doc.text)
@@ -116,7 +119,7 @@ def mhs_rct(doc, config) -> list:
 
 
 @register("mts", "LangChain MarkdownTextSplitter (Markdown-aware separators)", family="baseline")
-def mts(doc, config) -> list:
+def mts(doc: Document, config: ChunkerConfig) -> list[Chunk]:
     from langchain_text_splitters import MarkdownTextSplitter
 
     splitter = MarkdownTextSplitter(
@@ -136,7 +139,7 @@ def mts(doc, config) -> list:
     "element, headers stripped (size is not used)",
     family="baseline",
 )
-def emsts(doc, config) -> list:
+def emsts(doc: Document, config: ChunkerConfig) -> list[Chunk]:
     from langchain_text_splitters import ExperimentalMarkdownSyntaxTextSplitter
 
     atoms = ExperimentalMarkdownSyntaxTextSplitter().split_text(doc.text)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from ...document.corpus import Document
 from ...document.sections import Breadcrumbs, common_prefix
-from ..build import ChunkBuilder
+from ..build import ChunkBuilder, register
+from ..config import ChunkerConfig
 from ..packing import (
     Section,
     Segment,
@@ -15,8 +17,7 @@ from ..packing import (
     split_segment,
     to_pieces,
 )
-from ..records import Piece
-from ..registry import register
+from ..records import Chunk, Piece
 
 
 def section_pieces(doc, section: Section, config, sizer: Sizer) -> list[Piece]:
@@ -75,7 +76,7 @@ def _build(doc, config, pieces: list[Piece], name: str, prefix: bool) -> list:
     "ast_merge",
     "blocks merged under the same heading up to the size; fences and tables never split",
 )
-def ast_merge(doc, config) -> list:
+def ast_merge(doc: Document, config: ChunkerConfig) -> list[Chunk]:
     return _build(doc, config, ast_pieces(doc, config), "ast_merge", False)
 
 
@@ -84,14 +85,14 @@ def ast_merge(doc, config) -> list:
     "ast_merge plus the heading path prefixed to the embedded and context text",
     prefix=True,
 )
-def ast_breadcrumb(doc, config) -> list:
+def ast_breadcrumb(doc: Document, config: ChunkerConfig) -> list[Chunk]:
     return _build(doc, config, ast_pieces(doc, config), "ast_breadcrumb", True)
 
 
 @register(
     "heading_flush", "a new chunk at every heading; blocks accumulate until the size is reached"
 )
-def heading_flush(doc, config) -> list:
+def heading_flush(doc: Document, config: ChunkerConfig) -> list[Chunk]:
     sizer = Sizer(doc.text, config.unit)
     pieces: list[Piece] = []
     for section in sections(doc.blocks):

@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 
 from ...document.blocks import LineIndex
-from ..build import ChunkBuilder
-from ..records import Piece
-from ..registry import register
+from ...document.corpus import Document
+from ..build import ChunkBuilder, register
+from ..config import ChunkerConfig
+from ..records import Chunk, Piece
 
 # One to six '#', then mandatory whitespace, then content: '##[error]' log markers never match.
 HEADING_LINE = re.compile(r"#{1,6}[ \t]+\S")
@@ -37,7 +38,7 @@ def is_heading_block(text: str) -> bool:
     "blank-line paragraphs; a lone ATX heading line leads the next block (size is not used)",
     family="paragraph",
 )
-def paragraph(doc, config) -> list:
+def paragraph(doc: Document, config: ChunkerConfig) -> list[Chunk]:
     pieces: list[Piece] = []
     pending: int | None = None  # start of a chain of heading blocks waiting for content
     for start, end in paragraph_spans(doc.text):

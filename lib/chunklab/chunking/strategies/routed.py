@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from ...document.corpus import Document
 from ...document.headings import EXPLICIT
+from ..build import register
 from ..config import ChunkerConfig
 from ..records import Chunk
-from ..registry import get_strategy, register
+from ..registry import get_strategy
 
 VERIFIED_PROVENANCE = frozenset(EXPLICIT)
 """Heading provenances that are a mark a person put in the file, not a guess from looks."""

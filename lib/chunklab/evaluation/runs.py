@@ -1,0 +1,201 @@
+"""A run: what it was asked (SweepParams), what it produced (SweepResult, RunInfo), and its
+folder: refused when it holds another run, parts reused when they match, every table written
+and read through its declared schema."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import os
+import platform
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any, TypedDict
+
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from ..chunking.config import ChunkerConfig, make_config
+from ..chunking.registry import check_strategy
+from ..errors import ChoiceError, ConfigError, UnknownRetrieverError
+from ..util.atomic import write_text_atomic
+from . import tables
+from .defaults import (
+    DEFAULT_CORPUS,
+    DEFAULT_K,
+    DEFAULT_RETRIEVERS,
+    DEFAULT_SIZES,
+    DEFAULT_STRATEGIES,
+)
+from .retrieve import retriever_names
+
+PACKAGES = ("chunklab", "markdown-it-py", "langchain-text-splitters", "bm25s",
+            "pytrec-eval-terrier", "scipy", "pandas", "sentence-transformers")
+"""Packages whose versions run.json records."""
+RUN_FILES = ("run.json", *(t.file for t in tables.RESULT_TABLES if t is not tables.SIGNIFICANCE))
+"""What a finished run folder holds (significance.csv may be empty)."""
+
+
+class SweepParams(BaseModel):
+    """What a sweep runs; equal params reuse each other's finished work."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    corpus: str = DEFAULT_CORPUS
+    queries: str = Field("", description="JSONL query file; empty = mine queries from corpus")
+    strategies: tuple[str, ...] = DEFAULT_STRATEGIES
+    sizes: tuple[int, ...] = DEFAULT_SIZES
+    retrievers: tuple[str, ...] = DEFAULT_RETRIEVERS
+    unit: str = "chars"
+    k: int = Field(DEFAULT_K, gt=0)
+    options: dict[str, Any] = Field(default_factory=dict, description="fixed config options")
+    grid: dict[str, tuple[Any, ...]] = Field(
+        default_factory=dict, description="option -> values swept in addition"
+    )
+
+    @field_validator("strategies")
+    @classmethod
+    def _strategies(cls, names: tuple[str, ...]) -> tuple[str, ...]:
+        for name in names:
+            check_strategy(name)
+        return names
+
+    @field_validator("retrievers")
+    @classmethod
+    def _retrievers(cls, names: tuple[str, ...]) -> tuple[str, ...]:
+        for name in names:
+            if name not in retriever_names():
+                raise UnknownRetrieverError(name, retriever_names())
+        return names
+
+    @property
+    def run_id(self) -> str:
+        canonical = json.dumps(self.model_dump(), sort_keys=True, default=str)
+        return hashlib.sha256(canonical.encode()).hexdigest()[:12]
+
+    def configs(self) -> list[ChunkerConfig]:
+        """Every chunker config of the grid, validated (a bad option names itself)."""
+        names = sorted(self.grid)
+        combos = itertools.product(*(self.grid[n] for n in names)) if names else [()]
+        result = []
+        for combo in combos:
+            for strategy in self.strategies:
+                for size in self.sizes:
+                    values = {**self.options, **dict(zip(names, combo, strict=True))}
+                    result.append(make_config(values, strategy=strategy, size=size,
+                                              unit=self.unit))
+        return list(dict.fromkeys(result))
+
+
+@dataclass
+class SweepResult:
+    """The tables of one sweep (also written to ``run_dir``)."""
+
+    params: SweepParams
+    run_dir: Path | None
+    chunks: pd.DataFrame
+    retrieved: pd.DataFrame
+    per_query: pd.DataFrame
+    summary: pd.DataFrame
+    chunk_stats: pd.DataFrame
+    significance: pd.DataFrame
+    run_info: RunInfo = field(default_factory=lambda: RunInfo())  # type: ignore[typeddict-item]
+
+
+class CorpusInfo(TypedDict):
+    """run.json ``corpus``: the folder, its content fingerprint, documents and skipped files."""
+
+    root: str
+    fingerprint: str
+    documents: int
+    skipped: list[dict[str, str]]
+
+
+class RunInfo(TypedDict):
+    """run.json: what identifies the run and how it went."""
+
+    run_id: str
+    params: dict[str, Any]
+    versions: dict[str, str]
+    corpus: CorpusInfo
+    queries: int
+    """Queries scored."""
+    configs: int
+    reused_parts: int
+    """Parts read back from an identical earlier run instead of computed."""
+    embedding_cache: dict[str, Any]
+    """Dense retrieval's cache hits, misses and hit rate."""
+    seconds: dict[str, float]
+    """Wall time per stage."""
+
+
+def config_columns(config: ChunkerConfig) -> dict[str, Any]:
+    """The config's fields as table columns, so every table filters without a lookup."""
+    return {"config_id": config.config_id, "strategy": config.strategy, "size": config.size,
+            "unit": config.unit, "options": json.dumps(config.options(), sort_keys=True)}
+
+
+def versions() -> dict[str, str]:
+    """Python's and every package's version that run.json records."""
+    found = {}
+    for name in PACKAGES:
+        try:
+            found[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            found[name] = "not installed"
+    return {"python": platform.python_version(), **found}
+
+
+def refuse_other_run(out: Path, run_id: str, *, name: str = "") -> None:
+    """A folder whose run.json records another run would mix two runs' results: refuse it."""
+    info = out / "run.json"
+    if not info.is_file():
+        return
+    recorded = json.loads(info.read_text(encoding="utf-8")).get("run_id")
+    if recorded != run_id:
+        where = f"{name}: {out}" if name else str(out)
+        raise ConfigError(f"{where} holds another run ({recorded}); these parameters are run "
+                          f"{run_id}: choose another output folder")
+
+
+def prepare(params: SweepParams, out_dir: str | os.PathLike | None) -> Path | None:
+    """The run folder, with ``parts/`` and params.json; one holding another run is refused."""
+    if out_dir is None:
+        return None
+    run_dir = Path(out_dir)
+    refuse_other_run(run_dir, params.run_id)
+    (run_dir / "parts").mkdir(parents=True, exist_ok=True)
+    write_text_atomic(run_dir / "params.json", json.dumps(
+        {"run_id": params.run_id, **params.model_dump()}, indent=2, default=str))
+    return run_dir
+
+
+def write_results(result: SweepResult) -> None:
+    """Every table of the run folder through its schema, and run.json, each atomically."""
+    run_dir = result.run_dir
+    assert run_dir is not None
+    for table, frame in ((tables.CHUNKS, result.chunks), (tables.RETRIEVED, result.retrieved),
+                         (tables.PER_QUERY, result.per_query), (tables.SUMMARY, result.summary),
+                         (tables.CHUNK_STATS, result.chunk_stats),
+                         (tables.SIGNIFICANCE, result.significance)):
+        table.write(run_dir, frame)
+    write_text_atomic(run_dir / "run.json", json.dumps(result.run_info, indent=2, default=str))
+
+
+def load_run(run_dir: str | os.PathLike) -> SweepResult:
+    """A finished sweep folder read back into a SweepResult."""
+    run_dir = Path(run_dir)
+    missing = [name for name in RUN_FILES if not (run_dir / name).is_file()]
+    if missing:
+        raise ChoiceError(f"{run_dir} is not a finished sweep folder: missing {missing}")
+    info = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
+    significance = (tables.SIGNIFICANCE.read(run_dir)
+                    if (run_dir / tables.SIGNIFICANCE.file).is_file() else pd.DataFrame())
+    return SweepResult(
+        params=SweepParams(**info["params"]), run_dir=run_dir,
+        chunks=tables.CHUNKS.read(run_dir), retrieved=tables.RETRIEVED.read(run_dir),
+        per_query=tables.PER_QUERY.read(run_dir), summary=tables.SUMMARY.read(run_dir),
+        chunk_stats=tables.CHUNK_STATS.read(run_dir), significance=significance,
+        run_info=info)

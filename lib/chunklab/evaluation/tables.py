@@ -1,0 +1,243 @@
+"""The declared schema of every result table a sweep writes: file, meaning, and each column's
+type and meaning. The sweep writes through it, the run reader reads through it, the README's
+table of files is made from it, and a test checks written files against it."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..errors import ChunklabError
+from ..util.atomic import write_atomic, write_text_atomic
+
+KINDS = {"str": "object", "int": "int", "float": "float", "bool": "bool",
+         "list[str]": "object"}
+"""Column types; a list column holds a list (an array once read back from Parquet)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    """One column of a result table."""
+
+    name: str
+    kind: str
+    """One of ``KINDS``."""
+    meaning: str
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """One file of a run folder and its columns, in the order they are written."""
+
+    file: str
+    meaning: str
+    columns: tuple[Column, ...]
+
+    @property
+    def names(self) -> list[str]:
+        return [c.name for c in self.columns]
+
+    def frame(self, rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
+        """Rows (dicts holding every column) as a frame with the declared columns in order."""
+        frame = pd.DataFrame(list(rows), columns=None)
+        if frame.empty:
+            return pd.DataFrame(columns=self.names)
+        return self.conform(frame)
+
+    def conform(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """``frame`` with the declared columns in order; SchemaError when it lacks one or has
+        one more."""
+        problems = self.problems(frame, dtypes=False)
+        if problems:
+            raise SchemaError(self.file, problems)
+        return frame[self.names]
+
+    def problems(self, frame: pd.DataFrame, *, dtypes: bool = True) -> list[str]:
+        """How ``frame`` differs from the schema: missing, extra or misordered columns and,
+        with ``dtypes``, numeric columns that are not numeric."""
+        found: list[str] = []
+        missing = [n for n in self.names if n not in frame.columns]
+        extra = [n for n in frame.columns if n not in self.names]
+        if missing:
+            found.append(f"missing column(s) {missing}")
+        if extra:
+            found.append(f"undeclared column(s) {extra}")
+        if not found and list(frame.columns) != self.names and dtypes:
+            found.append(f"columns out of order: {list(frame.columns)}")
+        if dtypes and not missing:
+            found += [f"column {c.name!r} should be {c.kind}, is {frame[c.name].dtype}"
+                      for c in self.columns if not _fits(frame[c.name], c.kind)]
+        return found
+
+    def write(self, run_dir: str | os.PathLike, frame: pd.DataFrame) -> Path:
+        """Write ``frame`` (conformed) to ``run_dir/file`` atomically, Parquet or CSV."""
+        frame = self.conform(frame) if len(frame.columns) else pd.DataFrame(columns=self.names)
+        path = Path(run_dir) / self.file
+        if self.file.endswith(".parquet"):
+            return write_atomic(path, lambda tmp: frame.to_parquet(tmp, index=False))
+        return write_text_atomic(path, frame.to_csv(index=False))
+
+    def read(self, run_dir: str | os.PathLike) -> pd.DataFrame:
+        """The file read back from ``run_dir`` (an empty CSV gives an empty frame)."""
+        path = Path(run_dir) / self.file
+        if self.file.endswith(".parquet"):
+            return pd.read_parquet(path)
+        try:
+            if self is SUMMARY:  # split values such as "none" must stay text
+                return pd.read_csv(path, keep_default_na=False, na_values=[""])
+            return pd.read_csv(path)
+        except pd.errors.EmptyDataError:
+            return pd.DataFrame(columns=self.names)
+
+
+class SchemaError(ChunklabError, ValueError):
+    """A result table whose columns are not the declared ones."""
+
+    def __init__(self, file: str, problems: list[str]):
+        super().__init__(f"{file}: " + "; ".join(problems))
+
+
+def _fits(series: pd.Series, kind: str) -> bool:
+    if series.empty or series.isna().all():
+        return True
+    if kind == "int":
+        return pd.api.types.is_integer_dtype(series)
+    if kind == "float":
+        return pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
+    if kind == "bool":
+        return pd.api.types.is_bool_dtype(series)
+    return not pd.api.types.is_numeric_dtype(series)
+
+
+def _columns(*spec: tuple[str, str, str]) -> tuple[Column, ...]:
+    return tuple(Column(*item) for item in spec)
+
+
+CONFIG = _columns(
+    ("config_id", "str", "short hash of every field of the chunker config"),
+    ("strategy", "str", "the config's strategy"),
+    ("size", "int", "the config's target chunk size, in `unit`"),
+    ("unit", "str", "the unit of size: chars, words or tokens"),
+    ("options", "str", "JSON of the config's other fields that differ from their defaults"),
+)
+CONFIG_NAMES = tuple(c.name for c in CONFIG)
+
+CHUNKS = Table("chunks.parquet", "every chunk of every config, one row each", (
+    *CONFIG[:1],
+    Column("strategy", "str", "the strategy that produced the chunk (for structure_routed, "
+                              "the one it applied)"),
+    *CONFIG[2:],
+    *_columns(
+        ("id", "str", "stable chunk id: sha256 of config id, document id, span and text"),
+        ("doc_id", "str", "the document: its path relative to the corpus root"),
+        ("ordinal", "int", "position among the document's chunks (0-based)"),
+        ("start", "int", "char offset of the chunk's span in the document (inclusive)"),
+        ("end", "int", "char offset of the span's end (exclusive)"),
+        ("text", "str", "the chunk's text"),
+        ("breadcrumb", "list[str]", "heading path in force for the chunk's content"),
+        ("part", "str", "`i of n` when a section was split into n pieces, else empty"),
+        ("kind", "str", "prose, code, table, mixed, heading or front_matter"),
+        ("structure_source", "str", "where the document's headings came from"),
+        ("verbatim", "bool", "whether text equals the document's text over the span"),
+        ("start_line", "int", "first line of the span (1-based)"),
+        ("end_line", "int", "last line of the span (1-based, inclusive)"),
+        ("embed_text", "str", "what an index sees (breadcrumb prefix when used, then text)"),
+        ("context_text", "str", "what a reader is handed (source label when used, then text)"),
+        ("heading_provenance", "list[str]", "how each heading of the breadcrumb was found"),
+        ("title", "str", "the title of the chunk's document"),
+    ),
+))
+RETRIEVED = Table("retrieved.parquet", "the ranked chunks of every query, config and "
+                                       "retriever", (
+    *CONFIG,
+    *_columns(
+        ("retriever", "str", "bm25, dense or hybrid"),
+        ("query_id", "str", "the query's id in the query set"),
+        ("rank", "int", "the chunk's rank, 1 for the best"),
+        ("chunk_id", "str", "the chunk (`id` in chunks.parquet)"),
+        ("score", "float", "the retriever's score"),
+    ),
+))
+PER_QUERY = Table("per_query.parquet", "every metric of every query, config and retriever", (
+    *CONFIG,
+    *_columns(
+        ("retriever", "str", "bm25, dense or hybrid"),
+        ("query_id", "str", "the query's id in the query set"),
+        ("query_kind", "str", "manual, or the mined kind: title, section, symbol"),
+        ("metric", "str", "metric name at k, e.g. answer_hit@5"),
+        ("value", "float", "the query's value (NaN where it is undefined, e.g. empty bundle)"),
+        ("structure_source", "str", "structure source of the query's first gold document"),
+        ("applied_strategy", "str", "the strategy applied to that document"),
+    ),
+))
+SUMMARY = Table("summary.csv", "mean of every metric per config and retriever with a 95% "
+                               "bootstrap interval, blended and split", (
+    *CONFIG,
+    *_columns(
+        ("retriever", "str", "bm25, dense or hybrid"),
+        ("metric", "str", "metric name at k"),
+        ("split", "str", "all (the blend), structure_source, applied_strategy or query_kind"),
+        ("split_value", "str", "the split's value (all for the blend)"),
+        ("mean", "float", "mean over the queries (NaN values left out)"),
+        ("ci_low", "float", "lower end of the 95% percentile-bootstrap interval of the mean"),
+        ("ci_high", "float", "upper end of that interval"),
+        ("n", "int", "queries with a value"),
+    ),
+))
+CHUNK_STATS = Table("chunk_stats.csv", "structural figures of each config's chunks", (
+    *CONFIG,
+    *_columns(
+        ("documents", "int", "documents chunked"),
+        ("chunks", "int", "chunks the config made"),
+        ("size_p50", "float", "median chunk size in the config's unit"),
+        ("size_p95", "float", "95th percentile of chunk size in the unit"),
+        ("size_max", "float", "largest chunk in the unit"),
+        ("chars_p50", "float", "median chunk size in chars"),
+        ("chars_p95", "float", "95th percentile of chunk size in chars"),
+        ("chars_max", "float", "largest chunk in chars"),
+        ("code_integrity", "float", "share of chunks whose fence lines are balanced"),
+        ("heading_only", "int", "chunks holding only headings (a trailing one excepted)"),
+        ("heading_only_share", "float", "heading_only / chunks"),
+        ("oversize", "int", "chunks larger than the configured size"),
+        ("oversize_share", "float", "oversize / chunks"),
+        ("lost_chars", "int", "non-whitespace document chars inside no chunk span"),
+        ("lost_share", "float", "lost_chars / non-whitespace document chars"),
+        ("verbatim_share", "float", "share of chunks whose text is their source span"),
+        ("over_encoder_limit", "float", "share of embed texts longer than the encoder window"),
+        ("over_encoder_limit_method", "str", "tokenizer (counted) or estimate (words x 1.3)"),
+    ),
+))
+SIGNIFICANCE = Table("significance.csv", "paired tests of every pair of configs on the key "
+                                         "metrics, per retriever, Holm-corrected", _columns(
+    ("retriever", "str", "bm25, dense or hybrid"),
+    ("metric", "str", "the key metric compared"),
+    ("config_a", "str", "config id of A"),
+    ("config_b", "str", "config id of B"),
+    ("n", "int", "queries both configs scored"),
+    ("mean_a", "float", "mean of config A over those queries"),
+    ("mean_b", "float", "mean of config B over those queries"),
+    ("mean_diff", "float", "mean of A - B over the queries"),
+    ("ci_low", "float", "lower end of the 95% bootstrap interval of mean_diff"),
+    ("ci_high", "float", "upper end of that interval"),
+    ("p_value", "float", "two-sided paired sign-flip permutation p-value"),
+    ("p_holm", "float", "p_value Holm-corrected over the pairs of this metric and retriever"),
+    ("verdict", "str", "A better, B better or no significant difference (at p_holm < 0.05)"),
+))
+RESULT_TABLES = (CHUNKS, RETRIEVED, PER_QUERY, SUMMARY, CHUNK_STATS, SIGNIFICANCE)
+
+
+def markdown() -> str:
+    """The README's table of result files, then each file's columns (type and meaning)."""
+    lines = ["| file | what it holds |", "|---|---|"]
+    lines += [f"| `{t.file}` | {t.meaning} |" for t in RESULT_TABLES]
+    for table in RESULT_TABLES:
+        lines += ["", f"<details><summary><code>{table.file}</code> columns</summary>", "",
+                  "| column | type | meaning |", "|---|---|---|"]
+        lines += [f"| `{c.name}` | {c.kind} | {c.meaning} |" for c in table.columns]
+        lines += ["", "</details>"]
+    return "\n".join(lines)

@@ -1,0 +1,76 @@
+"""Every result file a sweep writes matches its declared schema, the records agree with the
+schemas, and the README's table of files is the one the schemas make."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import fields
+
+import pandas as pd
+import pytest
+
+from chunklab.chunking.records import Chunk
+from chunklab.evaluation import tables
+from chunklab.evaluation.metrics import ChunkStats
+from chunklab.evaluation.runs import RunInfo, SweepParams, load_run
+from chunklab.evaluation.sweep import run_sweep
+from conftest import FIXTURES, ROOT
+
+MINI = FIXTURES / "mini_corpus"
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("tables") / "run"
+    params = SweepParams(corpus=str(MINI), queries=str(MINI / "queries.jsonl"),
+                         strategies=("rct", "ast_breadcrumb"), sizes=(200, 400))
+    run_sweep(params, out, progress=False)
+    return out
+
+
+@pytest.mark.parametrize("table", tables.RESULT_TABLES, ids=lambda t: t.file)
+def test_every_written_file_matches_its_schema(run_dir, table):
+    path = run_dir / table.file
+    frame = pd.read_parquet(path) if table.file.endswith(".parquet") else pd.read_csv(path)
+    assert len(frame) > 0
+    assert table.problems(frame) == []
+
+
+@pytest.mark.parametrize("table", tables.RESULT_TABLES, ids=lambda t: t.file)
+def test_the_reader_gives_back_the_declared_columns(run_dir, table):
+    assert list(table.read(run_dir).columns) == table.names
+
+
+def test_a_frame_that_is_not_the_schema_is_refused():
+    frame = pd.DataFrame([{"config_id": "a", "strategy": "rct"}])
+    with pytest.raises(tables.SchemaError, match="missing column"):
+        tables.CHUNK_STATS.conform(frame)
+    extra = tables.SUMMARY.frame([]).assign(surprise=1)
+    assert "undeclared column(s) ['surprise']" in tables.SUMMARY.problems(extra)[0]
+    wrong = pd.DataFrame({name: ["x"] for name in tables.SUMMARY.names})
+    assert any("'mean' should be float" in p for p in tables.SUMMARY.problems(wrong))
+
+
+def test_records_agree_with_the_schemas():
+    chunk_fields = [f.name for f in fields(Chunk)]
+    assert set(tables.CHUNKS.names) == set(chunk_fields) | set(tables.CONFIG_NAMES)
+    stats_fields = [f.name for f in fields(ChunkStats)]
+    assert [n for n in tables.CHUNK_STATS.names if n != "options"] == stats_fields
+
+
+def test_run_json_holds_the_declared_keys(run_dir):
+    info = json.loads((run_dir / "run.json").read_text())
+    assert list(info) == list(RunInfo.__annotations__)
+    assert load_run(run_dir).run_info == info
+
+
+def test_every_column_is_typed_and_explained():
+    for table in tables.RESULT_TABLES:
+        assert len(set(table.names)) == len(table.names), table.file
+        for column in table.columns:
+            assert column.kind in tables.KINDS and len(column.meaning) > 8, column
+
+
+def test_the_readme_lists_the_files_as_the_schemas_declare():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert tables.markdown() in readme
