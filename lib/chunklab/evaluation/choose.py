@@ -9,7 +9,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal, TypedDict, cast
 
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -18,7 +18,7 @@ from ..chunking.config import ChunkerConfig, make_config, save_config
 from ..errors import ChoiceError, ConfigError, RuleError
 from ..util.values import missing, plain
 from . import stats
-from .runs import load_run
+from .runs import SweepResult, load_run
 
 OPERATORS = {"==": operator.eq, ">=": operator.ge, "<=": operator.le, ">": operator.gt,
              "<": operator.lt}
@@ -195,20 +195,65 @@ def rebuild_config(run, config_id: str) -> ChunkerConfig:
 # --- the choice ---------------------------------------------------------------------------
 
 
+CandidateRow = dict[str, Any]
+"""A row of ``candidates`` as plain values: config columns, every blended metric mean,
+chunk_stats figures, ``bundle_chars``, ``ci_low``/``ci_high``/``n`` of the primary metric,
+``failed``, ``passes``, ``rank`` and ``tied``."""
+
+
+class PairedRow(TypedDict, total=False):
+    """A paired test of two configs on one metric (a row of significance.csv, oriented)."""
+
+    metric: str
+    config_a: str
+    config_b: str
+    n: int
+    mean_a: float
+    mean_b: float
+    mean_diff: float
+    ci_low: float
+    ci_high: float
+    p_value: float
+    p_holm: float
+    verdict: str
+    retriever: str
+    source: str
+    """Where the test comes from: the sweep's table, or a test of this pair alone."""
+
+
+class Score(TypedDict):
+    """A blended metric of the chosen config: mean, 95% interval and queries scored."""
+
+    mean: float | None
+    ci_low: float | None
+    ci_high: float | None
+    n: int
+
+
+class CorpusRef(TypedDict):
+    """The corpus a run scored: its folder and content fingerprint."""
+
+    root: str
+    fingerprint: str
+
+
 @dataclass
 class Choice:
     """The chosen config with its evidence: scores, runner-up and their paired test."""
 
     rule: ChoiceRule
     config: ChunkerConfig
-    chosen: dict
-    runner_up: dict | None
-    comparison: dict | None
+    chosen: CandidateRow
+    """The chosen config's row of ``candidates``."""
+    runner_up: CandidateRow | None
+    """The next-ranked config's row; None when only one config meets the rule."""
+    comparison: PairedRow | None
     """The paired test on the primary metric, oriented A = chosen, B = runner-up."""
     candidates: pd.DataFrame
-    scores: dict
+    scores: dict[str, Any]
+    """Metric name -> a ``Score`` (blended mean and interval); chunk figures -> a number."""
     run_id: str
-    corpus: dict
+    corpus: CorpusRef
     run_dir: Path | None = None
     evidence: pd.DataFrame = field(default_factory=pd.DataFrame)
     """Every key metric of the significance table for the chosen pair (A = chosen)."""
@@ -248,7 +293,7 @@ def _label(row) -> str:
     return f"{row['strategy']}/{row['size']}"
 
 
-def _record(row: pd.Series) -> dict:
+def _record(row: pd.Series) -> dict[str, Any]:
     return {k: plain(v) for k, v in row.items()}
 
 
@@ -263,25 +308,27 @@ def _pair_rows(run, rule: ChoiceRule, a: str, b: str) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
-def _primary_row(run, rule, evidence, chosen, runner) -> dict | None:
+def _primary_row(run: SweepResult, rule: ChoiceRule, evidence: pd.DataFrame | None,
+                 chosen: CandidateRow, runner: CandidateRow | None) -> PairedRow | None:
     if runner is None:
         return None
     if evidence is not None and rule.primary_metric in set(evidence.get("metric", [])):
         row = evidence[evidence["metric"] == rule.primary_metric].iloc[0]
-        return _record(row)
+        return cast(PairedRow, _record(row))
     rows = run.per_query[(run.per_query["retriever"] == rule.retriever)
                          & (run.per_query["metric"] == rule.primary_metric)]
     wide = rows.pivot(index="query_id", columns="config_id", values="value")
     test = stats.paired_comparison(wide[chosen["config_id"]], wide[runner["config_id"]])
     verdict = stats.verdict(test.mean_diff, test.p_value, alpha=stats.ALPHA,
                             higher_is_better=True)
-    return {"metric": rule.primary_metric, "config_a": chosen["config_id"],
-            "config_b": runner["config_id"], **_record(pd.Series(test.as_dict())),
-            "p_holm": test.p_value, "verdict": verdict,
-            "source": "paired test of this pair alone (metric not in the sweep's table)"}
+    return cast(PairedRow, {
+        "metric": rule.primary_metric, "config_a": chosen["config_id"],
+        "config_b": runner["config_id"], **_record(pd.Series(test.as_dict())),
+        "p_holm": test.p_value, "verdict": verdict,
+        "source": "paired test of this pair alone (metric not in the sweep's table)"})
 
 
-def _scores(run, rule: ChoiceRule, config_id: str) -> dict:
+def _scores(run: SweepResult, rule: ChoiceRule, config_id: str) -> dict[str, Any]:
     blend = run.summary[(run.summary["split"] == "all") & (run.summary["config_id"] == config_id)
                         & (run.summary["retriever"] == rule.retriever)]
     scores = {row["metric"]: {"mean": plain(row["mean"]), "ci_low": plain(row["ci_low"]),
@@ -318,8 +365,9 @@ def verdict_text(choice: Choice) -> str:
     row = choice.comparison
     if row is None:
         return choice.verdict
-    diff, low, high, p = (_shown(row[n], spec) for n, spec in (
-        ("mean_diff", "+.4f"), ("ci_low", "+.4f"), ("ci_high", "+.4f"), ("p_holm", ".4g")))
+    diff, low, high = (_shown(v, "+.4f") for v in (row["mean_diff"], row["ci_low"],
+                                                    row["ci_high"]))
+    p = _shown(row["p_holm"], ".4g")
     return (f"{row['metric']}: chosen - runner-up = {diff} [{low}, {high}], p_holm={p}: "
             f"{row['verdict']} (A = chosen)")
 

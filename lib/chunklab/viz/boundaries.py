@@ -125,7 +125,7 @@ def _cut_kinds(doc, chunk) -> list[str]:
 
 
 @dataclass(frozen=True, slots=True)
-class Segment:
+class Stretch:
     """A stretch of text covered by one unchanging set of chunks."""
 
     start: int
@@ -141,7 +141,7 @@ class Segment:
         return self.cover[-1] if self.cover else None
 
 
-def segments(length: int, chunks, *, spans=(), cuts=()) -> list[Segment]:
+def stretches(length: int, chunks, *, spans=(), cuts=()) -> list[Stretch]:
     """Split [0, length) wherever a chunk, a span or an extra cut begins or ends."""
     found_points = {0, length, *cuts}
     for start, end in [(c.start, c.end) for c in chunks] + list(spans):
@@ -157,7 +157,7 @@ def segments(length: int, chunks, *, spans=(), cuts=()) -> list[Segment]:
             nxt += 1
         active = [i for i in active if chunks[i].end > a]
         marked = any(s <= a and b <= e for s, e in spans)
-        found.append(Segment(a, b, tuple(active), marked))
+        found.append(Stretch(a, b, tuple(active), marked))
     return found
 
 
@@ -193,13 +193,13 @@ class BoundaryView(_View):
         self.flags = chunk_flags(doc, self.chunks, config)
 
     @cached_property
-    def segments(self) -> list[Segment]:
-        return segments(len(self.doc.text), self.chunks, spans=self.spans, cuts=self.marks)
+    def stretches(self) -> list[Stretch]:
+        return stretches(len(self.doc.text), self.chunks, spans=self.spans, cuts=self.marks)
 
     def stats(self) -> dict:
         """Chunk count, overlap and gap chars, lost non-whitespace chars, flagged chunks."""
-        overlap = sum(s.end - s.start for s in self.segments if len(s.cover) > 1)
-        gap = sum(s.end - s.start for s in self.segments if not s.cover)
+        overlap = sum(s.end - s.start for s in self.stretches if len(s.cover) > 1)
+        gap = sum(s.end - s.start for s in self.stretches if not s.cover)
         lost, _total = lost_chars(self.doc, self.chunks)
         flagged = sum(bool(f) for f in self.flags)
         return {"chunks": len(self.chunks), "overlap_chars": overlap, "gap_chars": gap,
@@ -245,7 +245,7 @@ class BoundaryView(_View):
             f'data-flags="{codes}">{label}{flags}'
         )
 
-    def segment_html(self, seg: Segment) -> str:
+    def stretch_html(self, seg: Stretch) -> str:
         text = esc(self.doc.text[seg.start : seg.end])
         if seg.marked:
             text = f'<mark class="answer">{text}</mark>'
@@ -259,12 +259,12 @@ class BoundaryView(_View):
 
     def regions(self) -> str:
         """The document text, each stretch wrapped in the region of the chunk that holds it."""
-        owned = {s.owner for s in self.segments}
+        owned = {s.owner for s in self.stretches}
         pending = sorted((i for i in range(len(self.chunks)) if i not in owned),
                          key=lambda i: self.chunks[i].start)
         out: list[str] = []
         current, seen = None, set()
-        for seg in self.segments:
+        for seg in self.stretches:
             while pending and self.chunks[pending[0]].start <= seg.start:
                 out.append(("</span>" if current is not None else "")
                            + self.open_tag(pending.pop(0), True) + "</span>")
@@ -276,7 +276,7 @@ class BoundaryView(_View):
                     out.append(self.open_tag(seg.owner, seg.owner not in seen))
                     seen.add(seg.owner)
                 current, cut = seg.owner, ""
-            out.append(cut + self.segment_html(seg))
+            out.append(cut + self.stretch_html(seg))
         out.append("</span>" if current is not None else "")
         out += [self.open_tag(i, True) + "</span>" for i in pending]
         if len(self.doc.text) in self.marks:
