@@ -132,7 +132,9 @@ def config_from_args(args):
 def cmd_strategies(args) -> int:
     width = max(len(n) for n in REGISTRY)
     for name, strategy in REGISTRY.items():
-        print(f"{name:<{width}}  [{strategy.family}] {strategy.description}")
+        status = strategy.status()
+        print(f"{name:<{width}}  [{strategy.family}] {strategy.description}"
+              + (f" [{status}]" if status else ""))
     return 0
 
 
