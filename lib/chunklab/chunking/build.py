@@ -6,7 +6,7 @@ import bisect
 import hashlib
 from collections.abc import Callable, Iterable
 
-from ..document.blocks import Block
+from ..document.blocks import Block, atomic_blocks
 from ..document.corpus import Document
 from ..document.sections import Breadcrumbs
 from .config import ChunkerConfig
@@ -52,13 +52,15 @@ def dedup_title(
 
 
 def block_kind(blocks: list[Block]) -> str:
-    """What a chunk holding ``blocks`` is: prose, code, table, mixed, heading or front_matter."""
-    kinds = {b.kind for b in blocks}
-    body = kinds - {"heading"}
+    """What a chunk holding ``blocks`` is: prose, code, table, mixed, heading or front_matter.
+    Headings, front matter and wordless blocks lead or trail content without changing what it
+    is; fences and tables nested in a list or quote count as the chunk's own."""
+    body = {b.kind for b in blocks if b.is_body}
+    body |= {a.kind for b in blocks if b.is_body and b.children for a in atomic_blocks([b])}
     if not body:
-        return "heading" if kinds else "prose"
-    if body == {"front_matter"}:
-        return "front_matter"
+        if any(b.is_heading for b in blocks):
+            return "heading"
+        return "front_matter" if any(b.kind == "front_matter" for b in blocks) else "prose"
     if "table" in body:
         return "table"
     code = body & {"fence", "code"}
@@ -86,8 +88,9 @@ class ChunkBuilder:
         return [b for b in self.blocks[max(lo, 0) : hi] if b.end > start and b.start < end]
 
     def content_offsets(self, start: int, end: int) -> tuple[int, ...]:
-        """Where the content (non-heading) blocks inside [start, end) begin."""
-        found = tuple(max(b.start, start) for b in self.blocks_in(start, end) if not b.is_heading)
+        """Where the content blocks inside [start, end) begin (headings, front matter and
+        wordless blocks are not content: they do not label a chunk)."""
+        found = tuple(max(b.start, start) for b in self.blocks_in(start, end) if b.is_body)
         return found or (start,)
 
     def label(self, piece: Piece) -> tuple[tuple[str, ...], tuple[str, ...]]:

@@ -1,27 +1,34 @@
-"""Sections and greedy packing of block spans, shared by the heading-aware strategies."""
+"""Sections and packing of block spans, shared by the heading-aware strategies: an oversized
+block is cut between the blocks nested in it, a paragraph at sentence ends, never inside a
+fence or table at any depth; pieces of a split section are balanced."""
 
 from __future__ import annotations
 
+import bisect
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..document.blocks import Block
+from ..document.blocks import ATOMIC, Block
 from .records import Piece
+from .sentences import sentence_spans
 from .sizes import measure
 
-UNSPLITTABLE = {"fence", "code", "table"}
+UNSPLITTABLE = ATOMIC
+LEADING_CONTAINERS = frozenset({"item", "blockquote", "container"})
+"""Containers whose first paragraph introduces the rest (``1. Run:``, ``- **Parameters:**``)."""
+TAIL_SHARE = 0.25
+"""A split section's last piece below this share of the size is rebalanced when it can be."""
 _WORD = re.compile(r"\S+")
 
 
 @dataclass(slots=True)
 class Segment:
-    """A span that packing never cuts: a block, a glued group of blocks, a line or a word run."""
+    """A span that packing never cuts: a block, a glued group, a sentence, a line, words."""
 
     start: int
     end: int
     size: int
-    anchor: int
-    """Where its content starts (past any leading heading): labels the chunk."""
     atomic: bool = False
 
 
@@ -33,11 +40,12 @@ class Section:
 
     @property
     def content(self) -> list[Block]:
-        return [b for b in self.blocks if not b.is_heading]
+        return [b for b in self.blocks if b.is_body]
 
 
 def sections(blocks: tuple[Block, ...]) -> list[Section]:
-    """Split at every heading; a heading with no content before the next one chains onto it."""
+    """Split at every heading; headings (and front matter) with no content before the next
+    heading chain onto it."""
     result: list[Section] = []
     for block in blocks:
         if block.is_heading and (not result or result[-1].content):
@@ -67,12 +75,19 @@ class Sizer:
 
 
 def glue(section: Section, *, caption: bool, caption_max: int) -> list[list[Block]]:
-    """Groups of blocks that stay together: leading headings + first block, caption + table."""
+    """Groups of blocks that stay together: leading headings and front matter + the first
+    block, a wordless block (a rule, ``:::``, a lone comment) + the group before it, a caption
+    + its table."""
     groups: list[list[Block]] = []
     pending: list[Block] = []
     for block in section.blocks:
-        if block.is_heading:
+        if block.is_heading or block.kind == "front_matter" or (
+            not block.content and (pending or not groups)
+        ):
             pending.append(block)
+            continue
+        if not block.content:
+            groups[-1].append(block)
             continue
         is_caption = (
             caption
@@ -93,39 +108,108 @@ def glue(section: Section, *, caption: bool, caption_max: int) -> list[list[Bloc
 
 
 def group_segment(group: list[Block], sizer: Sizer) -> Segment:
-    content = next((b for b in group if not b.is_heading), group[0])
     return Segment(
         group[0].start,
         group[-1].end,
         sizer(group[0].start, group[-1].end),
-        content.start,
         atomic=any(b.kind in UNSPLITTABLE for b in group),
     )
 
 
-def split_segment(seg: Segment, text: str, limit: int, sizer: Sizer) -> list[Segment]:
-    """An oversized splittable span cut at line ends, and overlong lines at word gaps."""
+def group_segments(group: list[Block], text: str, limit: int, sizer: Sizer) -> list[Segment]:
+    """A glued group as the segments packing may part: the whole group when it fits (or holds
+    a table with its caption), else its content block cut by its structure, the leading
+    headings kept with the first segment and trailing wordless blocks with the last."""
+    whole = group_segment(group, sizer)
+    body = [b for b in group if b.is_body]
+    if whole.size <= limit or whole.atomic or len(body) != 1:
+        return [whole]
+    segments = block_segments(body[0], body[0].start, body[0].end, text, limit, sizer)
+    segments[0] = _span(group[0].start, segments[0].end, segments[0].atomic, sizer)
+    segments[-1] = _span(segments[-1].start, group[-1].end, segments[-1].atomic, sizer)
+    return segments
+
+
+def _span(start: int, end: int, atomic: bool, sizer: Sizer) -> Segment:
+    return Segment(start, end, sizer(start, end), atomic)
+
+
+def block_segments(
+    block: Block, start: int, end: int, text: str, limit: int, sizer: Sizer
+) -> list[Segment]:
+    """[start, end) holding ``block``, as segments within ``limit`` where it can be cut: between
+    its nested blocks, at sentence ends of a paragraph, at line ends, at word gaps; a fence,
+    code block or table is one segment whatever its size."""
+    size = sizer(start, end)
+    atomic = block.kind in UNSPLITTABLE
+    if size <= limit or atomic:
+        return [Segment(start, end, size, atomic)]
+    if block.children:
+        return _children_segments(block, start, end, text, limit, sizer)
+    if block.kind == "paragraph":
+        return [
+            seg
+            for s, e in sentence_spans(text, start, end)
+            for seg in _line_segments(s, e, text, limit, sizer)
+        ]
+    return _line_segments(start, end, text, limit, sizer)
+
+
+def _children_segments(
+    block: Block, start: int, end: int, text: str, limit: int, sizer: Sizer
+) -> list[Segment]:
+    """The children tile [start, end): each runs to the next one's start (whitespace excluded),
+    so container marks and definitions between them go with the child before."""
+    kids = block.children
+    segments: list[Segment] = []
+    lead = 0
+    for n, kid in enumerate(kids):
+        kid_start = start if n == 0 else kid.start
+        kid_end = end if n == len(kids) - 1 else _solid_end(text, kid.end, kids[n + 1].start)
+        segments.extend(block_segments(kid, kid_start, kid_end, text, limit, sizer))
+        lead = lead or len(segments)
+    if block.kind in LEADING_CONTAINERS and kids[0].kind == "paragraph" and len(segments) > lead:
+        _join_lead(segments, lead - 1, text, limit, sizer)
+    return segments
+
+
+def _solid_end(text: str, floor: int, stop: int) -> int:
+    """Just past the last non-whitespace char of text[floor:stop] (``floor`` when none)."""
+    return floor + len(text[floor:stop].rstrip())
+
+
+def _join_lead(segments: list[Segment], i: int, text: str, limit: int, sizer: Sizer) -> None:
+    """An introducing paragraph joins what it introduces: when both fit, or always when it is
+    one line (it would otherwise end a chunk whose subject starts the next one)."""
+    lead, nxt = segments[i], segments[i + 1]
+    size = sizer(lead.start, nxt.end)
+    one_line = len(text[lead.start : lead.end].splitlines()) == 1
+    if size <= limit or one_line:
+        segments[i : i + 2] = [Segment(lead.start, nxt.end, size, lead.atomic or nxt.atomic)]
+
+
+def _line_segments(start: int, end: int, text: str, limit: int, sizer: Sizer) -> list[Segment]:
+    """[start, end) cut at line ends, and overlong lines at word gaps."""
+    size = sizer(start, end)
+    if size <= limit:
+        return [Segment(start, end, size)]
     pieces: list[Segment] = []
-    pos = seg.start
-    for line in text[seg.start : seg.end].splitlines(keepends=True):
+    pos = start
+    for line in text[start:end].splitlines(keepends=True):
         line_start, pos = pos, pos + len(line)
         stripped = line.rstrip()
         if not stripped.strip():
             continue
         first = line_start + (len(line) - len(line.lstrip()))
-        last = line_start + len(stripped)
-        pieces.extend(_split_line(first, last, text, limit, sizer))
-    # Leading heading lines must not stand alone: they lead the first line of content.
-    while len(pieces) > 1 and pieces[0].end <= seg.anchor:
-        head, second = pieces[0], pieces[1]
-        pieces[:2] = [Segment(head.start, second.end, head.size + second.size, second.start)]
+        pieces.extend(_split_line(first, line_start + len(stripped), text, limit, sizer))
+    pieces[0] = _span(start, pieces[0].end, False, sizer)  # indentation or marks before it
     return pieces
 
 
 def _split_line(start: int, end: int, text: str, limit: int, sizer: Sizer) -> list[Segment]:
     size = sizer(start, end)
     if size <= limit:
-        return [Segment(start, end, size, start)]
+        return [Segment(start, end, size)]
     words = [(start + m.start(), start + m.end()) for m in _WORD.finditer(text[start:end])]
     runs: list[Segment] = []
     for w_start, w_end in words:
@@ -134,14 +218,33 @@ def _split_line(start: int, end: int, text: str, limit: int, sizer: Sizer) -> li
             runs[-1].size = sizer(runs[-1].start, w_end)
             continue
         while sizer(w_start, w_end) > limit and sizer.unit == "chars":
-            runs.append(Segment(w_start, w_start + limit, limit, w_start))
+            runs.append(Segment(w_start, w_start + limit, limit))
             w_start += limit
-        runs.append(Segment(w_start, w_end, sizer(w_start, w_end), w_start))
+        runs.append(Segment(w_start, w_end, sizer(w_start, w_end)))
     return runs
 
 
 def pack(segments: list[Segment], limit: int, overlap: int, sizer: Sizer) -> list[list[Segment]]:
-    """Greedy: add segments while the piece stays within limit; carry ``overlap`` over."""
+    """Greedy packing up to ``limit`` with ``overlap`` carried over; a tail under a quarter of
+    the limit is rebalanced: the same number of pieces under the smallest limit that still
+    gives that number (bisection), so the pieces come out even where the segments allow."""
+    pieces = _greedy(segments, limit, overlap, sizer)
+    if len(pieces) < 2 or sizer.join(pieces[-1]) >= TAIL_SHARE * limit:
+        return pieces
+    low, high, best = overlap + 1, limit, pieces
+    while low < high:
+        middle = (low + high) // 2
+        trial = _greedy(segments, middle, overlap, sizer)
+        if len(trial) <= len(pieces):
+            high, best = middle, trial
+        else:
+            low = middle + 1
+    return best
+
+
+def _greedy(
+    segments: list[Segment], limit: int, overlap: int, sizer: Sizer
+) -> list[list[Segment]]:
     pieces: list[list[Segment]] = []
     current: list[Segment] = []
     for seg in segments:
@@ -175,3 +278,28 @@ def to_pieces(packed: list[list[Segment]]) -> list[Piece]:
         )
         for i, segs in enumerate(packed)
     ]
+
+
+def absorb_wordless(pieces: list[Piece], blocks: Sequence[Block]) -> list[Piece]:
+    """A piece holding no word (only rules, ``:::`` lines, lone comments or front matter)
+    joins the piece before it, or the next one when it comes first."""
+    starts = [b.start for b in blocks]
+
+    def has_words(piece: Piece) -> bool:
+        lo = max(bisect.bisect_right(starts, piece.start) - 1, 0)
+        hi = bisect.bisect_left(starts, piece.end)
+        return any(b.content and b.kind != "front_matter" and b.end > piece.start
+                   for b in blocks[lo:hi])
+
+    merged: list[Piece] = []
+    held: int | None = None  # start of wordless pieces waiting for the first piece with words
+    for piece in pieces:
+        if has_words(piece):
+            if held is not None:
+                piece.start, held = held, None
+            merged.append(piece)
+        elif merged:
+            merged[-1].end = max(merged[-1].end, piece.end)
+        elif held is None:
+            held = piece.start
+    return merged if merged else pieces

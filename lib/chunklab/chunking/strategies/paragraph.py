@@ -8,6 +8,7 @@ from ...document.blocks import LineIndex
 from ...document.corpus import Document
 from ..build import ChunkBuilder, register
 from ..config import ChunkerConfig
+from ..packing import absorb_wordless
 from ..records import Chunk, Piece
 
 # One to six '#', then mandatory whitespace, then content: '##[error]' log markers never match.
@@ -35,7 +36,8 @@ def is_heading_block(text: str) -> bool:
 
 @register(
     "paragraph",
-    "blank-line paragraphs; a lone ATX heading line leads the next block (size is not used)",
+    "blank-line paragraphs; a lone ATX heading line leads the next block, a wordless one "
+    "(a rule, a lone comment, front matter) joins a neighbour (size is not used)",
     family="paragraph",
 )
 def paragraph(doc: Document, config: ChunkerConfig) -> list[Chunk]:
@@ -49,5 +51,6 @@ def paragraph(doc: Document, config: ChunkerConfig) -> list[Chunk]:
         pending = None
     if pending is not None:
         pieces.append(Piece(pending, paragraph_spans(doc.text)[-1][1]))
+    pieces = absorb_wordless(pieces, doc.blocks)
     use_prefix = bool(config.prefix)
     return ChunkBuilder(doc, config, prefix=use_prefix, strategy="paragraph").build(pieces)
