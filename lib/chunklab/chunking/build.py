@@ -51,12 +51,20 @@ def dedup_title(
     return path, provenance
 
 
-def block_kind(blocks: list[Block]) -> str:
-    """What a chunk holding ``blocks`` is: prose, code, table, mixed, heading or front_matter.
-    Headings, front matter and wordless blocks lead or trail content without changing what it
-    is; fences and tables nested in a list or quote count as the chunk's own."""
+def block_kind(blocks: list[Block], span: tuple[int, int] | None = None) -> str:
+    """What a chunk holding ``blocks`` (of ``span``) is: prose, code, table, mixed, heading or
+    front_matter. Headings, front matter and wordless blocks lead or trail content without
+    changing what it is; fences and tables nested in a list or quote (inside ``span``) count
+    as the chunk's own."""
+    lo, hi = span or (0, float("inf"))
     body = {b.kind for b in blocks if b.is_body}
-    body |= {a.kind for b in blocks if b.is_body and b.children for a in atomic_blocks([b])}
+    body |= {
+        a.kind
+        for b in blocks
+        if b.is_body and b.children
+        for a in atomic_blocks([b])
+        if lo <= a.start and a.end <= hi
+    }
     if not body:
         if any(b.is_heading for b in blocks):
             return "heading"
@@ -136,7 +144,8 @@ class ChunkBuilder:
                     text=text,
                     breadcrumb=path,
                     part=f"{piece.part[0]} of {piece.part[1]}" if piece.part else "",
-                    kind=block_kind(self.blocks_in(piece.start, piece.end)),
+                    kind=block_kind(self.blocks_in(piece.start, piece.end),
+                                    (piece.start, piece.end)),
                     strategy=piece.strategy or self.strategy,
                     config_id=config_id,
                     structure_source=self.doc.structure_source,

@@ -117,14 +117,18 @@ def group_segment(group: list[Block], sizer: Sizer) -> Segment:
 
 
 def group_segments(group: list[Block], text: str, limit: int, sizer: Sizer) -> list[Segment]:
-    """A glued group as the segments packing may part: the whole group when it fits (or holds
-    a table with its caption), else its content block cut by its structure, the leading
-    headings kept with the first segment and trailing wordless blocks with the last."""
+    """A glued group as the segments packing may part: the whole group when it fits, else its
+    content block cut by its structure (a caption cut too, its last sentence kept with its
+    table), the leading headings kept with the first segment, trailing wordless blocks with
+    the last."""
     whole = group_segment(group, sizer)
     body = [b for b in group if b.is_body]
-    if whole.size <= limit or whole.atomic or len(body) != 1:
+    if whole.size <= limit or not body:
         return [whole]
-    segments = block_segments(body[0], body[0].start, body[0].end, text, limit, sizer)
+    segments = [s for b in body for s in block_segments(b, b.start, b.end, text, limit, sizer)]
+    if len(body) == 2:  # a caption and its table
+        caption, table = segments[-2], segments[-1]
+        segments[-2:] = [_span(caption.start, table.end, True, sizer)]
     segments[0] = _span(group[0].start, segments[0].end, segments[0].atomic, sizer)
     segments[-1] = _span(segments[-1].start, group[-1].end, segments[-1].atomic, sizer)
     return segments
@@ -159,33 +163,44 @@ def _children_segments(
     block: Block, start: int, end: int, text: str, limit: int, sizer: Sizer
 ) -> list[Segment]:
     """The children tile [start, end): each runs to the next one's start (whitespace excluded),
-    so container marks and definitions between them go with the child before."""
+    so container marks and definitions between them go with the child before. A paragraph
+    that introduces the next child joins it (``_introduces``)."""
     kids = block.children
-    segments: list[Segment] = []
-    lead = 0
+    parts: list[list[Segment]] = []
     for n, kid in enumerate(kids):
         kid_start = start if n == 0 else kid.start
         kid_end = end if n == len(kids) - 1 else _solid_end(text, kid.end, kids[n + 1].start)
-        segments.extend(block_segments(kid, kid_start, kid_end, text, limit, sizer))
-        lead = lead or len(segments)
-    if block.kind in LEADING_CONTAINERS and kids[0].kind == "paragraph" and len(segments) > lead:
-        _join_lead(segments, lead - 1, text, limit, sizer)
+        parts.append(block_segments(kid, kid_start, kid_end, text, limit, sizer))
+    segments = parts[0]
+    for n in range(1, len(kids)):
+        lead, nxt = segments[-1], parts[n][0]
+        joined = Segment(lead.start, nxt.end, sizer(lead.start, nxt.end), lead.atomic or nxt.atomic)
+        if _introduces(block, n - 1, text, fits=joined.size <= limit, before_atomic=nxt.atomic):
+            segments[-1] = joined
+            segments.extend(parts[n][1:])
+        else:
+            segments.extend(parts[n])
     return segments
+
+
+def _introduces(block: Block, n: int, text: str, *, fits: bool, before_atomic: bool) -> bool:
+    """Whether child ``n`` (a paragraph) stays with the child after it. The first paragraph
+    of an item, quote or container leads the rest: always when it is one line (``1. Run:``,
+    ``- **Parameters:**`` never end a chunk whose subject starts the next), else when both
+    fit. Any other one-line paragraph joins what follows when both fit, or when it is code
+    or a table (an introduction goes with its code, as a heading does)."""
+    kid = block.children[n]
+    if kid.kind != "paragraph":
+        return False
+    one_line = len(text[kid.start : kid.end].splitlines()) == 1
+    if n == 0 and block.kind in LEADING_CONTAINERS:
+        return one_line or fits
+    return one_line and (fits or before_atomic)
 
 
 def _solid_end(text: str, floor: int, stop: int) -> int:
     """Just past the last non-whitespace char of text[floor:stop] (``floor`` when none)."""
     return floor + len(text[floor:stop].rstrip())
-
-
-def _join_lead(segments: list[Segment], i: int, text: str, limit: int, sizer: Sizer) -> None:
-    """An introducing paragraph joins what it introduces: when both fit, or always when it is
-    one line (it would otherwise end a chunk whose subject starts the next one)."""
-    lead, nxt = segments[i], segments[i + 1]
-    size = sizer(lead.start, nxt.end)
-    one_line = len(text[lead.start : lead.end].splitlines()) == 1
-    if size <= limit or one_line:
-        segments[i : i + 2] = [Segment(lead.start, nxt.end, size, lead.atomic or nxt.atomic)]
 
 
 def _line_segments(start: int, end: int, text: str, limit: int, sizer: Sizer) -> list[Segment]:

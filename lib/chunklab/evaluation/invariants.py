@@ -9,6 +9,7 @@ import numpy as np
 
 from ..chunking.build import dedup_title
 from ..chunking.records import Chunk
+from ..document.inline import plain_text
 from ..document.sections import Breadcrumbs
 
 INTACT_KINDS = ("fence", "table")
@@ -80,6 +81,8 @@ def breadcrumb_is_true(doc, chunk: Chunk, crumbs: Breadcrumbs, config) -> bool:
 
     It must be a prefix of the heading path in force at every content offset of the chunk,
     and equal to the path at its first content offset when no heading follows inside it.
+    Headings are compared as plain text, so a breadcrumb a splitter took from the heading's
+    Markdown source (``Client.whoami()`` in backticks) is as true as the rendered one.
     """
     offsets = [
         max(b.start, chunk.start)
@@ -95,9 +98,10 @@ def breadcrumb_is_true(doc, chunk: Chunk, crumbs: Breadcrumbs, config) -> bool:
             f"lines {chunk.start_line}-{chunk.end_line}",
         )
     paths = [dedup_title(crumbs.at(o), (), doc.title)[0] for o in offsets]
-    if any(path[: len(crumb)] != crumb for path in paths):
+    written = (crumb, tuple(plain_text(entry) for entry in crumb))
+    if any(path[: len(crumb)] not in written for path in paths):
         return False
-    return inner_heading or crumb == paths[0]
+    return inner_heading or paths[0] in written
 
 
 def heading_only(doc, chunks: list[Chunk]) -> int:
