@@ -73,6 +73,12 @@ class Sizer:
             return segments[-1].end - segments[0].start
         return sum(s.size for s in segments)
 
+    def grown(self, first: Segment, size: int, seg: Segment) -> int:
+        """``join([first, ..., seg])`` given ``size == join([first, ...])``, in constant time."""
+        if self.unit == "chars":
+            return seg.end - first.start
+        return size + seg.size
+
 
 def glue(section: Section, *, caption: bool, caption_max: int) -> list[list[Block]]:
     """Groups of blocks that stay together: leading headings and front matter + the first
@@ -151,12 +157,18 @@ def block_segments(
     if block.children:
         return _children_segments(block, start, end, text, limit, sizer)
     if block.kind == "paragraph":
-        return [
+        segments = [
             seg
-            for s, e in sentence_spans(text, start, end)
+            for s, e in sentence_spans(text, block.start, block.end)
             for seg in _line_segments(s, e, text, limit, sizer)
         ]
-    return _line_segments(start, end, text, limit, sizer)
+    else:
+        segments = _line_segments(block.start, block.end, text, limit, sizer)
+    # Marks around the block's own span (a container's opening and closing lines) go with
+    # its first and last segment, never alone.
+    segments[0] = _span(start, segments[0].end, False, sizer)
+    segments[-1] = _span(segments[-1].start, end, False, sizer)
+    return segments
 
 
 def _children_segments(
@@ -222,39 +234,48 @@ def _line_segments(start: int, end: int, text: str, limit: int, sizer: Sizer) ->
 
 
 def _split_line(start: int, end: int, text: str, limit: int, sizer: Sizer) -> list[Segment]:
+    """A line within ``limit``, else its words (packing joins them back up to the limit); a
+    word longer than the limit in chars is cut every ``limit`` chars."""
     size = sizer(start, end)
     if size <= limit:
         return [Segment(start, end, size)]
-    words = [(start + m.start(), start + m.end()) for m in _WORD.finditer(text[start:end])]
-    runs: list[Segment] = []
-    for w_start, w_end in words:
-        if runs and sizer(runs[-1].start, w_end) <= limit:
-            runs[-1].end = w_end
-            runs[-1].size = sizer(runs[-1].start, w_end)
-            continue
-        while sizer(w_start, w_end) > limit and sizer.unit == "chars":
-            runs.append(Segment(w_start, w_start + limit, limit))
+    words: list[Segment] = []
+    for match in _WORD.finditer(text, start, end):
+        w_start, w_end = match.span()
+        while sizer.unit == "chars" and w_end - w_start > limit:
+            words.append(Segment(w_start, w_start + limit, limit))
             w_start += limit
-        runs.append(Segment(w_start, w_end, sizer(w_start, w_end)))
-    return runs
+        words.append(Segment(w_start, w_end, sizer(w_start, w_end)))
+    return words
 
 
 def pack(segments: list[Segment], limit: int, overlap: int, sizer: Sizer) -> list[list[Segment]]:
-    """Greedy packing up to ``limit`` with ``overlap`` carried over; a tail under a quarter of
-    the limit is rebalanced: the same number of pieces under the smallest limit that still
-    gives that number (bisection), so the pieces come out even where the segments allow."""
+    """Greedy packing up to ``limit`` with ``overlap`` carried over. Without overlap, a last
+    piece under a quarter of the limit is rebalanced: the same number of pieces, cut at the
+    segment ends nearest to even shares of the whole (``_even``), when each still fits."""
     pieces = _greedy(segments, limit, overlap, sizer)
-    if len(pieces) < 2 or sizer.join(pieces[-1]) >= TAIL_SHARE * limit:
+    if overlap or len(pieces) < 2 or sizer.join(pieces[-1]) >= TAIL_SHARE * limit:
         return pieces
-    low, high, best = overlap + 1, limit, pieces
-    while low < high:
-        middle = (low + high) // 2
-        trial = _greedy(segments, middle, overlap, sizer)
-        if len(trial) <= len(pieces):
-            high, best = middle, trial
-        else:
-            low = middle + 1
-    return best
+    even = _even(segments, len(pieces), sizer)
+    fits = all(len(p) == 1 or sizer.join(p) <= limit for p in even)
+    smallest = min(sizer.join(p) for p in even)
+    return even if fits and smallest > sizer.join(pieces[-1]) else pieces
+
+
+def _even(segments: list[Segment], n: int, sizer: Sizer) -> list[list[Segment]]:
+    """``segments`` in ``n`` runs, each cut at the segment end nearest to its even share."""
+    ends: list[int] = []  # size of segments[:j + 1]
+    for j, seg in enumerate(segments):
+        ends.append(sizer.grown(segments[0], ends[-1], seg) if j else seg.size)
+    cuts = [0]
+    for i in range(1, n):
+        target = ends[-1] * i / n
+        j = bisect.bisect_left(ends, target)
+        if j > 0 and target - ends[j - 1] <= ends[min(j, len(ends) - 1)] - target:
+            j -= 1
+        cuts.append(min(max(j + 1, cuts[-1] + 1), len(segments) - (n - i)))
+    cuts.append(len(segments))
+    return [segments[a:b] for a, b in zip(cuts, cuts[1:], strict=False)]
 
 
 def _greedy(
@@ -262,12 +283,15 @@ def _greedy(
 ) -> list[list[Segment]]:
     pieces: list[list[Segment]] = []
     current: list[Segment] = []
+    size = 0
     for seg in segments:
-        if current and sizer.join([*current, seg]) > limit:
+        if current and sizer.grown(current[0], size, seg) > limit:
             pieces.append(current)
             current = _carry(current, overlap, sizer)
-            if current and sizer.join([*current, seg]) > limit:
-                current = []
+            size = sizer.join(current) if current else 0
+            if current and sizer.grown(current[0], size, seg) > limit:
+                current, size = [], 0
+        size = sizer.grown(current[0], size, seg) if current else seg.size
         current.append(seg)
     if current:
         pieces.append(current)
