@@ -237,21 +237,21 @@ def _markdown_blocks(text: str, lines: LineIndex, infer: bool, env: dict) -> lis
         tok = tokens[i]
         if tok.nesting == -1:
             opener, kind, children = opened.pop()
-            parent_stop = opened[-1][0].map[1] if opened and opened[-1][0].map else len(
-                lines.starts)
-            block = _container(opener, kind, children, text, lines, parent_stop)
+            parent = opened[-1][0].map if opened else None
+            stop = parent[1] if parent else len(lines.starts)
+            block = _container(opener, kind, children, text, lines, stop)
             (opened[-1][2] if opened else top).append(block)
             i += 1
             continue
-        kind = _WHOLE.get(tok.type) or _LEAVES.get(tok.type)
-        if kind is None and tok.nesting == 1:
+        leaf_kind = _WHOLE.get(tok.type) or _LEAVES.get(tok.type)
+        if leaf_kind is None and tok.nesting == 1:
             opened.append((tok, _CONTAINERS.get(tok.type, tok.type.removesuffix("_open")), []))
-        elif kind is not None and tok.map is not None:
-            leaf = _leaf(tokens, i, kind, lines.span(*tok.map), text, not opened, infer,
+        elif leaf_kind is not None and tok.map is not None:
+            leaf = _leaf(tokens, i, leaf_kind, lines.span(*tok.map), text, not opened, infer,
                          references)
             (opened[-1][2] if opened else top).append(leaf)
         i += 1
-        if tok.nesting == 1 and kind is not None:  # a whole block: skip to its close
+        if tok.nesting == 1 and leaf_kind is not None:  # a whole block: skip to its close
             close = tok.type.removesuffix("_open") + "_close"
             while tokens[i].type != close or tokens[i].level != tok.level:
                 i += 1
