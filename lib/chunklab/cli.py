@@ -10,9 +10,11 @@ import argparse
 import json
 import sys
 
-from . import chunk_corpus, load_config, load_corpus, make_config
-from .chunking.config import parse_value
+from . import __version__
+from .chunking.build import chunk_corpus
+from .chunking.config import load_config, make_config, parse_value
 from .chunking.registry import REGISTRY
+from .document.corpus import load_corpus
 from .errors import ChunklabError, ConfigError, validation_message
 from .evaluation.defaults import (
     DEFAULT_CORPUS,
@@ -30,6 +32,7 @@ DESCRIPTION = ("Compare ways of splitting Markdown for retrieval: chunk a corpus
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="chunklab", description=DESCRIPTION)
+    parser.add_argument("--version", action="version", version=f"chunklab {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("strategies", help="list strategies with a one-line description")
 

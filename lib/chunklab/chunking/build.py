@@ -7,7 +7,7 @@ import hashlib
 from collections.abc import Callable, Iterable
 
 from ..document.blocks import Block, atomic_blocks
-from ..document.corpus import Document
+from ..document.corpus import Document, make_document
 from ..document.sections import Breadcrumbs
 from .config import ChunkerConfig
 from .records import Chunk, Piece, StrategyFunc
@@ -30,6 +30,12 @@ def chunk_document(doc: Document, config: ChunkerConfig) -> list[Chunk]:
     """The chunks of one document under ``config``: the one way to chunk."""
     strategy: StrategyFunc = get_strategy(config.strategy).func
     return strategy(doc, config)
+
+
+def chunk_text(text: str, config: ChunkerConfig, *, doc_id: str = "text.md") -> list[Chunk]:
+    """The chunks of one string, read as document ``doc_id`` (``.md``: Markdown, ``.txt``:
+    plain text)."""
+    return chunk_document(make_document(doc_id, text), config)
 
 
 def chunk_corpus(corpus: Iterable[Document], config: ChunkerConfig) -> list[Chunk]:
