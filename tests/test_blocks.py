@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from chunklab.document.blocks import parse_blocks, structure_source_of
+from chunklab.document.blocks import (
+    atomic_blocks,
+    inside_block,
+    parse_blocks,
+    references_of,
+    structure_source_of,
+)
 
 TEXT = """---
 title: T
@@ -86,3 +92,100 @@ def test_plain_text_gets_inferred_headings_only():
     blocks = parse_blocks(text, False)
     assert [(b.kind, b.provenance) for b in blocks] == [
         ("heading", "inferred_numbered"), ("paragraph", ""), ("paragraph", "")]
+
+
+# --- nested blocks, definitions, containers, wordless and empty blocks -------------------
+
+NESTED = """1. Run:
+
+   ```bash
+   npm i
+   ```
+2. Then read [the docs][d].
+
+   [d]: https://example.org/docs
+
+> | a | b |
+> |---|---|
+> | 1 | 2 |
+>
+> > ```py
+> > x = 1
+> > ```
+
+::: tip Note
+Text.
+:::
+
+[top]: https://example.org "Top"
+"""
+
+
+def spans(text, blocks):
+    return [(b.kind, text[b.start : b.end]) for b in blocks]
+
+
+def test_containers_record_their_children_with_exact_offsets():
+    env: dict = {}
+    steps, quote, tip, top = parse_blocks(NESTED, env=env)
+    assert [b.kind for b in steps.children] == ["item", "item"]
+    assert spans(NESTED, steps.children[0].children) == [
+        ("paragraph", "1. Run:"), ("fence", "   ```bash\n   npm i\n   ```")]
+    assert spans(NESTED, steps.children[1].children)[1] == (
+        "reference", "   [d]: https://example.org/docs")
+    assert [b.kind for b in quote.children] == ["table", "blockquote"]
+    assert spans(NESTED, quote.children[1].children) == [
+        ("fence", "> > ```py\n> > x = 1\n> > ```")]
+    assert (tip.kind, tip.title, NESTED[tip.start : tip.end]) == (
+        "container", "tip Note", "::: tip Note\nText.\n:::")
+    assert (top.kind, NESTED[top.start : top.end]) == (
+        "reference", '[top]: https://example.org "Top"')
+    assert references_of(env) == {"D": "https://example.org/docs", "TOP": "https://example.org"}
+    kinds = [a.kind for a in atomic_blocks(parse_blocks(NESTED))]
+    assert kinds == ["fence", "table", "fence"]
+
+
+@pytest.mark.parametrize("offset_of,inside", [
+    ("npm i", True),          # in a fence nested in an item
+    ("2. Then", False),       # between two items
+    ("> | 1 |", True),        # in a quoted table
+    ("::: tip", False),       # between top-level blocks
+])
+def test_inside_block_sees_nested_boundaries(offset_of, inside):
+    offset = NESTED.index(offset_of) + (2 if inside else 0)
+    assert inside_block(parse_blocks(NESTED), offset) is inside
+
+
+def test_an_unclosed_container_runs_to_the_end():
+    text = "::: warning\nStill open.\n"
+    (block,) = parse_blocks(text)
+    assert block.kind == "container" and text[block.start : block.end] == text.strip()
+
+
+@pytest.mark.parametrize("text,kind", [
+    ("---\n", "hr"), ("***\n", "hr"), (":::\n", "paragraph"), ("<!-- note -->\n", "html"),
+    ("#\n", "empty_heading"), ("### ###\n", "empty_heading"), ("## ![](x.png)\n", "empty_heading"),
+])
+def test_wordless_blocks_are_marked(text, kind):
+    (block,) = parse_blocks(text)
+    assert block.kind == kind and not block.content and not block.is_body
+    assert not block.is_heading
+
+
+@pytest.mark.parametrize("source,plain", [
+    ("## Install with [npm](https://npmjs.com)", "Install with npm"),
+    ("## **Bold** and _em_ &amp; `code`", "Bold and em & code"),
+    ("## ![Logo](logo.png) Title <Badge text=\"beta\"/>", "Logo Title"),
+    ("Two line\nsetext\n---", "Two line setext"),
+    ("## Escaped \\*stars\\*", "Escaped *stars*"),
+    ("## Plain words only", "Plain words only"),
+])
+def test_heading_titles_are_plain_text(source, plain):
+    (block,) = parse_blocks(source + "\n")
+    assert block.is_heading and block.title == plain
+    assert block.raw_title and block.raw_title in source  # the Markdown as written
+
+
+def test_a_reference_link_in_a_heading_resolves():
+    text = "## See [the guide][g]\n\n[g]: https://example.org/guide\n"
+    assert parse_blocks(text)[0].title == "See the guide"

@@ -40,6 +40,14 @@ def test_loads_supported_files_and_reports_the_rest(folder):
     assert report["bad.md"] == "skipped" and report["a.md"] == "loaded"
 
 
+@pytest.mark.parametrize("name", ["guide.mdx", "index.rst", "page.html", "old.HTM", "book.adoc"])
+def test_other_documentation_formats_are_listed_as_skipped(folder, name):
+    write(folder / "more" / name, b"Title\n=====\n\ntext\n")
+    corpus = load_corpus(folder)
+    assert f"more/{name}" not in [d.id for d in corpus]
+    assert {s.path: s.reason for s in corpus.skipped}[f"more/{name}"] == "unsupported format"
+
+
 def test_bom_dropped_newlines_kept(folder):
     corpus = load_corpus(folder)
     assert corpus.get("a.md").text == "# Alpha\n\nBody.\n"

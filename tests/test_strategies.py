@@ -134,6 +134,26 @@ def test_min_size_merges_tiny_sibling_sections_under_their_parent():
     assert not any("Ships daily" in c.text and "Question" in c.text for c in merged)
 
 
+def test_min_size_merges_a_tiny_last_section_back_into_its_sibling():
+    long = " ".join(f"Step {i} copies one more bundle to the server." for i in range(6))
+    doc = make_document("sync.md", f"# Sync\n\n## Copying\n\n{long}\n\n## Done\n\nExit 0.\n")
+    plain = chunks_of(doc, "ast_merge", size=400)
+    merged = chunks_of(doc, "ast_merge", size=400, min_size=60)
+    assert [c.breadcrumb for c in plain] == [("Copying",), ("Done",)]
+    assert len(merged) == 1 and merged[0].text.endswith("Exit 0.")
+    assert merged[0].breadcrumb == ()  # the common parent: the title, deduplicated
+
+
+def test_heading_flush_says_it_never_splits_and_counts_oversize(sample_corpus):
+    from chunklab.evaluation.summary import strategy_summary
+
+    assert "never split" in get_strategy("heading_flush").description
+    table = strategy_summary(sample_corpus, size=300).set_index("strategy")
+    config = make_config(strategy="heading_flush", size=300)
+    over = sum(len(c.text) > 300 for doc in sample_corpus for c in chunk_document(doc, config))
+    assert table.loc["heading_flush", "oversize"] == over > 0
+
+
 @pytest.mark.parametrize("unit,size", [("chars", 300), ("words", 40)])
 def test_size_units_bound_the_chunks(unit, size):
     doc = fixture_doc("standard_deep.md")

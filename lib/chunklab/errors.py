@@ -84,6 +84,16 @@ class MissingExtraError(ChunklabError, ImportError):
         )
 
 
+class SegmenterError(ChunklabError, RuntimeError):
+    """The sentence breaker (blingfire) cannot load its native library on this machine."""
+
+    def __init__(self, reason: str):
+        super().__init__(
+            "cutting an oversized paragraph at sentence ends needs blingfire, whose native "
+            f"library does not load here (it ships for x86-64 Linux, macOS and Windows): {reason}"
+        )
+
+
 class RetrieverError(ChunklabError, RuntimeError):
     """A retriever used out of order (search before index) or with a bad argument."""
 

@@ -6,7 +6,7 @@ import bisect
 import hashlib
 from collections.abc import Callable, Iterable
 
-from ..document.blocks import Block
+from ..document.blocks import Block, atomic_blocks
 from ..document.corpus import Document, make_document
 from ..document.sections import Breadcrumbs
 from .config import ChunkerConfig
@@ -58,14 +58,24 @@ def dedup_title(
     return path, provenance
 
 
-def block_kind(blocks: list[Block]) -> str:
-    """What a chunk holding ``blocks`` is: prose, code, table, mixed, heading or front_matter."""
-    kinds = {b.kind for b in blocks}
-    body = kinds - {"heading"}
+def block_kind(blocks: list[Block], span: tuple[int, int] | None = None) -> str:
+    """What a chunk holding ``blocks`` (of ``span``) is: prose, code, table, mixed, heading or
+    front_matter. Headings, front matter and wordless blocks lead or trail content without
+    changing what it is; fences and tables nested in a list or quote (inside ``span``) count
+    as the chunk's own."""
+    lo, hi = span or (0, float("inf"))
+    body = {b.kind for b in blocks if b.is_body}
+    body |= {
+        a.kind
+        for b in blocks
+        if b.is_body and b.children
+        for a in atomic_blocks([b])
+        if lo <= a.start and a.end <= hi
+    }
     if not body:
-        return "heading" if kinds else "prose"
-    if body == {"front_matter"}:
-        return "front_matter"
+        if any(b.is_heading for b in blocks):
+            return "heading"
+        return "front_matter" if any(b.kind == "front_matter" for b in blocks) else "prose"
     if "table" in body:
         return "table"
     code = body & {"fence", "code"}
@@ -93,8 +103,9 @@ class ChunkBuilder:
         return [b for b in self.blocks[max(lo, 0) : hi] if b.end > start and b.start < end]
 
     def content_offsets(self, start: int, end: int) -> tuple[int, ...]:
-        """Where the content (non-heading) blocks inside [start, end) begin."""
-        found = tuple(max(b.start, start) for b in self.blocks_in(start, end) if not b.is_heading)
+        """Where the content blocks inside [start, end) begin (headings, front matter and
+        wordless blocks are not content: they do not label a chunk)."""
+        found = tuple(max(b.start, start) for b in self.blocks_in(start, end) if b.is_body)
         return found or (start,)
 
     def label(self, piece: Piece) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -140,7 +151,8 @@ class ChunkBuilder:
                     text=text,
                     breadcrumb=path,
                     part=f"{piece.part[0]} of {piece.part[1]}" if piece.part else "",
-                    kind=block_kind(self.blocks_in(piece.start, piece.end)),
+                    kind=block_kind(self.blocks_in(piece.start, piece.end),
+                                    (piece.start, piece.end)),
                     strategy=piece.strategy or self.strategy,
                     config_id=config_id,
                     structure_source=self.doc.structure_source,

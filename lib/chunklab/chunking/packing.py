@@ -1,27 +1,34 @@
-"""Sections and greedy packing of block spans, shared by the heading-aware strategies."""
+"""Sections and packing of block spans, shared by the heading-aware strategies: an oversized
+block is cut between the blocks nested in it, a paragraph at sentence ends, never inside a
+fence or table at any depth; pieces of a split section are balanced."""
 
 from __future__ import annotations
 
+import bisect
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..document.blocks import Block
+from ..document.blocks import ATOMIC, Block
 from .records import Piece
+from .sentences import sentence_spans
 from .sizes import measure
 
-UNSPLITTABLE = {"fence", "code", "table"}
+UNSPLITTABLE = ATOMIC
+LEADING_CONTAINERS = frozenset({"item", "blockquote", "container"})
+"""Containers whose first paragraph introduces the rest (``1. Run:``, ``- **Parameters:**``)."""
+TAIL_SHARE = 0.25
+"""A split section's last piece below this share of the size is rebalanced when it can be."""
 _WORD = re.compile(r"\S+")
 
 
 @dataclass(slots=True)
 class Segment:
-    """A span that packing never cuts: a block, a glued group of blocks, a line or a word run."""
+    """A span that packing never cuts: a block, a glued group, a sentence, a line, words."""
 
     start: int
     end: int
     size: int
-    anchor: int
-    """Where its content starts (past any leading heading): labels the chunk."""
     atomic: bool = False
 
 
@@ -33,11 +40,12 @@ class Section:
 
     @property
     def content(self) -> list[Block]:
-        return [b for b in self.blocks if not b.is_heading]
+        return [b for b in self.blocks if b.is_body]
 
 
 def sections(blocks: tuple[Block, ...]) -> list[Section]:
-    """Split at every heading; a heading with no content before the next one chains onto it."""
+    """Split at every heading; headings (and front matter) with no content before the next
+    heading chain onto it."""
     result: list[Section] = []
     for block in blocks:
         if block.is_heading and (not result or result[-1].content):
@@ -65,14 +73,27 @@ class Sizer:
             return segments[-1].end - segments[0].start
         return sum(s.size for s in segments)
 
+    def grown(self, first: Segment, size: int, seg: Segment) -> int:
+        """``join([first, ..., seg])`` given ``size == join([first, ...])``, in constant time."""
+        if self.unit == "chars":
+            return seg.end - first.start
+        return size + seg.size
+
 
 def glue(section: Section, *, caption: bool, caption_max: int) -> list[list[Block]]:
-    """Groups of blocks that stay together: leading headings + first block, caption + table."""
+    """Groups of blocks that stay together: leading headings and front matter + the first
+    block, a wordless block (a rule, ``:::``, a lone comment) + the group before it, a caption
+    + its table."""
     groups: list[list[Block]] = []
     pending: list[Block] = []
     for block in section.blocks:
-        if block.is_heading:
+        if block.is_heading or block.kind == "front_matter" or (
+            not block.content and (pending or not groups)
+        ):
             pending.append(block)
+            continue
+        if not block.content:
+            groups[-1].append(block)
             continue
         is_caption = (
             caption
@@ -93,63 +114,184 @@ def glue(section: Section, *, caption: bool, caption_max: int) -> list[list[Bloc
 
 
 def group_segment(group: list[Block], sizer: Sizer) -> Segment:
-    content = next((b for b in group if not b.is_heading), group[0])
     return Segment(
         group[0].start,
         group[-1].end,
         sizer(group[0].start, group[-1].end),
-        content.start,
         atomic=any(b.kind in UNSPLITTABLE for b in group),
     )
 
 
-def split_segment(seg: Segment, text: str, limit: int, sizer: Sizer) -> list[Segment]:
-    """An oversized splittable span cut at line ends, and overlong lines at word gaps."""
+def group_segments(group: list[Block], text: str, limit: int, sizer: Sizer) -> list[Segment]:
+    """A glued group as the segments packing may part: the whole group when it fits, else its
+    content block cut by its structure (a caption cut too, its last sentence kept with its
+    table), the leading headings kept with the first segment, trailing wordless blocks with
+    the last."""
+    whole = group_segment(group, sizer)
+    body = [b for b in group if b.is_body]
+    if whole.size <= limit or not body:
+        return [whole]
+    segments = [s for b in body for s in block_segments(b, b.start, b.end, text, limit, sizer)]
+    if len(body) == 2:  # a caption and its table
+        caption, table = segments[-2], segments[-1]
+        segments[-2:] = [_span(caption.start, table.end, True, sizer)]
+    segments[0] = _span(group[0].start, segments[0].end, segments[0].atomic, sizer)
+    segments[-1] = _span(segments[-1].start, group[-1].end, segments[-1].atomic, sizer)
+    return segments
+
+
+def _span(start: int, end: int, atomic: bool, sizer: Sizer) -> Segment:
+    return Segment(start, end, sizer(start, end), atomic)
+
+
+def block_segments(
+    block: Block, start: int, end: int, text: str, limit: int, sizer: Sizer
+) -> list[Segment]:
+    """[start, end) holding ``block``, as segments within ``limit`` where it can be cut: between
+    its nested blocks, at sentence ends of a paragraph, at line ends, at word gaps; a fence,
+    code block or table is one segment whatever its size."""
+    size = sizer(start, end)
+    atomic = block.kind in UNSPLITTABLE
+    if size <= limit or atomic:
+        return [Segment(start, end, size, atomic)]
+    if block.children:
+        return _children_segments(block, start, end, text, limit, sizer)
+    if block.kind == "paragraph":
+        segments = [
+            seg
+            for s, e in sentence_spans(text, block.start, block.end)
+            for seg in _line_segments(s, e, text, limit, sizer)
+        ]
+    else:
+        segments = _line_segments(block.start, block.end, text, limit, sizer)
+    # Marks around the block's own span (a container's opening and closing lines) go with
+    # its first and last segment, never alone.
+    segments[0] = _span(start, segments[0].end, False, sizer)
+    segments[-1] = _span(segments[-1].start, end, False, sizer)
+    return segments
+
+
+def _children_segments(
+    block: Block, start: int, end: int, text: str, limit: int, sizer: Sizer
+) -> list[Segment]:
+    """The children tile [start, end): each runs to the next one's start (whitespace excluded),
+    so container marks and definitions between them go with the child before. A paragraph
+    that introduces the next child joins it (``_introduces``)."""
+    kids = block.children
+    parts: list[list[Segment]] = []
+    for n, kid in enumerate(kids):
+        kid_start = start if n == 0 else kid.start
+        kid_end = end if n == len(kids) - 1 else _solid_end(text, kid.end, kids[n + 1].start)
+        parts.append(block_segments(kid, kid_start, kid_end, text, limit, sizer))
+    segments = parts[0]
+    for n in range(1, len(kids)):
+        lead, nxt = segments[-1], parts[n][0]
+        joined = Segment(lead.start, nxt.end, sizer(lead.start, nxt.end), lead.atomic or nxt.atomic)
+        if _introduces(block, n - 1, text, fits=joined.size <= limit, before_atomic=nxt.atomic):
+            segments[-1] = joined
+            segments.extend(parts[n][1:])
+        else:
+            segments.extend(parts[n])
+    return segments
+
+
+def _introduces(block: Block, n: int, text: str, *, fits: bool, before_atomic: bool) -> bool:
+    """Whether child ``n`` (a paragraph) stays with the child after it. The first paragraph
+    of an item, quote or container leads the rest: always when it is one line (``1. Run:``,
+    ``- **Parameters:**`` never end a chunk whose subject starts the next), else when both
+    fit. Any other one-line paragraph joins what follows when both fit, or when it is code
+    or a table (an introduction goes with its code, as a heading does)."""
+    kid = block.children[n]
+    if kid.kind != "paragraph":
+        return False
+    one_line = len(text[kid.start : kid.end].splitlines()) == 1
+    if n == 0 and block.kind in LEADING_CONTAINERS:
+        return one_line or fits
+    return one_line and (fits or before_atomic)
+
+
+def _solid_end(text: str, floor: int, stop: int) -> int:
+    """Just past the last non-whitespace char of text[floor:stop] (``floor`` when none)."""
+    return floor + len(text[floor:stop].rstrip())
+
+
+def _line_segments(start: int, end: int, text: str, limit: int, sizer: Sizer) -> list[Segment]:
+    """[start, end) cut at line ends, and overlong lines at word gaps."""
+    size = sizer(start, end)
+    if size <= limit:
+        return [Segment(start, end, size)]
     pieces: list[Segment] = []
-    pos = seg.start
-    for line in text[seg.start : seg.end].splitlines(keepends=True):
+    pos = start
+    for line in text[start:end].splitlines(keepends=True):
         line_start, pos = pos, pos + len(line)
         stripped = line.rstrip()
         if not stripped.strip():
             continue
         first = line_start + (len(line) - len(line.lstrip()))
-        last = line_start + len(stripped)
-        pieces.extend(_split_line(first, last, text, limit, sizer))
-    # Leading heading lines must not stand alone: they lead the first line of content.
-    while len(pieces) > 1 and pieces[0].end <= seg.anchor:
-        head, second = pieces[0], pieces[1]
-        pieces[:2] = [Segment(head.start, second.end, head.size + second.size, second.start)]
+        pieces.extend(_split_line(first, line_start + len(stripped), text, limit, sizer))
+    pieces[0] = _span(start, pieces[0].end, False, sizer)  # indentation or marks before it
     return pieces
 
 
 def _split_line(start: int, end: int, text: str, limit: int, sizer: Sizer) -> list[Segment]:
+    """A line within ``limit``, else its words (packing joins them back up to the limit); a
+    word longer than the limit in chars is cut every ``limit`` chars."""
     size = sizer(start, end)
     if size <= limit:
-        return [Segment(start, end, size, start)]
-    words = [(start + m.start(), start + m.end()) for m in _WORD.finditer(text[start:end])]
-    runs: list[Segment] = []
-    for w_start, w_end in words:
-        if runs and sizer(runs[-1].start, w_end) <= limit:
-            runs[-1].end = w_end
-            runs[-1].size = sizer(runs[-1].start, w_end)
-            continue
-        while sizer(w_start, w_end) > limit and sizer.unit == "chars":
-            runs.append(Segment(w_start, w_start + limit, limit, w_start))
+        return [Segment(start, end, size)]
+    words: list[Segment] = []
+    for match in _WORD.finditer(text, start, end):
+        w_start, w_end = match.span()
+        while sizer.unit == "chars" and w_end - w_start > limit:
+            words.append(Segment(w_start, w_start + limit, limit))
             w_start += limit
-        runs.append(Segment(w_start, w_end, sizer(w_start, w_end), w_start))
-    return runs
+        words.append(Segment(w_start, w_end, sizer(w_start, w_end)))
+    return words
 
 
 def pack(segments: list[Segment], limit: int, overlap: int, sizer: Sizer) -> list[list[Segment]]:
-    """Greedy: add segments while the piece stays within limit; carry ``overlap`` over."""
+    """Greedy packing up to ``limit`` with ``overlap`` carried over. Without overlap, a last
+    piece under a quarter of the limit is rebalanced: the same number of pieces, cut at the
+    segment ends nearest to even shares of the whole (``_even``), when each still fits."""
+    pieces = _greedy(segments, limit, overlap, sizer)
+    if overlap or len(pieces) < 2 or sizer.join(pieces[-1]) >= TAIL_SHARE * limit:
+        return pieces
+    even = _even(segments, len(pieces), sizer)
+    fits = all(len(p) == 1 or sizer.join(p) <= limit for p in even)
+    smallest = min(sizer.join(p) for p in even)
+    return even if fits and smallest > sizer.join(pieces[-1]) else pieces
+
+
+def _even(segments: list[Segment], n: int, sizer: Sizer) -> list[list[Segment]]:
+    """``segments`` in ``n`` runs, each cut at the segment end nearest to its even share."""
+    ends: list[int] = []  # size of segments[:j + 1]
+    for j, seg in enumerate(segments):
+        ends.append(sizer.grown(segments[0], ends[-1], seg) if j else seg.size)
+    cuts = [0]
+    for i in range(1, n):
+        target = ends[-1] * i / n
+        j = bisect.bisect_left(ends, target)
+        if j > 0 and target - ends[j - 1] <= ends[min(j, len(ends) - 1)] - target:
+            j -= 1
+        cuts.append(min(max(j + 1, cuts[-1] + 1), len(segments) - (n - i)))
+    cuts.append(len(segments))
+    return [segments[a:b] for a, b in zip(cuts, cuts[1:], strict=False)]
+
+
+def _greedy(
+    segments: list[Segment], limit: int, overlap: int, sizer: Sizer
+) -> list[list[Segment]]:
     pieces: list[list[Segment]] = []
     current: list[Segment] = []
+    size = 0
     for seg in segments:
-        if current and sizer.join([*current, seg]) > limit:
+        if current and sizer.grown(current[0], size, seg) > limit:
             pieces.append(current)
             current = _carry(current, overlap, sizer)
-            if current and sizer.join([*current, seg]) > limit:
-                current = []
+            size = sizer.join(current) if current else 0
+            if current and sizer.grown(current[0], size, seg) > limit:
+                current, size = [], 0
+        size = sizer.grown(current[0], size, seg) if current else seg.size
         current.append(seg)
     if current:
         pieces.append(current)
@@ -175,3 +317,28 @@ def to_pieces(packed: list[list[Segment]]) -> list[Piece]:
         )
         for i, segs in enumerate(packed)
     ]
+
+
+def absorb_wordless(pieces: list[Piece], blocks: Sequence[Block]) -> list[Piece]:
+    """A piece holding no word (only rules, ``:::`` lines, lone comments or front matter)
+    joins the piece before it, or the next one when it comes first."""
+    starts = [b.start for b in blocks]
+
+    def has_words(piece: Piece) -> bool:
+        lo = max(bisect.bisect_right(starts, piece.start) - 1, 0)
+        hi = bisect.bisect_left(starts, piece.end)
+        return any(b.content and b.kind != "front_matter" and b.end > piece.start
+                   for b in blocks[lo:hi])
+
+    merged: list[Piece] = []
+    held: int | None = None  # start of wordless pieces waiting for the first piece with words
+    for piece in pieces:
+        if has_words(piece):
+            if held is not None:
+                piece.start, held = held, None
+            merged.append(piece)
+        elif merged:
+            merged[-1].end = max(merged[-1].end, piece.end)
+        elif held is None:
+            held = piece.start
+    return merged if merged else pieces

@@ -1,44 +1,58 @@
-"""Markdown (markdown-it-py, block level) and plain text turned into Blocks with exact offsets."""
+"""Markdown (markdown-it-py, block level) and plain text turned into Blocks with exact offsets:
+top-level blocks, each container holding the blocks nested in it."""
 
 from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from html.parser import HTMLParser
 
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
+from mdit_py_plugins.container import container_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 
 from .headings import EXPLICIT, infer_heading
+from .inline import plain_text
 
 # markdown-it splits lines exactly where this pattern matches (its normalize rule).
 _NEWLINE = re.compile(r"\r\n?|\n")
 
-_OPENERS = {
-    "paragraph_open": "paragraph",
-    "table_open": "table",
+_CONTAINERS = {
     "bullet_list_open": "list",
     "ordered_list_open": "list",
+    "list_item_open": "item",
     "blockquote_open": "blockquote",
-    "heading_open": "heading",
+    "container_directive_open": "container",
 }
+"""Openers of blocks that hold blocks: their children are recorded."""
+_WHOLE = {"paragraph_open": "paragraph", "heading_open": "heading", "table_open": "table"}
+"""Openers of blocks kept whole: the tokens up to their close are skipped."""
 _LEAVES = {
     "fence": "fence",
     "code_block": "code",
     "hr": "hr",
     "html_block": "html",
     "front_matter": "front_matter",
+    "definition": "reference",
 }
+ATOMIC = frozenset({"fence", "code", "table"})
+"""Blocks that no cut may fall inside, at any depth."""
+_WORDLESS = frozenset({"hr", "empty_heading"})
+_ALWAYS_CONTENT = frozenset({"fence", "code", "table", "front_matter"})
 
 
 @dataclass(frozen=True, slots=True)
 class Block:
-    """One top-level block of a document."""
+    """One block of a document: a top-level block, or (in ``children``) one nested in it."""
 
     kind: str
-    """heading, paragraph, fence, code, table, list, blockquote, html, hr or front_matter."""
+    """heading, paragraph, fence, code, table, list, item, blockquote, container, html, hr,
+    reference (link reference definitions), front_matter, empty_heading (a heading with no
+    text: never a heading of the stack) or text (text markdown-it gave no block)."""
     start: int
     """Char offset of the block's first character in ``Document.text``."""
     end: int
@@ -46,9 +60,17 @@ class Block:
     level: int = 0
     """Heading depth 1-6 (0 for other blocks)."""
     title: str = ""
-    """Heading text without its marks; a fence's info string."""
+    """A heading's plain text (inline Markdown rendered to text); a fence's info string; a
+    container's name and title (``tip Note`` of ``::: tip Note``)."""
     provenance: str = ""
     """How a heading was found: markdown_atx, markdown_setext, html_heading or inferred_*."""
+    raw_title: str = ""
+    """A heading's inline Markdown as written (code spans, links and emphasis kept)."""
+    content: bool = True
+    """False when it holds no word: a thematic break, an empty heading, a lone HTML comment,
+    a line of ``:::``."""
+    children: tuple[Block, ...] = ()
+    """The blocks of a list (its items), an item, a blockquote or a container, in order."""
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -56,6 +78,33 @@ class Block:
     @property
     def is_heading(self) -> bool:
         return self.kind == "heading"
+
+    @property
+    def is_body(self) -> bool:
+        """Content a chunk is about: not a heading, front matter or a wordless block."""
+        return self.content and self.kind not in ("heading", "front_matter")
+
+
+def atomic_blocks(blocks: Iterable[Block]) -> list[Block]:
+    """Every fence, indented code block and table, top-level or nested, in document order."""
+    found: list[Block] = []
+    for block in blocks:
+        if block.kind in ATOMIC:
+            found.append(block)
+        elif block.children:
+            found.extend(atomic_blocks(block.children))
+    return found
+
+
+def inside_block(blocks: Iterable[Block], offset: int) -> bool:
+    """Whether ``offset`` falls strictly inside a block rather than between blocks at some
+    depth (between two items of a list, two blocks of a quote, or two top-level blocks)."""
+    for block in blocks:
+        if block.start < offset < block.end:
+            if not block.children:
+                return True
+            return inside_block(block.children, offset)
+    return False
 
 
 class LineIndex:
@@ -82,9 +131,24 @@ class LineIndex:
         return start, end
 
 
+DIRECTIVE = "directive"
+"""The name the ``:::`` container rule is registered under (its tokens' type prefix)."""
+
+
+def _names_a_container(params: str, *_markup: str) -> bool:
+    """``::: tip``, ``:::details Title``: a ``:::`` line opens a container when it names one
+    (VitePress, Docusaurus); a bare ``:::`` line is text."""
+    return bool(params.strip())
+
+
 @lru_cache(maxsize=1)
 def _markdown() -> MarkdownIt:
-    md = MarkdownIt("commonmark").enable("table").use(front_matter_plugin)
+    md = (
+        MarkdownIt("commonmark", {"inline_definitions": True})  # definitions become tokens
+        .enable("table")
+        .use(front_matter_plugin)
+        .use(container_plugin, name=DIRECTIVE, validate=_names_a_container)
+    )
     md.disable("inline")  # block structure is all chunking needs; inline parsing doubles cost
     return md
 
@@ -122,29 +186,93 @@ def html_heading(html: str) -> tuple[int, str] | None:
     return None
 
 
-def _markdown_blocks(text: str, lines: LineIndex, infer: bool) -> list[Block]:
-    tokens = _markdown().parse(text)
-    blocks: list[Block] = []
-    for i, tok in enumerate(tokens):
-        if tok.level != 0 or tok.nesting == -1 or tok.map is None:
+def _has_words(kind: str, text: str, start: int, end: int) -> bool:
+    if kind in _WORDLESS:
+        return False
+    if kind in _ALWAYS_CONTENT:
+        return True
+    body = text[start:end].lstrip()
+    if kind == "html" and body.startswith("<!--") and body.endswith("-->"):
+        return False
+    return any(ch.isalnum() for ch in body)
+
+
+def _leaf(tokens: list[Token], i: int, kind: str, span: tuple[int, int], text: str,
+          top: bool, infer: bool, references: dict[str, str]) -> Block:
+    tok = tokens[i]
+    start, end = span
+    if kind == "heading":
+        raw = tokens[i + 1].content.strip()
+        title = plain_text(raw, references)
+        provenance = "markdown_setext" if tok.markup in ("=", "-") else "markdown_atx"
+        return Block("heading" if title else "empty_heading", start, end, int(tok.tag[1]),
+                     title, provenance, raw, content=bool(title))
+    if kind == "html" and top and (html := html_heading(tok.content)):
+        return Block("heading", start, end, html[0], html[1], "html_heading", html[1])
+    if kind == "paragraph" and top and infer and (seen := infer_heading(text[start:end], True)):
+        return Block("heading", start, end, seen[0], seen[1], seen[2], seen[1])
+    title = tok.info.strip() if kind == "fence" else ""
+    return Block(kind, start, end, title=title, content=_has_words(kind, text, start, end))
+
+
+def _container(opener: Token, kind: str, children: list[Block], text: str, lines: LineIndex,
+               parent_stop: int) -> Block:
+    assert opener.map is not None
+    first, stop = opener.map
+    if kind == "container" and stop < parent_stop:
+        stop += 1  # the map stops before the closing ``:::`` line
+    start, end = lines.span(first, stop)
+    return Block(kind, start, end, title=opener.info.strip() if kind == "container" else "",
+                 content=_has_words(kind, text, start, end), children=tuple(children))
+
+
+def _markdown_blocks(text: str, lines: LineIndex, infer: bool, env: dict) -> list[Block]:
+    """The token stream folded into top-level Blocks, each container holding its children."""
+    tokens = _markdown().parse(text, env)
+    references = references_of(env)
+    top: list[Block] = []
+    opened: list[tuple[Token, str, list[Block]]] = []  # containers not closed yet
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok.nesting == -1:
+            opener, kind, children = opened.pop()
+            parent = opened[-1][0].map if opened else None
+            stop = parent[1] if parent else len(lines.starts)
+            block = _container(opener, kind, children, text, lines, stop)
+            (opened[-1][2] if opened else top).append(block)
+            i += 1
             continue
-        kind = _OPENERS.get(tok.type) or _LEAVES.get(tok.type)
-        if kind is None:
-            continue
-        start, end = lines.span(*tok.map)
-        if kind == "heading":
-            provenance = "markdown_setext" if tok.markup in ("=", "-") else "markdown_atx"
-            title = tokens[i + 1].content.strip()
-            blocks.append(Block(kind, start, end, int(tok.tag[1]), title, provenance))
-        elif kind == "html" and (html := html_heading(tok.content)):
-            blocks.append(Block("heading", start, end, html[0], html[1], "html_heading"))
-        elif kind == "paragraph" and infer and (seen := infer_heading(text[start:end], True)):
-            blocks.append(Block("heading", start, end, seen[0], seen[1], seen[2]))
-        else:
-            blocks.append(
-                Block(kind, start, end, title=tok.info.strip() if kind == "fence" else "")
-            )
-    return blocks
+        leaf_kind = _WHOLE.get(tok.type) or _LEAVES.get(tok.type)
+        if leaf_kind is None and tok.nesting == 1:
+            opened.append((tok, _CONTAINERS.get(tok.type, tok.type.removesuffix("_open")), []))
+        elif leaf_kind is not None and tok.map is not None:
+            leaf = _leaf(tokens, i, leaf_kind, lines.span(*tok.map), text, not opened, infer,
+                         references)
+            (opened[-1][2] if opened else top).append(leaf)
+        i += 1
+        if tok.nesting == 1 and leaf_kind is not None:  # a whole block: skip to its close
+            close = tok.type.removesuffix("_open") + "_close"
+            while tokens[i].type != close or tokens[i].level != tok.level:
+                i += 1
+            i += 1
+    return _with_gaps(top, text)
+
+
+def _with_gaps(blocks: list[Block], text: str) -> list[Block]:
+    """Blocks plus a ``text`` block for any non-whitespace text between them, so every
+    character of the document lies in some block."""
+    result: list[Block] = []
+    pos = 0
+    for block in [*blocks, Block("end", len(text), len(text))]:
+        gap = text[pos : block.start]
+        if gap and not gap.isspace():
+            start, end = pos + len(gap) - len(gap.lstrip()), pos + len(gap.rstrip())
+            result.append(Block("text", start, end, content=_has_words("text", text, start, end)))
+        if block.kind != "end":
+            result.append(block)
+        pos = max(pos, block.end)
+    return result
 
 
 def _plain_text_blocks(text: str, lines: LineIndex) -> list[Block]:
@@ -166,7 +294,9 @@ def _plain_text_blocks(text: str, lines: LineIndex) -> list[Block]:
             blocks.append(Block("heading", start, end, head[0], head[1], head[2]))
             first += 1
         if first < line:
-            blocks.append(Block("paragraph", *lines.span(first, line)))
+            start, end = lines.span(first, line)
+            blocks.append(Block("paragraph", start, end,
+                                content=_has_words("paragraph", text, start, end)))
     return blocks
 
 
@@ -175,14 +305,25 @@ def _line(text: str, lines: LineIndex, line: int) -> str:
 
 
 def parse_blocks(
-    text: str, is_markdown: bool = True, infer: bool = False, *, lines: LineIndex | None = None
+    text: str,
+    is_markdown: bool = True,
+    infer: bool = False,
+    *,
+    lines: LineIndex | None = None,
+    env: dict | None = None,
 ) -> tuple[Block, ...]:
     """The top-level blocks of ``text`` in order (a Document parses its text once and keeps
-    them; pass its ``lines`` to reuse its line index)."""
+    them; pass its ``lines`` to reuse its line index). ``env`` receives markdown-it's parse
+    environment: ``env["references"]`` holds the link reference definitions."""
     lines = lines or LineIndex(text)
     if is_markdown:
-        return tuple(_markdown_blocks(text, lines, infer))
+        return tuple(_markdown_blocks(text, lines, infer, {} if env is None else env))
     return tuple(_plain_text_blocks(text, lines))
+
+
+def references_of(env: dict) -> dict[str, str]:
+    """``{label: url}`` of the link reference definitions a parse put in ``env``."""
+    return {label: ref["href"] for label, ref in env.get("references", {}).items()}
 
 
 def structure_source_of(blocks: tuple[Block, ...]) -> str:

@@ -11,11 +11,23 @@ from pathlib import Path
 import yaml
 
 from ..errors import CorpusError, DocumentNotFoundError
-from .blocks import Block, LineIndex, parse_blocks, structure_source_of
+from .blocks import (
+    Block,
+    LineIndex,
+    atomic_blocks,
+    parse_blocks,
+    references_of,
+    structure_source_of,
+)
 from .headings import EXPLICIT
+from .inline import links, reference_label
 
 SUFFIXES = (".md", ".markdown", ".txt")
 MARKDOWN_SUFFIXES = (".md", ".markdown")
+UNSUPPORTED_SUFFIXES = (".mdx", ".rst", ".html", ".htm", ".adoc")
+"""Documentation formats found beside Markdown that the loader does not read: each such file
+is listed as skipped (``unsupported format``), never silently passed over."""
+UNSUPPORTED = "unsupported format"
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,19 +54,42 @@ class Document:
     """The top-level blocks of ``text``, parsed once when the document is made."""
     lines: LineIndex = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
     """Where each line of ``text`` starts, built once with the blocks."""
+    references: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+    """Link reference definitions (``[label]: url``): normalised label -> url."""
+    atoms: tuple[Block, ...] = field(default=(), repr=False, compare=False)
+    """Every fence, indented code block and table, nested ones included: no cut falls inside."""
 
     def __post_init__(self) -> None:
         # Made directly (or by dataclasses.replace with new text): parse the text it holds.
         if self.lines is None or self.lines.text is not self.text:
             lines = LineIndex(self.text)
+            env: dict = {}
+            blocks = parse_blocks(self.text, self.is_markdown, self.infer_headings, lines=lines,
+                                  env=env)
             object.__setattr__(self, "lines", lines)
-            blocks = parse_blocks(self.text, self.is_markdown, self.infer_headings, lines=lines)
             object.__setattr__(self, "blocks", blocks)
+            object.__setattr__(self, "references", references_of(env))
+            object.__setattr__(self, "atoms", tuple(atomic_blocks(blocks)))
 
     def as_dict(self) -> dict:
-        """The document's fields without its parse (blocks and line index)."""
+        """The document's fields without its parse (blocks, line index, atoms)."""
         return {name: getattr(self, name) for name in self.__dataclass_fields__
-                if name not in ("blocks", "lines")}
+                if name not in ("blocks", "lines", "atoms")}
+
+    @property
+    def description(self) -> str:
+        """Front matter ``description`` (empty when there is none)."""
+        value = self.front_matter.get("description")
+        return value.strip() if isinstance(value, str) else ""
+
+    def resolve(self, label: str) -> str | None:
+        """The url a reference-style link ``[text][label]`` points to, or None."""
+        return self.references.get(reference_label(label))
+
+    def links(self, text: str) -> list[tuple[str, str]]:
+        """``(text, url)`` of every link in ``text`` (a chunk's text, say), reference-style
+        links resolved against this document's definitions wherever they stand."""
+        return links(text, self.references)
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,7 +181,8 @@ def make_document(
     """Build a Document from text already decoded (what the loader and tests use)."""
     is_markdown = not doc_id.lower().endswith(".txt")
     lines = LineIndex(text)
-    blocks = parse_blocks(text, is_markdown, infer_headings, lines=lines)
+    env: dict = {}
+    blocks = parse_blocks(text, is_markdown, infer_headings, lines=lines, env=env)
     front_matter = _front_matter(blocks, text)
     return Document(
         id=doc_id,
@@ -159,11 +195,14 @@ def make_document(
         infer_headings=infer_headings,
         blocks=blocks,
         lines=lines,
+        references=references_of(env),
+        atoms=tuple(atomic_blocks(blocks)),
     )
 
 
 def _candidate_files(root: Path) -> list[Path]:
-    """Files under root with a known suffix; symlinks that leave the root are not followed."""
+    """Files under root with a known or an unsupported suffix; symlinks that leave the root
+    are not followed."""
     real_root = root.resolve()
     found: list[Path] = []
     for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
@@ -175,13 +214,15 @@ def _candidate_files(root: Path) -> list[Path]:
         )
         for name in sorted(filenames):
             path = here / name
-            if path.suffix.lower() in SUFFIXES and path.resolve().is_relative_to(real_root):
+            known = path.suffix.lower() in SUFFIXES + UNSUPPORTED_SUFFIXES
+            if known and path.resolve().is_relative_to(real_root):
                 found.append(path)
     return found
 
 
 def load_corpus(root: str | os.PathLike, *, infer_headings: bool = False) -> Corpus:
-    """Load every .md/.markdown/.txt file under root; unreadable files are reported, not fatal."""
+    """Load every .md/.markdown/.txt file under root; unreadable files and files of an
+    unsupported format (.mdx, .rst, .html, .htm, .adoc) are reported, not fatal."""
     root_path = Path(root)
     if not root_path.is_dir():
         raise CorpusError(f"corpus folder {str(root)!r} does not exist or is not a folder")
@@ -189,6 +230,9 @@ def load_corpus(root: str | os.PathLike, *, infer_headings: bool = False) -> Cor
     skipped: list[Skipped] = []
     for path in _candidate_files(root_path):
         doc_id = path.relative_to(root_path).as_posix()
+        if path.suffix.lower() in UNSUPPORTED_SUFFIXES:
+            skipped.append(Skipped(doc_id, UNSUPPORTED))
+            continue
         try:
             text = decode(path.read_bytes())
         except (OSError, ValueError) as err:

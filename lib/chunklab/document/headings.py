@@ -4,9 +4,8 @@ and CAPS lines."""
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
-from markdown_it import MarkdownIt
+from .inline import inline_parser
 
 EXPLICIT = ("markdown_atx", "markdown_setext", "html_heading")
 """Heading provenances that are a mark a person put in the file, not a guess from looks."""
@@ -17,11 +16,6 @@ MAX_WORDS = 8
 # Emphasised warnings look like headings; their first words say what they are.
 WARNING_WORDS = ("warning", "caution", "danger", "note", "important", "do not", "never", "don't")
 _NUMBER = re.compile(r"(\d+(?:\.\d+)*)\.?[ \t]+(\S.*)")
-
-
-@lru_cache(maxsize=1)
-def _inline() -> MarkdownIt:
-    return MarkdownIt("commonmark")
 
 
 def _multiline(text: str) -> bool:
@@ -41,7 +35,7 @@ def bold_line(text: str) -> str | None:
     """The title of a one-line paragraph that is only bold text (``**Access requests**``)."""
     if _multiline(text):
         return None
-    tokens = _inline().parseInline(text.strip())[0].children or []
+    tokens = inline_parser().parseInline(text.strip())[0].children or []
     # The inline parser leaves empty text tokens around emphasis: they carry nothing.
     children = [t for t in tokens if t.type != "text" or t.content]
     if [c.type for c in children] != ["strong_open", "text", "strong_close"]:

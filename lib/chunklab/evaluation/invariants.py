@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import asdict, dataclass
 
 import numpy as np
 
 from ..chunking.build import dedup_title
 from ..chunking.records import Chunk
+from ..document.inline import plain_text
 from ..document.sections import Breadcrumbs
 
 INTACT_KINDS = ("fence", "table")
@@ -27,7 +29,7 @@ class InvariantReport:
     total_chars: int = 0
     """Non-whitespace characters of the document."""
     split_blocks: int = 0
-    """Fenced code blocks and tables cut by a chunk boundary."""
+    """Fenced code blocks and tables (nested in lists and quotes too) cut by a chunk boundary."""
     wrong_breadcrumbs: int = 0
     """Chunks whose breadcrumb differs from the heading path in force for their content."""
     heading_only: int = 0
@@ -53,14 +55,25 @@ def lost_chars(doc, chunks: list[Chunk]) -> tuple[int, int]:
     return int((solid & ~covered).sum()), int(solid.sum())
 
 
+def intact_blocks(doc) -> list:
+    """The fences and tables of ``doc`` at any depth: top-level, in list items, quotes and
+    containers."""
+    return [block for block in doc.atoms if block.kind in INTACT_KINDS]
+
+
+def cut_blocks(doc, chunks: list[Chunk]) -> list:
+    """The fences and tables (at any depth) that some chunk boundary falls strictly inside."""
+    cuts = sorted({c.start for c in chunks} | {c.end for c in chunks})
+    return [
+        block
+        for block in intact_blocks(doc)
+        if (i := bisect.bisect_right(cuts, block.start)) < len(cuts) and cuts[i] < block.end
+    ]
+
+
 def split_blocks(doc, chunks: list[Chunk]) -> int:
-    """Fences and tables that some chunk boundary falls strictly inside."""
-    cuts = {c.start for c in chunks} | {c.end for c in chunks}
-    return sum(
-        any(block.start < cut < block.end for cut in cuts)
-        for block in doc.blocks
-        if block.kind in INTACT_KINDS
-    )
+    """How many fences and tables (at any depth) some chunk boundary falls strictly inside."""
+    return len(cut_blocks(doc, chunks))
 
 
 def breadcrumb_is_true(doc, chunk: Chunk, crumbs: Breadcrumbs, config) -> bool:
@@ -68,11 +81,13 @@ def breadcrumb_is_true(doc, chunk: Chunk, crumbs: Breadcrumbs, config) -> bool:
 
     It must be a prefix of the heading path in force at every content offset of the chunk,
     and equal to the path at its first content offset when no heading follows inside it.
+    Headings are compared as plain text, so a breadcrumb a splitter took from the heading's
+    Markdown source (``Client.whoami()`` in backticks) is as true as the rendered one.
     """
     offsets = [
         max(b.start, chunk.start)
         for b in doc.blocks
-        if not b.is_heading and b.start < chunk.end and b.end > chunk.start
+        if b.is_body and b.start < chunk.end and b.end > chunk.start
     ] or [chunk.start]
     inner_heading = any(b.is_heading and offsets[0] < b.start < chunk.end for b in doc.blocks)
     crumb = chunk.breadcrumb
@@ -83,14 +98,15 @@ def breadcrumb_is_true(doc, chunk: Chunk, crumbs: Breadcrumbs, config) -> bool:
             f"lines {chunk.start_line}-{chunk.end_line}",
         )
     paths = [dedup_title(crumbs.at(o), (), doc.title)[0] for o in offsets]
-    if any(path[: len(crumb)] != crumb for path in paths):
+    written = (crumb, tuple(plain_text(entry) for entry in crumb))
+    if any(path[: len(crumb)] not in written for path in paths):
         return False
-    return inner_heading or crumb == paths[0]
+    return inner_heading or paths[0] in written
 
 
 def heading_only(doc, chunks: list[Chunk]) -> int:
     """Chunks holding only headings, a trailing heading with nothing after it excepted."""
-    last_content = max((b.end for b in doc.blocks if not b.is_heading), default=0)
+    last_content = max((b.end for b in doc.blocks if b.is_body), default=0)
     return sum(c.kind == "heading" and c.start < last_content for c in chunks)
 
 

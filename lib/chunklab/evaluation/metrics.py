@@ -42,10 +42,18 @@ def fences_balanced(text: str, *, closed_by_end: bool = False) -> bool:
 
 
 def chunk_intact(chunk, docs: dict) -> bool:
-    """Balanced fences, allowing a fence the source itself leaves open at its very end."""
+    """No boundary of the chunk falls inside a fenced code block of its document, at any depth
+    (a fence in a list item, a quote or a ``:::`` container counts as much as a top-level
+    one). Without its document in ``docs``, the chunk's own fence lines must balance."""
     doc = docs.get(chunk.doc_id)
-    at_end = doc is not None and chunk.end >= len(doc.text.rstrip())
-    return fences_balanced(chunk.text, closed_by_end=at_end)
+    if doc is None:
+        return fences_balanced(chunk.text)
+    return not any(
+        fence.start < cut < fence.end
+        for fence in doc.atoms
+        if fence.kind == "fence"
+        for cut in (chunk.start, chunk.end)
+    )
 
 
 def hit_ids(hits: Iterable) -> list[str]:

@@ -280,7 +280,7 @@ def mine_queries(corpus) -> list[Query]:
             miner.add("title", _key(title), title, doc.id)
         for block in doc.blocks:
             if block.is_heading:
-                _mine_heading(miner, block.title, doc.id)
+                _mine_heading(miner, block.raw_title, doc.id)  # code spans name symbols
     return miner.queries()
 
 

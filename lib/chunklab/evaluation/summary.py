@@ -9,12 +9,15 @@ import pandas as pd
 from ..chunking.build import chunk_document
 from ..chunking.config import make_config
 from ..chunking.registry import REGISTRY, available_names
+from ..chunking.sizes import measure_all
 from . import invariants
 
 
 def strategy_summary(corpus, *, size: int = 1000, unit: str = "chars") -> pd.DataFrame:
     """Chunk ``corpus`` with every available strategy (a peer without its extra is left
-    out) and measure what each produced."""
+    out) and measure what each produced: ``oversize`` counts chunks above ``size`` (in
+    ``unit``), ``split_blocks`` the fences and tables (nested ones included) a boundary cuts,
+    ``lost_chars`` the non-whitespace characters no chunk holds."""
     rows = []
     for name in available_names():
         strategy = REGISTRY[name]
@@ -30,6 +33,7 @@ def strategy_summary(corpus, *, size: int = 1000, unit: str = "chars") -> pd.Dat
         )
         lengths = pd.Series([len(c.text) for _, chunks in per_doc for c in chunks], dtype=float)
         with_crumb = sum(bool(c.breadcrumb) for _, chunks in per_doc for c in chunks)
+        sizes = measure_all([c.text for _, chunks in per_doc for c in chunks], unit)
         rows.append(
             {
                 "strategy": name,
@@ -37,6 +41,7 @@ def strategy_summary(corpus, *, size: int = 1000, unit: str = "chars") -> pd.Dat
                 "chunks": report.chunks,
                 "p50_chars": lengths.median(),
                 "max_chars": lengths.max(),
+                "oversize": sum(n > size for n in sizes),
                 "heading_only": report.heading_only,
                 "split_blocks": report.split_blocks,
                 "lost_chars": report.lost_chars,

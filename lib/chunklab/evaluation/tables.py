@@ -200,7 +200,9 @@ CHUNK_STATS = Table("chunk_stats.csv", "structural figures of each config's chun
         ("chars_p50", "float", "median chunk size in chars"),
         ("chars_p95", "float", "95th percentile of chunk size in chars"),
         ("chars_max", "float", "largest chunk in chars"),
-        ("code_integrity", "float", "share of chunks whose fence lines are balanced"),
+        ("code_integrity", "float",
+         "share of chunks no boundary of which falls inside a fenced code block (nested in a "
+         "list, quote or container too)"),
         ("heading_only", "int", "chunks holding only headings (a trailing one excepted)"),
         ("heading_only_share", "float", "heading_only / chunks"),
         ("oversize", "int", "chunks larger than the configured size"),

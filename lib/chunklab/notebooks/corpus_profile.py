@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..chunking.sizes import ENCODER_WINDOW, token_counts
+from ..document.blocks import ATOMIC
 from ..document.corpus import Corpus, Document
 from ..document.headings import EXPLICIT
 from ..document.sections import Breadcrumbs
@@ -68,10 +69,12 @@ COUNTED_BLOCKS = {"fence": "fences", "code": "indented_code", "table": "tables",
 
 
 def documents_table(corpus: Corpus) -> pd.DataFrame:
-    """One row per document: size, headings, where they came from, front matter, code, tables."""
+    """One row per document: size, headings, where they came from, front matter, code, tables
+    (fences, code blocks and tables nested in lists, quotes and containers counted too)."""
     rows = []
     for doc in corpus:
-        kinds = Counter(b.kind for b in doc.blocks)
+        kinds = Counter(b.kind for b in doc.blocks if b.kind not in ATOMIC)
+        kinds.update(a.kind for a in doc.atoms)  # every fence, code block and table
         rows.append({
             "doc_id": doc.id, "title": doc.title, "chars": len(doc.text),
             "lines": doc.text.count("\n") + 1, "headings": kinds["heading"],

@@ -15,6 +15,7 @@ from ..chunking.build import chunk_document
 from ..chunking.config import make_config
 from ..chunking.registry import REGISTRY, available_names
 from ..chunking.sizes import measure_all
+from ..document.blocks import inside_block
 from ..document.corpus import Corpus, Document
 from ..errors import ConfigError, DocumentNotFoundError
 from ..evaluation import invariants
@@ -50,9 +51,8 @@ MAX_OVERSHOOT = 1.5
 def block_weight(doc: Document) -> tuple:
     """Sort key, smallest first: the most fences and tables (the blocks a cut destroys), then
     the most headings, then the longest, then the first id."""
-    kinds = [b.kind for b in doc.blocks]
-    intact = sum(k in invariants.INTACT_KINDS for k in kinds)
-    return (-intact, -kinds.count("heading"), -len(doc.text), doc.id)
+    headings = sum(b.is_heading for b in doc.blocks)
+    return (-len(invariants.intact_blocks(doc)), -headings, -len(doc.text), doc.id)
 
 
 def representative(corpus: Corpus) -> Document:
@@ -125,18 +125,20 @@ def _cuts(doc: Document, chunks) -> list[int]:
 
 
 def on_block_boundary(doc: Document, chunks) -> float:
-    """Share of chunk boundaries that fall between top-level blocks, not inside one
-    (NaN when no boundary falls inside the content: a single chunk)."""
+    """Share of chunk boundaries that fall between blocks, not inside one: between top-level
+    blocks, or between the items of a list or the blocks of a quote (NaN when no boundary
+    falls inside the content: a single chunk)."""
     cuts = _cuts(doc, chunks)
     if not cuts:
         return math.nan
-    inside = [any(b.start < cut < b.end for b in doc.blocks) for cut in cuts]
+    inside = [inside_block(doc.blocks, cut) for cut in cuts]
     return 1.0 - float(np.mean(inside))
 
 
 def intact_blocks(doc: Document, chunks) -> float:
-    """Share of fences and tables that no chunk boundary cuts (NaN when there are none)."""
-    total = sum(b.kind in invariants.INTACT_KINDS for b in doc.blocks)
+    """Share of fences and tables, nested ones included, that no chunk boundary cuts (NaN
+    when there are none)."""
+    total = len(invariants.intact_blocks(doc))
     if not total:
         return math.nan
     return 1.0 - invariants.split_blocks(doc, chunks) / total
@@ -188,7 +190,8 @@ def panorama(doc: Document, size: int, *, unit: str = "chars", strategies=None,
 
     Columns: ``within_size`` (share of chunks no bigger than ``size``), ``max_over_size``
     (largest chunk / size), ``median_size``; ``on_block_boundary`` (share of boundaries
-    between top-level blocks); ``intact_blocks`` (share of fences and tables not cut) and
+    between blocks at any depth); ``intact_blocks`` (share of fences and tables, nested ones
+    included, not cut) and
     ``split_blocks``; ``with_breadcrumb`` (share of chunks with a non-empty breadcrumb);
     the invariant counts ``lost_chars``, ``heading_only``, ``wrong_breadcrumbs``,
     ``non_verbatim``; ``answers_whole`` (share of this document's query answers held whole

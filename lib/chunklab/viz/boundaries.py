@@ -14,7 +14,7 @@ from ..chunking.sizes import measure
 from ..document.corpus import Corpus, Document, load_corpus, make_document
 from ..document.sections import Breadcrumbs
 from ..errors import ConfigError
-from ..evaluation.invariants import INTACT_KINDS, breadcrumb_is_true, lost_chars, split_blocks
+from ..evaluation.invariants import breadcrumb_is_true, cut_blocks, lost_chars
 from ..util.atomic import write_text_atomic
 
 SEPARATOR = " > "
@@ -95,12 +95,13 @@ class Flag:
 def chunk_flags(doc, chunks, config) -> list[tuple[Flag, ...]]:
     """The invariants each chunk breaks, in the order of ``chunks``."""
     crumbs = Breadcrumbs(doc.blocks)
-    last_content = max((b.end for b in doc.blocks if not b.is_heading), default=0)
+    last_content = max((b.end for b in doc.blocks if b.is_body), default=0)
     found = []
     for chunk in chunks:
         flags = []
-        if split_blocks(doc, [chunk]):
-            kinds = sorted(set(_cut_kinds(doc, chunk)))
+        cut = cut_blocks(doc, [chunk])
+        if cut:
+            kinds = sorted({b.kind for b in cut})
             flags.append(Flag("split", "splits " + "/".join(kinds)))
         if chunk.kind == "heading" and chunk.start < last_content:
             flags.append(Flag("heading-only", "heading only"))
@@ -113,15 +114,6 @@ def chunk_flags(doc, chunks, config) -> list[tuple[Flag, ...]]:
             flags.append(Flag("breadcrumb", "breadcrumb not true here"))
         found.append(tuple(flags))
     return found
-
-
-def _cut_kinds(doc, chunk) -> list[str]:
-    """Kinds of the intact blocks that the chunk's start or end falls strictly inside."""
-    return [
-        b.kind
-        for b in doc.blocks
-        if b.kind in INTACT_KINDS and any(b.start < cut < b.end for cut in (chunk.start, chunk.end))
-    ]
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,29 +12,27 @@ from ..packing import (
     Sizer,
     glue,
     group_segment,
+    group_segments,
     pack,
     sections,
-    split_segment,
     to_pieces,
 )
 from ..records import Chunk, Piece
 
 
 def section_pieces(doc, section: Section, config, sizer: Sizer) -> list[Piece]:
-    """Blocks of one section packed up to the size; fences and tables are never cut."""
-    segments: list[Segment] = []
+    """Blocks of one section packed up to the size; fences and tables are never cut, nested
+    ones included."""
     groups = glue(section, caption=config.table_caption, caption_max=config.caption_max_chars)
-    for group in groups:
-        seg = group_segment(group, sizer)
-        if seg.size > config.size and not seg.atomic:
-            segments.extend(split_segment(seg, doc.text, config.size, sizer))
-        else:
-            segments.append(seg)
+    segments = [
+        seg for group in groups for seg in group_segments(group, doc.text, config.size, sizer)
+    ]
     return to_pieces(pack(segments, config.size, config.overlap, sizer))
 
 
 def merge_tiny(pieces: list[Piece], crumbs: Breadcrumbs, config, sizer: Sizer) -> list[Piece]:
-    """Consecutive whole sections below ``min_size`` merge under their common parent."""
+    """Consecutive whole sections merge under their common parent when either is below
+    ``min_size``: a tiny section joins the next one, a tiny last one the one before it."""
     merged: list[Piece] = []
     for piece in pieces:
         prev = merged[-1] if merged else None
@@ -42,7 +40,7 @@ def merge_tiny(pieces: list[Piece], crumbs: Breadcrumbs, config, sizer: Sizer) -
             prev is not None
             and prev.part is None
             and piece.part is None
-            and sizer(prev.start, prev.end) < config.min_size
+            and min(sizer(prev.start, prev.end), sizer(piece.start, piece.end)) < config.min_size
             and sizer(prev.start, piece.end) <= config.size
             and _related(crumbs, prev, piece)
         ):
@@ -90,7 +88,9 @@ def ast_breadcrumb(doc: Document, config: ChunkerConfig) -> list[Chunk]:
 
 
 @register(
-    "heading_flush", "a new chunk at every heading; blocks accumulate until the size is reached"
+    "heading_flush",
+    "a new chunk at every heading; whole blocks accumulate until the size is reached (a block "
+    "is never split, so a chunk can exceed the size: counted as oversize)",
 )
 def heading_flush(doc: Document, config: ChunkerConfig) -> list[Chunk]:
     sizer = Sizer(doc.text, config.unit)

@@ -1,17 +1,16 @@
-"""Blank-line paragraphs, with a pure ATX heading line merged into the block it introduces."""
+"""Blank-line paragraphs, with heading runs merged into the paragraph they introduce."""
 
 from __future__ import annotations
 
-import re
+import bisect
+from collections.abc import Sequence
 
-from ...document.blocks import LineIndex
+from ...document.blocks import Block, LineIndex
 from ...document.corpus import Document
 from ..build import ChunkBuilder, register
 from ..config import ChunkerConfig
+from ..packing import absorb_wordless
 from ..records import Chunk, Piece
-
-# One to six '#', then mandatory whitespace, then content: '##[error]' log markers never match.
-HEADING_LINE = re.compile(r"#{1,6}[ \t]+\S")
 
 
 def paragraph_spans(text: str) -> list[tuple[int, int]]:
@@ -29,25 +28,32 @@ def paragraph_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def is_heading_block(text: str) -> bool:
-    return "\n" not in text.strip() and "\r" not in text.strip() and bool(HEADING_LINE.match(text))
+def _leads(blocks: Sequence[Block], starts: list[int], start: int, end: int) -> bool:
+    """Whether [start, end) holds no content block: only headings, front matter or wordless
+    blocks, which lead the content that follows."""
+    lo = max(bisect.bisect_right(starts, start) - 1, 0)
+    hi = bisect.bisect_left(starts, end)
+    return not any(b.is_body and b.end > start for b in blocks[lo:hi])
 
 
 @register(
     "paragraph",
-    "blank-line paragraphs; a lone ATX heading line leads the next block (size is not used)",
+    "blank-line paragraphs; headings, front matter and wordless runs (a rule, a lone comment) "
+    "lead the next paragraph, or join the last one at the end (size is not used)",
     family="paragraph",
 )
 def paragraph(doc: Document, config: ChunkerConfig) -> list[Chunk]:
     pieces: list[Piece] = []
-    pending: int | None = None  # start of a chain of heading blocks waiting for content
+    pending: int | None = None  # start of a chain of leading runs waiting for content
+    starts = [b.start for b in doc.blocks]
     for start, end in paragraph_spans(doc.text):
-        if is_heading_block(doc.text[start:end]):
+        if _leads(doc.blocks, starts, start, end):
             pending = start if pending is None else pending
             continue
         pieces.append(Piece(start if pending is None else pending, end))
         pending = None
     if pending is not None:
         pieces.append(Piece(pending, paragraph_spans(doc.text)[-1][1]))
+    pieces = absorb_wordless(pieces, doc.blocks)
     use_prefix = bool(config.prefix)
     return ChunkBuilder(doc, config, prefix=use_prefix, strategy="paragraph").build(pieces)
