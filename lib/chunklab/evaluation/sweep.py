@@ -16,6 +16,7 @@ from tqdm.auto import tqdm
 from ..chunking.build import chunk_document
 from ..chunking.config import ChunkerConfig
 from ..chunking.records import Chunk
+from ..chunking.sizes import token_method
 from ..document.corpus import Corpus, load_corpus
 from ..util.atomic import write_atomic
 from . import metrics, stats, tables
@@ -105,7 +106,8 @@ def run_sweep(params: SweepParams, out_dir: str | os.PathLike | None = None, *,
         "run_id": params.run_id, "params": params.model_dump(), "versions": versions(),
         "corpus": {"root": params.corpus, "fingerprint": corpus.fingerprint,
                    "documents": len(corpus), "skipped": [s.as_dict() for s in corpus.skipped]},
-        "queries": len(queries), "configs": len(configs), "reused_parts": reused,
+        "queries": len(queries), "token_method": token_method(),
+        "configs": len(configs), "reused_parts": reused,
         "embedding_cache": cache_stats,
         "seconds": {name: round(v, 3) for name, v in stage.seconds.items()},
     }
@@ -174,7 +176,7 @@ def _annotate(per_query: pd.DataFrame, queries, corpus: Corpus, chunks_by_config
     first_source = {q.id: q.sources[0] for q in queries}
     structure = {d.id: d.structure_source for d in corpus}
     applied = {
-        config_id: {c.doc_id: c.strategy for c in chunks}
+        config_id: {c.doc_id: c.applied_strategy for c in chunks}
         for config_id, chunks in chunks_by_config.items()
     }
     sources = per_query["query_id"].map(first_source)

@@ -128,10 +128,7 @@ CONFIG = _columns(
 CONFIG_NAMES = tuple(c.name for c in CONFIG)
 
 CHUNKS = Table("chunks.parquet", "every chunk of every config, one row each", (
-    *CONFIG[:1],
-    Column("strategy", "str", "the strategy that produced the chunk (for structure_routed, "
-                              "the one it applied)"),
-    *CONFIG[2:],
+    *CONFIG,
     *_columns(
         ("id", "str", "stable chunk id: sha256 of config id, document id, span and text"),
         ("doc_id", "str", "the document: its path relative to the corpus root"),
@@ -150,6 +147,12 @@ CHUNKS = Table("chunks.parquet", "every chunk of every config, one row each", (
         ("context_text", "str", "what a reader is handed (source label when used, then text)"),
         ("heading_provenance", "list[str]", "how each heading of the breadcrumb was found"),
         ("title", "str", "the title of the chunk's document"),
+        ("applied_strategy", "str", "the strategy that produced the chunk (for "
+                                    "structure_routed, the one it applied to the document)"),
+        ("n_chars", "int", "size of `text` in chars"),
+        ("n_words", "int", "size of `text` in whitespace-separated words"),
+        ("n_tokens", "int", "size of `text` in encoder tokens (words x 1.3 when the tokenizer "
+                            "is not installed: run.json `token_method` says which)"),
     ),
 ))
 RETRIEVED = Table("retrieved.parquet", "the ranked chunks of every query, config and "
@@ -200,6 +203,8 @@ CHUNK_STATS = Table("chunk_stats.csv", "structural figures of each config's chun
         ("chars_p50", "float", "median chunk size in chars"),
         ("chars_p95", "float", "95th percentile of chunk size in chars"),
         ("chars_max", "float", "largest chunk in chars"),
+        ("tokens_p50", "float", "realised median chunk size in encoder tokens"),
+        ("tokens_p95", "float", "realised 95th percentile of chunk size in encoder tokens"),
         ("code_integrity", "float", "share of chunks whose fence lines are balanced"),
         ("heading_only", "int", "chunks holding only headings (a trailing one excepted)"),
         ("heading_only_share", "float", "heading_only / chunks"),
@@ -208,6 +213,7 @@ CHUNK_STATS = Table("chunk_stats.csv", "structural figures of each config's chun
         ("lost_chars", "int", "non-whitespace document chars inside no chunk span"),
         ("lost_share", "float", "lost_chars / non-whitespace document chars"),
         ("verbatim_share", "float", "share of chunks whose text is their source span"),
+        ("single_chunk_docs_share", "float", "share of documents the config left in one chunk"),
         ("over_encoder_limit", "float", "share of embed texts longer than the encoder window"),
         ("over_encoder_limit_method", "str", "tokenizer (counted) or estimate (words x 1.3)"),
     ),
