@@ -125,6 +125,11 @@ class RuleError(ChunklabError, ValueError):
         super().__init__(f"{field}: {problem}")
 
 
+class GridWarning(UserWarning):
+    """A sweep whose grid cannot tell configs apart: identical chunks, or documents that mostly
+    fit in one chunk."""
+
+
 class ChartError(ChunklabError, ValueError):
     """A chart asked of a table that lacks what it draws (a metric, a column)."""
 

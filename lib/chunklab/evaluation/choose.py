@@ -126,7 +126,8 @@ def check_rule(rule: ChoiceRule, run) -> None:
 
 def bundle_chars(run, retriever: str) -> pd.Series:
     """Per config id: mean over queries of the total context_text chars of its top k."""
-    ranks = run.retrieved[run.retrieved["retriever"] == retriever]
+    ranks = run.retrieved[(run.retrieved["retriever"] == retriever)
+                          & (run.retrieved["rank"] <= run.params.k)]  # deeper ranks: budgets
     lengths = run.chunks[["config_id", "id", "context_text"]].assign(
         chars=lambda f: f["context_text"].str.len()).drop(columns="context_text")
     joined = ranks.merge(lengths, left_on=["config_id", "chunk_id"],
@@ -301,7 +302,7 @@ def _pair_rows(run, rule: ChoiceRule, a: str, b: str) -> pd.DataFrame:
     sig = run.significance
     if sig.empty:
         return pd.DataFrame()
-    pair = sig[(sig["retriever"] == rule.retriever)
+    pair = sig[(sig["retriever"] == rule.retriever) & (sig["family"] == stats.EXPLORATORY)
                & (((sig["config_a"] == a) & (sig["config_b"] == b))
                   | ((sig["config_a"] == b) & (sig["config_b"] == a)))]
     out = stats.orient(pair, a).assign(source="sweep significance table (Holm over all pairs)")
