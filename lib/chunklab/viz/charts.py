@@ -250,8 +250,11 @@ def metric_vs_size(summary: pd.DataFrame, metrics=None, *, retriever: str | None
         y=alt.Y("ci_low:Q", title="mean (95% CI)"), y2="ci_high:Q")
     row_field = "metric" if rows["retriever"].nunique() == 1 else "panel"
     rows = rows.assign(panel=rows["metric"] + " · " + rows["retriever"])
+    given = list(metrics) if metrics is not None else sorted(set(rows["metric"]))
+    rank = {m: i for i, m in enumerate(given)}
+    order = list(dict.fromkeys(rows.sort_values("metric", key=lambda m: m.map(rank))[row_field]))
     return alt.layer(bars, lines, data=rows).properties(width=WIDTH, height=HEIGHT).facet(
-        facet=alt.Facet(f"{row_field}:N", title=None), columns=columns,
+        facet=alt.Facet(f"{row_field}:N", title=None, sort=order), columns=columns,
     ).resolve_scale(y="independent")
 
 
@@ -360,6 +363,29 @@ def _mirrored(rows: pd.DataFrame) -> pd.DataFrame:
     both = pd.concat([rows, swap_sides(rows)], ignore_index=True)
     both["mark"] = both["verdict"].map({"A better": "▲", "B better": "▼"}).fillna("")
     return both
+
+
+def constraint_margins(margins: pd.DataFrame) -> alt.FacetChart:
+    """Each config's margin to each constraint (``choose.margins``): one panel per
+    constraint in its own unit, a bar per config right of zero when it holds, left (red) by
+    how much it misses. Drawn whether or not any config meets the rule."""
+    if margins.empty:
+        raise ChartError("no constraints: the rule has none, so there are no margins to draw")
+    frame = margins.assign(config=config_label(margins),
+                           result=margins["holds"].map({True: "holds", False: "misses"}))
+    base = alt.Chart().encode(y=alt.Y("config:N", sort=_config_order(frame), title=None))
+    bars = base.mark_bar().encode(
+        x=alt.X("margin:Q", title="margin (measure's unit; < 0 misses)"),
+        color=alt.Color("result:N", scale=alt.Scale(domain=["holds", "misses"],
+                                                     range=["#15803d", "#b91c1c"])),
+        tooltip=["config", "constraint", alt.Tooltip("measured:Q", format=".4g"),
+                 alt.Tooltip("margin:Q", format="+.4g"), "result"])
+    ticks = base.mark_tick(thickness=2, size=12).encode(x="margin:Q", color="result:N")
+    zero = alt.Chart().mark_rule(color="black").encode(x=alt.datum(0))
+    layers = alt.layer(bars, ticks, zero, data=frame).properties(width=220,
+                                                                 height=alt.Step(16))
+    return layers.facet(facet=alt.Facet("constraint:N", title=None), columns=3).resolve_scale(
+        x="independent")
 
 
 def size_distribution(chunks: pd.DataFrame, *, unit: str = "chars") -> alt.LayerChart:
