@@ -248,3 +248,46 @@ def test_one_query_gives_an_unbounded_interval_as_its_test_cannot_reject(tmp_pat
     run_sweep(params, tmp_path / "run", progress=False)  # one query: p = 1 whatever the mean
     choice = ch.choose(tmp_path / "run", rule(primary_metric="hit@5"))
     assert "[-inf, +inf]" in ex.verdict_text(choice)
+
+
+def test_chunk_with_a_config_from_another_corpus_or_version_warns(run, tmp_path, capsys):
+    path = ex.export_choice(ch.choose(run, rule()), tmp_path)
+    data = yaml.safe_load(path.read_text())
+    assert data["chunklab_version"] and data["corpus"]["fingerprint"]
+    out = str(tmp_path / "chunks.jsonl")
+    assert main(["chunk", "--corpus", str(MINI), "--config", str(path), "--out", out]) == 0
+    assert "warning" not in capsys.readouterr().err
+    data["chunklab_version"] = "0.0.1"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "a.md").write_text("# Other\n\nA different corpus.\n")
+    assert main(["chunk", "--corpus", str(other), "--config", str(path), "--out", out]) == 0
+    err = capsys.readouterr().err
+    assert "was chosen with chunklab 0.0.1, this is" in err
+    assert f"chosen on a corpus with fingerprint {data['corpus']['fingerprint']}" in err
+
+
+def test_a_split_run_is_chosen_on_tuning_and_reported_on_held_out(tmp_path):
+    params = SweepParams(corpus=str(MINI), queries=str(MINI / "queries.jsonl"),
+                         strategies=("rct", "ast_breadcrumb"), sizes=(200, 400), min_split=4)
+    result = run_sweep(params, tmp_path / "run", progress=False)
+    assert result.run_info["query_split"]["method"] == "seeded"
+    choice = ch.choose(tmp_path / "run", rule())
+    tuning = set(result.per_query.loc[result.per_query.query_set == "tuning", "query_id"])
+    rows = result.per_query[(result.per_query.metric == "answer_hit@5")
+                            & (result.per_query.config_id == choice.chosen["config_id"])]
+    assert choice.query_set == "tuning" and choice.scores["answer_hit@5"]["n"] == len(tuning)
+    assert choice.chosen["answer_hit@5"] == pytest.approx(
+        rows[rows.query_id.isin(tuning)]["value"].mean())
+    held = choice.held_out
+    assert held["queries"] == 8 - len(tuning)
+    assert held["scores"]["answer_hit@5"]["mean"] == pytest.approx(
+        rows[~rows.query_id.isin(tuning)]["value"].mean())
+    margin = held["margin_over_runner_up"]
+    assert margin["config_b"] == choice.runner_up["config_id"] and "held-out" in margin["source"]
+    table = cx.held_out(choice)
+    assert {"tuning (chosen on)", "held_out (reported)"} <= set(table.columns)
+    assert "held_out: answer_hit@5: chosen - runner-up" in cx.margins_text(choice)
+    data = yaml.safe_load(ex.export_choice(choice, tmp_path).read_text())
+    assert data["chosen_on"] == "tuning" and data["held_out"]["queries"] == held["queries"]

@@ -286,7 +286,7 @@ def test_a_failing_notebook_is_reported_and_the_rest_still_run(tmp_path):
 
 
 UNMET = FIXTURES / "unmet_rule"
-"""Six pages, each with one Python fence of about 700 tokens: the strategies that keep the
+"""Six pages, each with one Python fence of about 1,400 tokens: the strategies that keep the
 fence whole make a chunk longer than the encoder window (over_encoder_limit above 0.05), and
 those that cut by size split it (code_integrity below 1), so no config meets 06's default
 rule."""

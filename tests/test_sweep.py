@@ -11,7 +11,7 @@ from chunklab import ConfigError, UnknownRetrieverError, UnknownStrategyError, l
 from chunklab.chunking.build import chunk_document
 from chunklab.cli import main
 from chunklab.errors import GridWarning
-from chunklab.evaluation.queries import load_queries, mine
+from chunklab.evaluation.queries import load_queries, mine, save_queries
 from chunklab.evaluation.stats import holm
 from chunklab.evaluation.sweep import SweepParams, headline, run_sweep
 from conftest import SAMPLE
@@ -182,7 +182,7 @@ def test_mined_headings_shared_by_too_many_documents_are_dropped(tmp_path):
     mined = mine(load_corpus(tmp_path), max_sources=3)
     assert "Usage" not in [q.query for q in mined.queries]
     assert [q.query for q in mined.dropped] == ["Usage"]
-    assert "1 mined queries dropped" in mined.reason() and "'Usage' in 4" in mined.reason()
+    assert "1 mined query dropped" in mined.reason() and "'Usage' in 4" in mined.reason()
     assert "Usage" in [q.query for q in mine(load_corpus(tmp_path), max_sources=4).queries]
     params = SweepParams(corpus=str(tmp_path), strategies=("rct",), sizes=(200,),
                          mined_max_sources=3)
@@ -232,6 +232,30 @@ def test_cli_sweep_prints_the_summary(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "ast_merge" in out and "paragraph" in out and "recall@5" in out
     assert (tmp_path / "run" / "summary.csv").exists()
+
+
+def test_cli_sweep_takes_budgets_contrasts_and_two_query_files(tmp_path, capsys):
+    queries = load_queries(QUERIES, load_corpus(SAMPLE))
+    tuning, held = tmp_path / "dev.jsonl", tmp_path / "test.jsonl"
+    save_queries(queries[:50], tuning)
+    save_queries(queries[50:], held)
+    out = tmp_path / "run"
+    code = main(["sweep", "--corpus", str(SAMPLE), "--dev-queries", str(tuning),
+                 "--test-queries", str(held), "--strategies", "ast_merge,ast_breadcrumb",
+                 "--sizes", "600", "--budgets", "256", "--out", str(out)])
+    assert code == 0
+    info = json.loads((out / "run.json").read_text())
+    assert info["params"]["budgets"] == [256]
+    assert info["params"]["contrasts"] == ["ast_breadcrumb:ast_merge"]  # the default, both swept
+    assert info["query_split"] == {"method": "files", "tuning": 50, "held_out": 45,
+                                   "note": "50 tuning queries and 45 held-out queries from "
+                                           "two files"}
+    assert "span_recall@b256" in capsys.readouterr().out
+    code = main(["sweep", "--corpus", str(SAMPLE), "--queries", QUERIES, "--strategies",
+                 "ast_merge,ast_breadcrumb", "--sizes", "600", "--budgets", "none",
+                 "--contrast", "none", "--out", str(tmp_path / "plain")])
+    info = json.loads((tmp_path / "plain" / "run.json").read_text())
+    assert code == 0 and info["params"]["budgets"] == [] and info["params"]["contrasts"] == []
 
 
 def test_renewal_clause_ranks_first_when_it_carries_its_heading(tmp_path):

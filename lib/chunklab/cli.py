@@ -26,6 +26,7 @@ from .evaluation.defaults import (
     DEFAULT_STRATEGIES,
     default_contrasts,
 )
+from .evaluation.queries import MAX_SOURCES
 from .util.atomic import write_text_atomic
 
 DESCRIPTION = ("Compare ways of splitting Markdown for retrieval: chunk a corpus, measure every "
@@ -52,6 +53,8 @@ def _parser() -> argparse.ArgumentParser:
     mine = queries_sub.add_parser("mine", help="queries from titles, headings and API symbols")
     mine.add_argument("--corpus", required=True)
     mine.add_argument("--out", required=True, help="output .jsonl file")
+    mine.add_argument("--max-sources", type=int, default=MAX_SOURCES,
+                      help="drop a mined query naming more gold documents than this")
 
     sweep = sub.add_parser("sweep", help="strategies x sizes x retrievers, scored per query")
     sweep.add_argument("--corpus", default=DEFAULT_CORPUS)
@@ -192,11 +195,14 @@ def cmd_summary(args) -> int:
 
 
 def cmd_queries(args) -> int:
-    from .evaluation.queries import mine_queries, save_queries
+    from .evaluation.queries import mine, save_queries
 
     corpus = load_corpus(args.corpus)
-    queries = mine_queries(corpus)
+    mined = mine(corpus, max_sources=args.max_sources)
+    queries = mined.queries
     save_queries(queries, args.out)
+    if mined.dropped:
+        print(f"chunklab: warning: {mined.reason()}", file=sys.stderr)
     kinds: dict[str, int] = {}
     for query in queries:
         kinds[query.kind] = kinds.get(query.kind, 0) + 1

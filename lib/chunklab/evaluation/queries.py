@@ -5,13 +5,12 @@ from __future__ import annotations
 import difflib
 import json
 import os
+import random
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TypedDict
-
-import numpy as np
 
 from ..errors import QueryValidationError
 from ..util.atomic import write_text_atomic
@@ -292,7 +291,8 @@ class Mined:
         if not self.dropped:
             return ""
         widest = max(self.dropped, key=lambda q: len(q.sources))
-        return (f"{len(self.dropped)} mined queries dropped: each names more than "
+        count = f"{len(self.dropped)} mined quer{'y' if len(self.dropped) == 1 else 'ies'}"
+        return (f"{count} dropped: each names more than "
                 f"{self.max_sources} gold documents (widest: {widest.query!r} in "
                 f"{len(widest.sources)}), so any of many pages answers it")
 
@@ -389,11 +389,12 @@ def split_queries(queries: Iterable[Query], *, seed: int = 0, share: float = 0.5
                           f"{len(queries)} queries are fewer than {minimum}: too few to split, "
                           "so the config is chosen on all of them and no held-out score "
                           "is reported")
-    rng = np.random.default_rng(seed)
+    rng = random.Random(seed)
     ordered: list[Query] = []
     for kind in sorted({q.kind for q in queries}):
         group = [q for q in queries if q.kind == kind]
-        ordered += [group[i] for i in rng.permutation(len(group))]
+        rng.shuffle(group)
+        ordered += group
     sets = {q.id: HELD_OUT if int((i + 1) * share) > int(i * share) else TUNING
             for i, q in enumerate(ordered)}
     held = sum(v == HELD_OUT for v in sets.values())

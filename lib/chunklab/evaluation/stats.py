@@ -8,6 +8,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -311,29 +312,16 @@ PLANNED = "planned"
 """The two Holm families: every pair of configs, and the contrasts declared before the run."""
 
 
-def compare_all(
-    per_query: pd.DataFrame,
-    metric: str,
-    *,
-    config_col: str = "config_id",
-    query_col: str = "query_id",
-    alpha: float = ALPHA,
-    higher_is_better: bool = True,
-    n_resamples: int = N_RESAMPLES,
-    seed: int = 0,
-) -> pd.DataFrame:
-    """Every pair of configs on ``metric``: the exploratory family of ``compare_pairs``."""
-    wide = _wide(per_query, metric, config_col, query_col)
-    return compare_pairs(per_query, metric, list(itertools.combinations(wide.columns, 2)),
-                         family=EXPLORATORY, config_col=config_col, query_col=query_col,
-                         alpha=alpha, higher_is_better=higher_is_better,
-                         n_resamples=n_resamples, seed=seed)
+def compare_all(per_query: pd.DataFrame, metric: str, **options: Any) -> pd.DataFrame:
+    """Every pair of configs on ``metric``: the exploratory family (``compare_pairs`` with
+    its ``options``)."""
+    return compare_pairs(per_query, metric, None, family=EXPLORATORY, **options)
 
 
 def compare_pairs(
     per_query: pd.DataFrame,
     metric: str,
-    pairs: Sequence[tuple[str, str]],
+    pairs: Sequence[tuple[str, str]] | None,
     *,
     family: str = PLANNED,
     config_col: str = "config_id",
@@ -343,7 +331,8 @@ def compare_pairs(
     n_resamples: int = N_RESAMPLES,
     seed: int = 0,
 ) -> pd.DataFrame:
-    """The given pairs of configs on ``metric`` as one Holm family, with a verdict.
+    """The given pairs of configs (None: every pair) on ``metric`` as one Holm family, with a
+    verdict.
 
     ``per_query`` is the tidy frame of ``metrics.score_run`` rows (columns ``metric`` and
     ``value``). Each pair is compared on the queries both configs were scored on; ``wins_a``
@@ -354,6 +343,8 @@ def compare_pairs(
     inverts the uncorrected test, so it excludes 0 exactly when ``p_value < alpha``.
     """
     wide = _wide(per_query, metric, config_col, query_col)
+    if pairs is None:
+        pairs = list(itertools.combinations(wide.columns, 2))
     n_permutations = permutations_for(len(pairs), alpha=alpha, floor=n_resamples)
     rows = []
     for config_a, config_b in pairs:
