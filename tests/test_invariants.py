@@ -11,10 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chunklab import chunk_document, make_config, make_document
-from chunklab.chunking.registry import REGISTRY
 from chunklab.chunking.strategies.paragraph import is_heading_block
 from chunklab.evaluation.invariants import InvariantReport, check
-from conftest import BASELINES, OURS
+from conftest import AVAILABLE, BASELINES, OURS
 
 SIZES = [200, 800]
 
@@ -66,7 +65,7 @@ def test_known_baseline_failures_show_up_in_the_figures(sample_corpus):
     assert corpus_report(sample_corpus, "emsts", 800).lost_chars > 0
 
 
-@pytest.mark.parametrize("strategy", list(REGISTRY))
+@pytest.mark.parametrize("strategy", AVAILABLE)
 def test_deterministic_across_runs(sample_corpus, strategy):
     config = make_config(strategy=strategy, size=500)
     doc = sample_corpus.documents[0]

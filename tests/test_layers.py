@@ -1,6 +1,6 @@
 """The package's stages import one way (errors/util <- document <- chunking <- evaluation <-
-viz <- notebooks <- cli), and no module takes part in an import cycle. Read from the modules'
-own import statements (function-local ones included), not from names."""
+viz <- notebooks <- cli and the framework adapters), and no module takes part in an import
+cycle. Read from the modules' own import statements (function-local ones included)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ LAYERS = [
     ("chunklab.evaluation",),
     ("chunklab.viz",),
     ("chunklab.notebooks",),
-    ("chunklab.cli", "chunklab.__main__", "chunklab.bench", "chunklab"),
+    ("chunklab.cli", "chunklab.__main__", "chunklab.bench", "chunklab.integrations", "chunklab"),
 ]
 
 

@@ -6,6 +6,7 @@ import re
 import subprocess
 import tomllib
 
+import pytest
 import yaml
 
 import chunklab
@@ -32,7 +33,8 @@ def test_public_api_is_pinned():
         "Block", "Breadcrumbs", "Chunk", "ChunkerConfig", "ChunklabError", "ConfigError",
         "Corpus", "CorpusError", "Document", "MissingExtraError", "QueryValidationError",
         "UnknownRetrieverError", "UnknownStrategyError", "breadcrumb_at",
-        "chunk_corpus", "chunk_document", "dominant_level", "get_strategy", "load_config",
+        "chunk_corpus", "chunk_document", "chunk_text", "dominant_level", "get_strategy",
+        "load_config",
         "load_corpus", "make_config", "make_document", "parse_blocks", "save_config",
         "strategy_names", "ComparisonError", "GoldValidationError", "MetricError", "Query",
         "RetrieverError", "SweepParams", "SweepResult", "load_queries", "make_retriever",
@@ -70,3 +72,25 @@ def test_the_default_grid_is_the_same_everywhere():
     assert tuple(values["SIZES"]) == DEFAULT_SIZES
     assert tuple(values["BUDGETS"]) == DEFAULT_BUDGETS
     assert tuple(values["CONTRASTS"]) == DEFAULT_CONTRASTS
+
+
+def test_the_commit_hooks_strip_notebooks_and_keep_their_cell_ids():
+    config = yaml.safe_load((ROOT / ".pre-commit-config.yaml").read_text())
+    hooks = {h["id"]: h for repo in config["repos"] for h in repo["hooks"]}
+    assert {"nbstripout", "ruff"} <= set(hooks)
+    assert "--keep-id" in hooks["nbstripout"]["entry"]  # the shape tests name cells by id
+    nbstripout = ROOT / ".venv" / "bin" / "nbstripout"
+    if not nbstripout.exists():
+        pytest.skip("nbstripout is not installed in .venv (make install)")
+    notebooks = sorted(str(p) for p in (ROOT / "notebooks").glob("*.ipynb"))
+    checked = subprocess.run([str(nbstripout), "--keep-id", "--verify", *notebooks],
+                             capture_output=True, text=True, check=False)
+    assert checked.returncode == 0, checked.stdout  # committed notebooks are already stripped
+
+
+def test_version_is_printed():
+    from chunklab.cli import main
+
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0

@@ -23,7 +23,7 @@ _HOMES = {
     "chunklab.chunking.records": ("Chunk",),
     "chunklab.chunking.config": ("ChunkerConfig", "load_config", "make_config", "save_config"),
     "chunklab.chunking.registry": ("get_strategy", "strategy_names"),
-    "chunklab.chunking.build": ("chunk_corpus", "chunk_document"),
+    "chunklab.chunking.build": ("chunk_corpus", "chunk_document", "chunk_text"),
     "chunklab.evaluation.queries": ("Query", "load_queries", "mine_queries", "save_queries"),
     "chunklab.evaluation.retrieve": ("make_retriever", "retriever_names"),
     "chunklab.evaluation.runs": ("SweepParams", "SweepResult"),
@@ -55,6 +55,7 @@ __all__ = [
     "breadcrumb_at",
     "chunk_corpus",
     "chunk_document",
+    "chunk_text",
     "dominant_level",
     "get_strategy",
     "load_config",
@@ -87,7 +88,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from .chunking.build import chunk_corpus, chunk_document
+    from .chunking.build import chunk_corpus, chunk_document, chunk_text
     from .chunking.config import ChunkerConfig, load_config, make_config, save_config
     from .chunking.records import Chunk
     from .chunking.registry import get_strategy, strategy_names

@@ -12,9 +12,11 @@ import sys
 import warnings
 from importlib import metadata
 
-from . import chunk_corpus, load_config, load_corpus, make_config
-from .chunking.config import parse_value, provenance_warnings
+from . import __version__
+from .chunking.build import chunk_corpus
+from .chunking.config import load_config, make_config, parse_value, provenance_warnings
 from .chunking.registry import REGISTRY
+from .document.corpus import load_corpus
 from .errors import ChunklabError, ConfigError, GridWarning, validation_message
 from .evaluation.defaults import (
     DEFAULT_BUDGETS,
@@ -36,6 +38,7 @@ DESCRIPTION = ("Compare ways of splitting Markdown for retrieval: chunk a corpus
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="chunklab", description=DESCRIPTION)
+    parser.add_argument("--version", action="version", version=f"chunklab {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("strategies", help="list strategies with a one-line description")
 
@@ -161,7 +164,9 @@ def config_from_args(args):
 def cmd_strategies(args) -> int:
     width = max(len(n) for n in REGISTRY)
     for name, strategy in REGISTRY.items():
-        print(f"{name:<{width}}  [{strategy.family}] {strategy.description}")
+        status = strategy.status()
+        print(f"{name:<{width}}  [{strategy.family}] {strategy.description}"
+              + (f" [{status}]" if status else ""))
     return 0
 
 

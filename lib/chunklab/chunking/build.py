@@ -7,21 +7,23 @@ import hashlib
 from collections.abc import Callable, Iterable
 
 from ..document.blocks import Block
-from ..document.corpus import Document
+from ..document.corpus import Document, make_document
 from ..document.sections import Breadcrumbs
 from .config import ChunkerConfig
 from .records import Chunk, Piece, StrategyFunc
-from .registry import Strategy, add, get_strategy
+from .registry import Requirement, Strategy, add, get_strategy
 from .sizes import all_sizes
 
 
 def register(
-    name: str, description: str, *, prefix: bool = False, family: str = "ast"
+    name: str, description: str, *, prefix: bool = False, family: str = "ast",
+    requires: tuple[Requirement, ...] = (),
 ) -> Callable[[StrategyFunc], StrategyFunc]:
-    """Decorator registering a strategy function under ``name``."""
+    """Decorator registering a strategy function under ``name`` (``requires``: the optional
+    packages it needs; without them it is listed as unavailable)."""
 
     def decorate(func: StrategyFunc) -> StrategyFunc:
-        add(Strategy(name, func, description, prefix, family))
+        add(Strategy(name, func, description, prefix, family, requires))
         return func
 
     return decorate
@@ -29,8 +31,13 @@ def register(
 
 def chunk_document(doc: Document, config: ChunkerConfig) -> list[Chunk]:
     """The chunks of one document under ``config``: the one way to chunk."""
-    strategy: StrategyFunc = get_strategy(config.strategy).func
-    return strategy(doc, config)
+    return get_strategy(config.strategy)(doc, config)
+
+
+def chunk_text(text: str, config: ChunkerConfig, *, doc_id: str = "text.md") -> list[Chunk]:
+    """The chunks of one string, read as document ``doc_id`` (``.md``: Markdown, ``.txt``:
+    plain text)."""
+    return chunk_document(make_document(doc_id, text), config)
 
 
 def chunk_corpus(corpus: Iterable[Document], config: ChunkerConfig) -> list[Chunk]:

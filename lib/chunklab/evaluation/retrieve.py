@@ -13,8 +13,9 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from ..chunking.sizes import ENCODER, model_dir
-from ..errors import MissingExtraError, RetrieverError, UnknownRetrieverError
+from ..chunking.encoder import load_encoder
+from ..chunking.sizes import ENCODER
+from ..errors import RetrieverError, UnknownRetrieverError
 
 RRF_K = 60
 Hits = list[tuple[str, float]]
@@ -159,29 +160,6 @@ class EmbeddingCache:
         rows = [(k, np.asarray(v, dtype=np.float32).tobytes()) for k, v in items.items()]
         with self._connect() as db:
             db.executemany("INSERT OR REPLACE INTO vectors (key, vec) VALUES (?, ?)", rows)
-
-
-def load_encoder(model_path: str | os.PathLike | None = None):
-    """The sentence-transformers model from the installed package, strictly offline."""
-    os.environ["HF_HUB_OFFLINE"] = "1"
-    os.environ["TRANSFORMERS_OFFLINE"] = "1"
-    try:
-        from sentence_transformers import SentenceTransformer
-    except ImportError:
-        raise MissingExtraError(
-            "dense retrieval", "dense", "sentence-transformers"
-        ) from None
-    from transformers.utils import logging as hf_logging
-
-    if model_path is None:
-        model_path = model_dir()
-    bars = hf_logging.is_progress_bar_enabled()
-    hf_logging.disable_progress_bar()  # no "Loading weights" bar in notebooks and logs
-    try:
-        return SentenceTransformer(str(model_path), device="cpu", local_files_only=True)
-    finally:
-        if bars:
-            hf_logging.enable_progress_bar()
 
 
 class DenseRetriever:

@@ -13,7 +13,7 @@ import pandas as pd
 
 from ..chunking.build import chunk_document
 from ..chunking.config import make_config
-from ..chunking.registry import REGISTRY
+from ..chunking.registry import REGISTRY, available_names
 from ..chunking.sizes import measure_all
 from ..document.corpus import Corpus, Document
 from ..errors import ConfigError, DocumentNotFoundError
@@ -183,7 +183,8 @@ def measure_strategy(doc: Document, name: str, size: int, unit: str = "chars",
 
 def panorama(doc: Document, size: int, *, unit: str = "chars", strategies=None,
              queries=None) -> pd.DataFrame:
-    """Every registered strategy (or ``strategies``) on ``doc`` at ``size``, one row each.
+    """Every available strategy (or ``strategies``) on ``doc`` at ``size``, one row each:
+    a peer whose optional extra is not installed is left out.
 
     Columns: ``within_size`` (share of chunks no bigger than ``size``), ``max_over_size``
     (largest chunk / size), ``median_size``; ``on_block_boundary`` (share of boundaries
@@ -193,7 +194,7 @@ def panorama(doc: Document, size: int, *, unit: str = "chars", strategies=None,
     ``non_verbatim``; ``answers_whole`` (share of this document's query answers held whole
     by one chunk, NaN without queries).
     """
-    names = list(strategies or REGISTRY)
+    names = list(strategies or available_names())
     return pd.DataFrame([measure_strategy(doc, n, size, unit, queries) for n in names])
 
 

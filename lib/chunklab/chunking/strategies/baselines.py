@@ -15,34 +15,77 @@ from ..sizes import length_function
 logging.getLogger("langchain_text_splitters.base").setLevel(logging.ERROR)
 MHS_HEADERS = [("#", "h1"), ("##", "h2"), ("###", "h3")]
 _ANCHOR = 32
+_HEAD_TRIES = 8
+"""How many successive anchors of a rewritten text are tried before it counts as not found."""
+
+
+class _Compact:
+    """The characters of a text that ``keep`` accepts, with each one's offset in the text."""
+
+    def __init__(self, text: str, keep):
+        self.offsets = [i for i, ch in enumerate(text) if keep(ch)]
+        self.text = "".join(text[i] for i in self.offsets)
+
+    def span(self, first: int, last: int) -> tuple[int, int]:
+        """Source span from the first to the last (inclusive) compact position."""
+        return self.offsets[first], self.offsets[last] + 1
 
 
 class Aligner:
-    """Finds where a (possibly rewritten) chunk text came from, searching forward only."""
+    """Finds where a (possibly rewritten) chunk text came from, searching forward only.
+
+    In order: the exact text; the text with whitespace ignored; its letters and digits
+    alone (markup a splitter rewrote: emphasis, backticks, fence markers, bullets); then
+    anchors of those letters and digits, the first one found ahead and the last one found
+    within the text's own length after it.
+    """
 
     def __init__(self, text: str):
         self.text = text
-        self.offsets = [i for i, ch in enumerate(text) if not ch.isspace()]
-        self.compact = "".join(text[i] for i in self.offsets)
+        self.solid = _Compact(text, lambda ch: not ch.isspace())
+        self._letters: _Compact | None = None
+
+    @property
+    def letters(self) -> _Compact:
+        if self._letters is None:  # built only when a rewritten text needs it
+            self._letters = _Compact(self.text, str.isalnum)
+        return self._letters
 
     def locate(self, chunk: str, cursor: int) -> tuple[int, int] | None:
         exact = self.text.find(chunk, cursor) if chunk else -1
         if exact >= 0:
             return exact, exact + len(chunk)
-        needle = "".join(chunk.split())
-        if not needle:
+        solid = "".join(chunk.split())
+        letters = "".join(ch for ch in chunk if ch.isalnum())
+        for compact, needle in ((self.solid, solid), (self.letters, letters)):
+            if not needle:
+                return None
+            found = compact.text.find(needle, bisect_left(compact.offsets, cursor))
+            if found >= 0:
+                return compact.span(found, found + len(needle) - 1)
+        return self._anchored(letters, bisect_left(self.letters.offsets, cursor))
+
+    def _anchored(self, needle: str, lo: int) -> tuple[int, int] | None:
+        """Span from the first anchor of ``needle`` found at or after ``lo`` to the last
+        anchor found after it within the needle's length (letters-and-digits positions)."""
+        text = self.letters.text
+        starts = range(0, max(len(needle) - _ANCHOR, 0) + 1, _ANCHOR)
+        for tried, at in enumerate(starts):
+            if tried == _HEAD_TRIES:
+                return None
+            head = text.find(needle[at : at + _ANCHOR], lo)
+            if head >= 0:
+                break
+        else:
             return None
-        lo = bisect_left(self.offsets, cursor)
-        found = self.compact.find(needle, lo)
-        if found >= 0:
-            return self.offsets[found], self.offsets[found + len(needle) - 1] + 1
-        head = self.compact.find(needle[:_ANCHOR], lo)
-        if head < 0:
-            return None
-        tail = self.compact.find(needle[-_ANCHOR:], head)
-        last = tail + min(len(needle), _ANCHOR) - 1 if tail >= 0 else head + _ANCHOR - 1
-        last = min(last, len(self.offsets) - 1)
-        return self.offsets[head], self.offsets[last] + 1
+        last = head + min(len(needle), _ANCHOR) - 1
+        limit = head + len(needle) + _ANCHOR
+        for end in range(len(needle), at + _ANCHOR, -_ANCHOR):
+            tail = text.find(needle[end - _ANCHOR : end], last + 1, limit)
+            if tail >= 0:
+                last = tail + _ANCHOR - 1
+                break
+        return self.letters.span(head, min(last, len(text) - 1))
 
 
 def aligned_pieces(
