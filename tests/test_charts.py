@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import math
+
 import altair as alt
 import nbformat
 import pandas as pd
 import pytest
 
 from chunklab import load_corpus
+from chunklab.evaluation import grid
 from chunklab.evaluation.sweep import SweepParams, run_sweep
 from chunklab.notebooks import corpus_profile as pr
 from chunklab.viz import charts
@@ -35,6 +38,11 @@ CHARTS = {
     "significance_matrix": lambda r, s: charts.significance_matrix(
         r.significance, "answer_hit@5", r.chunk_stats),
     "size_distribution": lambda r, s: charts.size_distribution(r.chunks),
+    "size_distribution_tokens": lambda r, s: charts.size_distribution(r.chunks, unit="tokens"),
+    "metric_vs_realised_size": lambda r, s: charts.metric_vs_size(
+        r.summary, ["answer_hit@5"], x="tokens_p50"),
+    "matched_size": lambda r, s: charts.matched_size(
+        grid.matched_sizes(r.summary, "answer_hit@5", reference="rct")),
     "heading_depths": lambda r, s: charts.heading_depths(
         pr.heading_depths(load_corpus(MINI))),
     "section_lengths": lambda r, s: charts.section_lengths(s),
@@ -84,6 +92,24 @@ def test_results_table_shows_mean_and_interval(result):
     assert len(table) == len(blend)
     best = blend.sort_values("mean", ascending=False).iloc[0]
     assert table["answer_hit@5"].iloc[0].startswith(f"{best['mean']:.3f} [")
+    assert list(table.columns[:5]) == ["config", "requested size", "tokens_p50", "tokens_p95",
+                                       "retriever"]
+    assert table.iloc[0]["tokens_p50"] == best["tokens_p50"]
+
+
+def test_labels_carry_the_realised_size_and_matched_sizes_pick_the_closest(result):
+    stats = result.chunk_stats
+    labels = charts.config_label(stats)
+    for label, (_, row) in zip(labels, stats.iterrows(), strict=True):
+        assert label.endswith(f"(p50 {row['tokens_p50']:.0f} · p95 {row['tokens_p95']:.0f} tok)")
+    matched = grid.matched_sizes(result.summary, "answer_hit@5", reference="rct")
+    assert set(matched["match"].str.split(" ").str[0]) == {"rct/200", "rct/400"}
+    for _, row in matched[matched.strategy == "ast_breadcrumb"].iterrows():
+        target = stats[(stats.strategy == "rct") & (stats["size"] == int(
+            row["match"].split("/")[1].split(" ")[0]))]["tokens_p50"].item()
+        others = stats[stats.strategy == "ast_breadcrumb"]["tokens_p50"]
+        closest = min(others, key=lambda p: abs(math.log(p / target)))
+        assert row["tokens_p50"] == closest
 
 
 def test_significant_pairs_lists_only_holm_verdicts(result):

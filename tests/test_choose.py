@@ -11,7 +11,8 @@ import yaml
 from chunklab import ConfigError, load_config
 from chunklab.cli import main
 from chunklab.evaluation import choose as ch
-from chunklab.evaluation.sweep import SweepParams, run_sweep
+from chunklab.evaluation import export as ex
+from chunklab.evaluation.sweep import SweepParams, run_sweep, summary_table
 from chunklab.notebooks import choose_and_export as cx
 from chunklab.notebooks import choose_and_export as evidence
 from conftest import FIXTURES
@@ -106,9 +107,84 @@ def test_a_tie_goes_to_the_tie_break(run, tie_break, column, smallest):
     assert choice.chosen[column] == (values.min() if smallest else values.max())
 
 
-def test_no_config_meeting_the_rule_is_an_error_naming_each_miss(run):
-    with pytest.raises(ch.ChoiceError, match=r"no config meets .*rct/200 fails lost_chars < -1"):
-        ch.choose(run, rule(constraints=("lost_chars < -1",)))
+def test_no_config_meeting_the_rule_still_gives_the_closest_and_its_margins(run):
+    rule_ = rule(constraints=("lost_chars < -1", "code_integrity >= 1"))
+    choice = ch.choose(run, rule_)
+    assert not choice.meets_rule and choice.chosen["failed"] == ["lost_chars < -1"]
+    assert "no config meets every constraint" in choice.note and "closest" in choice.note
+    table = ch.margins(choice.candidates, rule_)
+    assert len(table) == 2 * len(choice.candidates)
+    lost = table[table.constraint == "lost_chars < -1"]
+    assert (lost["margin"] == -1 - lost["measured"]).all() and not lost["holds"].any()
+    with pytest.raises(ch.ChoiceError, match=r"no config meets .*rct/200 fails lost_chars < -1 "
+                                             r"\(measured 0\)"):
+        ch.choose(run, rule_, strict=True)
+
+
+def test_constraint_margins_by_hand():
+    assert ch.parse_constraint("x >= 0.8").margin(0.75) == pytest.approx(-0.05)
+    assert ch.parse_constraint("x <= 0.05").margin(0.091) == pytest.approx(-0.041)
+    assert ch.parse_constraint("x == 1").margin(0.9) == pytest.approx(-0.1)
+    assert ch.parse_constraint("x <= 0.05").shortfall(0.091) == pytest.approx(0.041)
+    assert ch.parse_constraint("lost_chars <= 0").shortfall(12) == 12.0  # bound 0: unit scale
+    assert ch.parse_constraint("x >= 1").shortfall(1.0) == 0.0
+
+
+def _favour(run, config_id: str, queries: int):
+    """The run with ``config_id`` given answer_hit@5 = 1 on ``queries`` more queries."""
+    per_query = run.per_query.copy()
+    rows = per_query[(per_query.config_id == config_id) & (per_query.metric == "answer_hit@5")
+                     & (per_query.value == 0)].index[:queries]
+    per_query.loc[rows, "value"] = 1.0
+    return replace(run, per_query=per_query, summary=summary_table(per_query, run.chunk_stats))
+
+
+def test_a_cheaper_config_the_best_does_not_significantly_beat_is_preferred(run):
+    biggest = ch.candidates(run, rule()).sort_values(ch.BUNDLE).iloc[-1]
+    favoured = _favour(run, biggest["config_id"], 1)  # one query more: best, p = 1
+    choice = ch.choose(favoured, rule(tie_margin=0.2))
+    assert choice.chosen["config_id"] != biggest["config_id"]
+    assert choice.chosen[ch.BUNDLE] < biggest[ch.BUNDLE] and choice.chosen["tied"]
+    assert f"over {biggest['strategy']}/{biggest['size']}" in choice.note
+    assert "not significantly better" in choice.note and "smaller)" in choice.note
+    strict_margin = ch.choose(favoured, rule(tie_margin=0.0))
+    assert strict_margin.chosen["config_id"] == biggest["config_id"] and not strict_margin.note
+
+
+def test_a_significantly_better_config_is_kept_whatever_it_costs(tmp_path):
+    for i in range(8):  # eight one-paragraph documents about distinct tools
+        (tmp_path / f"tool{i}.md").write_text(f"# Tool {i}\n\nThe tool{i} command copies "
+                                              f"files for team {i}.\n")
+    params = SweepParams(corpus=str(tmp_path), strategies=("rct", "ast_breadcrumb"),
+                         sizes=(200,))
+    plain = run_sweep(params, progress=False)
+    better = ch.candidates(plain, rule(primary_metric="hit@5")).iloc[-1]["config_id"]
+    per_query = plain.per_query.copy()
+    hits = per_query.metric == "hit@5"
+    per_query.loc[hits, "value"] = (per_query.loc[hits, "config_id"] == better).astype(float)
+    # the better config finds all 8 queries, the other none: p = 2/256
+    run_ = replace(plain, per_query=per_query,
+                   summary=summary_table(per_query, plain.chunk_stats))
+    choice = ch.choose(run_, rule(primary_metric="hit@5", tie_margin=1.0))
+    assert choice.chosen["config_id"] == better and choice.runner_up["p_vs_best"] < 0.05
+    assert not choice.runner_up["tied"]
+
+
+def test_a_structure_routed_winner_exports_its_own_strategy(tmp_path):
+    params = SweepParams(corpus=str(MINI), queries=str(MINI / "queries.jsonl"),
+                         strategies=("structure_routed",), sizes=(300, 600))
+    run_sweep(params, tmp_path / "run", progress=False)
+    run_ = ch.load_run(tmp_path / "run")
+    assert set(run_.chunks["strategy"]) == {"structure_routed"}
+    assert set(run_.chunks["applied_strategy"]) == {"ast_breadcrumb", "rct"}
+    choice = ch.choose(run_, rule())
+    assert choice.config.strategy == "structure_routed"
+    path = ex.export_choice(choice, tmp_path)
+    out = tmp_path / "chunks.jsonl"
+    assert main(["chunk", "--corpus", str(MINI), "--config", str(path), "--out", str(out)]) == 0
+    scored = run_.chunks[run_.chunks.config_id == choice.chosen["config_id"]]
+    assert [json.loads(line)["id"] for line in out.read_text().splitlines()] == scored[
+        "id"].tolist()
 
 
 def test_the_config_is_rebuilt_from_the_tables_and_checked(run):
@@ -123,7 +199,7 @@ def test_the_config_is_rebuilt_from_the_tables_and_checked(run):
 
 def test_export_writes_a_config_that_loads_with_its_evidence(run, tmp_path):
     choice = ch.choose(run, rule(constraints=("code_integrity >= 1",)))
-    path = ch.export_choice(choice, tmp_path)
+    path = ex.export_choice(choice, tmp_path)
     assert path.name == "chosen_config.yaml"
     assert load_config(path) == choice.config
     data = yaml.safe_load(path.read_text())
@@ -139,7 +215,7 @@ def test_export_writes_a_config_that_loads_with_its_evidence(run, tmp_path):
 
 def test_chunklab_chunk_with_the_exported_config_gives_the_scored_chunks(run, tmp_path):
     choice = ch.choose(run, rule())
-    path = ch.export_choice(choice, tmp_path / "chosen_config.yaml")
+    path = ex.export_choice(choice, tmp_path / "chosen_config.yaml")
     out = tmp_path / "chunks.jsonl"
     assert main(["chunk", "--corpus", str(MINI), "--config", str(path), "--out", str(out)]) == 0
     produced = [json.loads(line) for line in out.read_text().splitlines()]
@@ -164,11 +240,54 @@ def test_a_folder_that_is_not_a_run_is_refused(tmp_path):
         ch.load_run(tmp_path)
 
 
-def test_a_verdict_without_an_interval_says_n_a(tmp_path):
+def test_one_query_gives_an_unbounded_interval_as_its_test_cannot_reject(tmp_path):
     (tmp_path / "corpus").mkdir()
     (tmp_path / "corpus" / "a.md").write_text("just some plain words about lanterns.\n")
     params = SweepParams(corpus=str(tmp_path / "corpus"), strategies=("rct", "ast_breadcrumb"),
                          sizes=(200,))
-    run_sweep(params, tmp_path / "run", progress=False)  # one query: no bootstrap interval
+    run_sweep(params, tmp_path / "run", progress=False)  # one query: p = 1 whatever the mean
     choice = ch.choose(tmp_path / "run", rule(primary_metric="hit@5"))
-    assert "[n/a, n/a]" in ch.verdict_text(choice)
+    assert "[-inf, +inf]" in ex.verdict_text(choice)
+
+
+def test_chunk_with_a_config_from_another_corpus_or_version_warns(run, tmp_path, capsys):
+    path = ex.export_choice(ch.choose(run, rule()), tmp_path)
+    data = yaml.safe_load(path.read_text())
+    assert data["chunklab_version"] and data["corpus"]["fingerprint"]
+    out = str(tmp_path / "chunks.jsonl")
+    assert main(["chunk", "--corpus", str(MINI), "--config", str(path), "--out", out]) == 0
+    assert "warning" not in capsys.readouterr().err
+    data["chunklab_version"] = "0.0.1"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "a.md").write_text("# Other\n\nA different corpus.\n")
+    assert main(["chunk", "--corpus", str(other), "--config", str(path), "--out", out]) == 0
+    err = capsys.readouterr().err
+    assert "was chosen with chunklab 0.0.1, this is" in err
+    assert f"chosen on a corpus with fingerprint {data['corpus']['fingerprint']}" in err
+
+
+def test_a_split_run_is_chosen_on_tuning_and_reported_on_held_out(tmp_path):
+    params = SweepParams(corpus=str(MINI), queries=str(MINI / "queries.jsonl"),
+                         strategies=("rct", "ast_breadcrumb"), sizes=(200, 400), min_split=4)
+    result = run_sweep(params, tmp_path / "run", progress=False)
+    assert result.run_info["query_split"]["method"] == "seeded"
+    choice = ch.choose(tmp_path / "run", rule())
+    tuning = set(result.per_query.loc[result.per_query.query_set == "tuning", "query_id"])
+    rows = result.per_query[(result.per_query.metric == "answer_hit@5")
+                            & (result.per_query.config_id == choice.chosen["config_id"])]
+    assert choice.query_set == "tuning" and choice.scores["answer_hit@5"]["n"] == len(tuning)
+    assert choice.chosen["answer_hit@5"] == pytest.approx(
+        rows[rows.query_id.isin(tuning)]["value"].mean())
+    held = choice.held_out
+    assert held["queries"] == 8 - len(tuning)
+    assert held["scores"]["answer_hit@5"]["mean"] == pytest.approx(
+        rows[~rows.query_id.isin(tuning)]["value"].mean())
+    margin = held["margin_over_runner_up"]
+    assert margin["config_b"] == choice.runner_up["config_id"] and "held-out" in margin["source"]
+    table = cx.held_out(choice)
+    assert {"tuning (chosen on)", "held_out (reported)"} <= set(table.columns)
+    assert "held_out: answer_hit@5: chosen - runner-up" in cx.margins_text(choice)
+    data = yaml.safe_load(ex.export_choice(choice, tmp_path).read_text())
+    assert data["chosen_on"] == "tuning" and data["held_out"]["queries"] == held["queries"]

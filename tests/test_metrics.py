@@ -51,6 +51,8 @@ def make_chunk(doc_id, start, end, text, *, context=None, kind="prose", verbatim
         structure_source="explicit", verbatim=verbatim, start_line=1, end_line=1,
         embed_text=embed if embed is not None else text,
         context_text=context if context is not None else text,
+        applied_strategy="test", n_chars=len(text), n_words=len(text.split()),
+        n_tokens=round(sizes.token_counts([text])[0][0]),
     )
 
 
@@ -239,7 +241,7 @@ def test_score_run_rows(run, guide):
     assert list(frame.columns) == ["config_id", "query_id", "query_kind", "metric", "value"]
     assert set(frame["config_id"]) == {"cfgA"}
     values = frame.set_index(["query_id", "metric"])["value"]
-    assert len(frame[frame.query_id == "q1"]) == 10 and len(frame[frame.query_id == "q2"]) == 6
+    assert len(frame[frame.query_id == "q1"]) == 14 and len(frame[frame.query_id == "q2"]) == 6
     assert values["q1", "mrr@5"] == 0.5
     assert values["q1", "answer_hit@5"] == 1.0
     assert values["q1", "answer_mrr@5"] == 0.5

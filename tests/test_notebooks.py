@@ -15,6 +15,7 @@ import yaml
 from chunklab import ConfigError, load_config, load_corpus
 from chunklab.cli import main
 from chunklab.evaluation import choose as ch
+from chunklab.evaluation.defaults import DEFAULT_BUDGETS
 from chunklab.evaluation.queries import load_queries
 from chunklab.evaluation.sweep import SweepParams, headline, run_sweep
 from chunklab.notebooks import choose_and_export as cx
@@ -205,7 +206,7 @@ def test_panorama_numbers_equal_the_library(report):
 def test_sweep_files_equal_a_direct_run(report):
     params = SweepParams(corpus=str(MINI), queries=str(MINI_QUERIES),
                          strategies=tuple(SWEEP["strategies"]), sizes=tuple(SWEEP["sizes"]),
-                         retrievers=tuple(SWEEP["retrievers"]))
+                         retrievers=tuple(SWEEP["retrievers"]), budgets=DEFAULT_BUDGETS)
     direct = run_sweep(params, progress=False)
     keys = ["config_id", "retriever", "metric", "split", "split_value"]
     written = pd.read_csv(report.out_dir / "summary.csv", keep_default_na=False,
@@ -282,3 +283,31 @@ def test_a_failing_notebook_is_reported_and_the_rest_still_run(tmp_path):
         ("bad", "failed"), ("99_absent_*", "missing"), ("good", "ok")]
     index = result.index.read_text()
     assert "ValueError: boom" in index and 'href="good.html"' in index
+
+
+UNMET = FIXTURES / "unmet_rule"
+"""Six pages, each with one Python fence of about 1,400 tokens: the strategies that keep the
+fence whole make a chunk longer than the encoder window (over_encoder_limit above 0.05), and
+those that cut by size split it (code_integrity below 1), so no config meets 06's default
+rule."""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("strict", [False, True], ids=["default", "strict"])
+def test_a_report_where_no_config_meets_the_rule_still_completes(tmp_path, strict):
+    report = build_report(tmp_path / "run", corpus=str(UNMET), queries="",
+                          notebooks=["03_strategy_sweep", "06_choose_and_export"],
+                          sizes=[300, 600], strategies=["rct", "ast_merge", "ast_breadcrumb"],
+                          strict=strict, progress=False)
+    assert not report.failed, [r.error for r in report.failed]
+    data = yaml.safe_load((report.out_dir / "chosen_config.yaml").read_text())
+    assert data["meets_rule"] is False and "closest" in data["note"]
+    assert data["chosen_on"] == "all" and data["held_out"] is None  # too few queries to split
+    svg = (report.out_dir / "constraint_margins.svg").read_text()
+    assert "code_integrity &gt;= 1" in svg or "code_integrity >= 1" in svg
+    index = report.index.read_text()
+    assert "No config meets every constraint" in index and "constraint_margins.svg" in index
+    assert report.unmet_rule == data["note"]
+    assert report.exit_code == (1 if strict else 0)
+    executed = nbformat.read(report.out_dir / "06_choose_and_export.ipynb", as_version=4)
+    assert "no config meets every constraint" in _text(executed)

@@ -53,16 +53,25 @@ def test_the_default_grid_is_the_same_everywhere():
     import ast
     import json
 
-    from chunklab.evaluation.defaults import DEFAULT_SIZES, DEFAULT_STRATEGIES
+    from chunklab.evaluation.defaults import (
+        DEFAULT_BUDGETS,
+        DEFAULT_CONTRASTS,
+        DEFAULT_SIZES,
+        DEFAULT_STRATEGIES,
+    )
 
     makefile = (ROOT / "Makefile").read_text()
     assert f"SIZES ?= {' '.join(map(str, DEFAULT_SIZES))}\n" in makefile
     assert f"STRATEGIES ?= {' '.join(DEFAULT_STRATEGIES)}\n" in makefile
+    assert f"BUDGETS ?= {' '.join(map(str, DEFAULT_BUDGETS))}\n" in makefile
+    assert f"CONTRASTS ?= {' '.join(DEFAULT_CONTRASTS)}\n" in makefile
     cells = json.loads((ROOT / "notebooks" / "03_strategy_sweep.ipynb").read_text())["cells"]
     source = "".join(next(c for c in cells if c.get("id") == "parameters")["source"])
     values = {n.target.id: ast.literal_eval(n.value) for n in ast.parse(source).body}
     assert tuple(values["STRATEGIES"]) == DEFAULT_STRATEGIES
     assert tuple(values["SIZES"]) == DEFAULT_SIZES
+    assert tuple(values["BUDGETS"]) == DEFAULT_BUDGETS
+    assert tuple(values["CONTRASTS"]) == DEFAULT_CONTRASTS
 
 
 def test_the_commit_hooks_strip_notebooks_and_keep_their_cell_ids():

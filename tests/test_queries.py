@@ -11,12 +11,14 @@ from chunklab.document.corpus import make_document
 from chunklab.errors import ChunklabError, QueryValidationError
 from chunklab.evaluation.queries import (
     Query,
+    given_split,
     heading_symbols,
     heading_text,
     is_navigational,
     load_queries,
     mine_queries,
     save_queries,
+    split_queries,
 )
 
 CLIENT = """\
@@ -333,3 +335,38 @@ def test_mining_the_sample_corpus_gives_valid_unique_queries():
     assert {q.kind for q in queries} == {"title", "section", "symbol"}
     assert all(set(q.sources) <= ids for q in queries)
     assert not any(is_navigational(q.query) for q in queries if q.kind != "symbol")
+
+
+# --- tuning and held-out sets -------------------------------------------------------------
+
+
+def _queries(counts: dict[str, int]) -> list[Query]:
+    return [Query(f"{kind}-{i}", f"question {i}", ("a.md",), kind=kind)
+            for kind, n in counts.items() for i in range(n)]
+
+
+def test_the_split_is_seeded_and_stratified_by_kind():
+    queries = _queries({"renewal": 10, "ambiguous": 21, "title": 19})
+    split = split_queries(queries, seed=3)
+    assert split.method == "seeded" and split.count("tuning") + split.count("held_out") == 50
+    assert split.count("held_out") == 25
+    for kind, n in (("renewal", 10), ("ambiguous", 21), ("title", 19)):
+        held = sum(split.sets[q.id] == "held_out" for q in queries if q.kind == kind)
+        assert abs(held - n / 2) <= 1, kind  # every kind split in half
+    assert split_queries(queries, seed=3) == split
+    assert split_queries(queries, seed=4).sets != split.sets
+    assert "25 tuning and 25 held-out queries (seed 3" in split.note
+
+
+def test_too_few_queries_are_not_split():
+    split = split_queries(_queries({"manual": 39}))
+    assert split.method == "none" and set(split.sets.values()) == {"all"}
+    assert "too few to split" in split.note and "chosen on all of them" in split.note
+
+
+def test_two_files_make_the_split_and_may_not_share_ids():
+    tuning, held = _queries({"a": 3}), _queries({"b": 2})
+    split = given_split(tuning, held)
+    assert (split.count("tuning"), split.count("held_out")) == (3, 2)
+    with pytest.raises(QueryValidationError, match="'a-0' is also a tuning query id"):
+        given_split(tuning, tuning[:1])

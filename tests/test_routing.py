@@ -37,22 +37,24 @@ def test_each_sample_document_goes_where_its_provenance_says(sample_corpus):
     for doc in sample_corpus:
         expected = "ast_breadcrumb" if doc.structure_source == "explicit" else "rct"
         assert routed_strategy(doc) == expected
-        assert {c.strategy for c in chunks[doc.id]} == {expected}, doc.id
+        assert {c.applied_strategy for c in chunks[doc.id]} == {expected}, doc.id
         assert {c.structure_source for c in chunks[doc.id]} == {doc.structure_source}
-    assert {c.strategy for c in chunks[MANUAL]} == {c.strategy for c in chunks[MEMO]} == {"rct"}
-    assert {c.strategy for c in chunks[WIKI]} == {"ast_breadcrumb"}  # one ATX H1: explicit
+    applied = {d: {c.applied_strategy for c in chunks[d]} for d in (MANUAL, MEMO)}
+    assert applied[MANUAL] == applied[MEMO] == {"rct"}
+    assert {c.strategy for cs in chunks.values() for c in cs} == {"structure_routed"}
+    assert {c.applied_strategy for c in chunks[WIKI]} == {"ast_breadcrumb"}  # one ATX H1: explicit
     assert {c.config_id for cs in chunks.values() for c in cs} == {config.config_id}
 
 
 def test_inferring_headings_makes_the_wiki_mixed_so_it_is_routed_to_rct():
     corpus = load_corpus(SAMPLE, infer_headings=True)
     wiki = chunk_document(corpus.get(WIKI), routed_config(infer_headings=True))
-    assert {(c.structure_source, c.strategy) for c in wiki} == {("mixed", "rct")}
+    assert {(c.structure_source, c.applied_strategy) for c in wiki} == {("mixed", "rct")}
 
 
 def test_rct_chunks_carry_no_heading_claims(sample_corpus):
     chunks = chunk_corpus(sample_corpus, routed_config())
-    recursive = [c for c in chunks if c.strategy == "rct"]
+    recursive = [c for c in chunks if c.applied_strategy == "rct"]
     assert recursive and all(c.breadcrumb == () for c in recursive)
     assert all(c.embed_text == c.text == c.context_text for c in recursive)
     assert all(c.heading_provenance == () for c in recursive)

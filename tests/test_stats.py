@@ -1,4 +1,5 @@
-"""Paired comparisons: Holm correction, sign-flip test, bootstrap CI and the pairwise table."""
+"""Paired comparisons: Holm correction, sign-flip test, the interval inverting it (agreeing with
+the test, a property test), planned and exploratory families."""
 
 from __future__ import annotations
 
@@ -7,12 +8,16 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats as scipy_stats
 
 from chunklab.errors import ComparisonError
 from chunklab.evaluation.stats import (
     PairedResult,
+    SignFlipTest,
     compare_all,
+    compare_pairs,
     holm,
     paired_comparison,
     permutations_for,
@@ -134,9 +139,10 @@ def test_compare_all_verdicts(three_configs):
         ("same", "strong"): "B better",
     }
     assert list(table.columns) == [
-        "metric", "config_a", "config_b", "n", "mean_a", "mean_b", "mean_diff",
-        "ci_low", "ci_high", "p_value", "p_holm", "verdict",
+        "family", "metric", "config_a", "config_b", "n", "mean_a", "mean_b", "mean_diff",
+        "ci_low", "ci_high", "p_value", "wins_a", "wins_b", "p_holm", "verdict",
     ]
+    assert set(table["family"]) == {"exploratory"}
     assert (table["p_holm"] >= table["p_value"]).all()
     assert table["p_holm"].tolist() == pytest.approx(holm(table["p_value"]).tolist())
     assert (table["n"] == 60).all()
@@ -186,3 +192,66 @@ def test_twelve_configs_can_still_reach_significance():
     assert (best["p_holm"] < 0.05).all()
     assert (best["config_a"] == "best").all()  # pairs follow sorted config ids
     assert set(best["verdict"]) == {"A better"}
+
+
+# --- intervals that agree with the test ------------------------------------------------
+
+
+def test_three_differing_queries_of_sixty_give_an_interval_holding_zero():
+    diffs = np.zeros(60)
+    diffs[:3] = 1.0  # 3 of 60 queries differ, all one way: exact p = 2 / 2**3 = 0.25
+    test = SignFlipTest(diffs, n_resamples=2000, seed=0)
+    assert test.p_value(0.0) == pytest.approx(0.25, abs=0.02)
+    low, high = test.interval(0.95)
+    assert low <= 0.0 < diffs.mean() <= high
+
+
+def test_the_interval_is_every_mean_the_test_does_not_reject():
+    rng = np.random.default_rng(4)
+    for diffs in (rng.normal(0.3, 1.0, 25), rng.choice([-1.0, 0.0, 1.0], 40),
+                  np.array([0.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, -1.0])):
+        test = SignFlipTest(diffs, n_resamples=3000, seed=2)
+        low, high = test.interval(0.95)
+        step = (high - low) / 400
+        assert test.p_value(low + step) >= 0.05 and test.p_value(high - step) >= 0.05
+        assert test.p_value(low - 3 * step) < 0.05 and test.p_value(high + 3 * step) < 0.05
+        assert low < diffs.mean() < high
+
+
+def test_an_exact_interval_by_hand():
+    # d = (1, 1, 1, 1, 1, 1): every shifted difference is 1 - delta, so only the two
+    # all-same-sign vectors of the 64 reach the observed |sum|: p = 2/64 < 0.05 for any
+    # delta != 1, and the interval is the single point 1
+    test = SignFlipTest(np.ones(6), n_resamples=2000, seed=0)
+    assert test.p_value(0.0) == pytest.approx(2 / 64) and test.p_value(0.7) == pytest.approx(
+        2 / 64)
+    assert test.interval(0.95) == (1.0, 1.0)
+    # with five, 2/32 = 0.0625 >= 0.05: no delta is rejected, the interval is unbounded
+    assert SignFlipTest(np.ones(5), n_resamples=2000, seed=0).interval(0.95) == (
+        -math.inf, math.inf)
+
+
+@settings(max_examples=150, deadline=None)
+@given(diffs=st.lists(st.one_of(st.sampled_from([-1.0, 0.0, 0.5, 1.0]),
+                                st.floats(-1, 1, allow_nan=False).map(lambda x: round(x, 3))),
+                      min_size=1, max_size=40),
+       resamples=st.sampled_from([64, 500]), seed=st.integers(0, 3),
+       confidence=st.sampled_from([0.9, 0.95]))
+def test_the_interval_excludes_zero_only_when_the_uncorrected_test_rejects(
+        diffs, resamples, seed, confidence):
+    result = paired_comparison(np.asarray(diffs), np.zeros(len(diffs)), n_resamples=resamples,
+                               seed=seed, confidence=confidence)
+    excludes = result.ci_low > 0 or result.ci_high < 0
+    assert excludes == (result.p_value < 1 - confidence)
+    assert result.ci_low <= result.mean_diff <= result.ci_high
+
+
+def test_planned_pairs_are_their_own_holm_family(three_configs):
+    planned = compare_pairs(three_configs, "recall@5", [("strong", "base")])
+    everything = compare_all(three_configs, "recall@5")
+    assert set(planned["family"]) == {"planned"} and len(planned) == 1
+    row = planned.iloc[0]
+    assert row.p_holm == row.p_value  # a family of one: nothing to correct for
+    twin = everything[(everything.config_a == "base") & (everything.config_b == "strong")].iloc[0]
+    assert twin.p_holm >= twin.p_value
+    assert row.wins_a == twin.wins_b and row.wins_b == twin.wins_a == 0

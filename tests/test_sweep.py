@@ -10,8 +10,10 @@ import pytest
 from chunklab import ConfigError, UnknownRetrieverError, UnknownStrategyError, load_corpus
 from chunklab.chunking.build import chunk_document
 from chunklab.cli import main
-from chunklab.evaluation.queries import load_queries
-from chunklab.evaluation.sweep import SweepParams, run_sweep
+from chunklab.errors import GridWarning
+from chunklab.evaluation.queries import load_queries, mine, save_queries
+from chunklab.evaluation.stats import holm
+from chunklab.evaluation.sweep import SweepParams, headline, run_sweep
 from conftest import SAMPLE
 
 QUERIES = str(SAMPLE / "queries.jsonl")
@@ -23,7 +25,8 @@ FILES = ["run.json", "chunks.parquet", "retrieved.parquet", "per_query.parquet",
 def sweep(tmp_path_factory):
     out = tmp_path_factory.mktemp("runs") / "run"
     params = SweepParams(corpus=str(SAMPLE), queries=QUERIES,
-                         strategies=("rct", "ast_breadcrumb"), sizes=(400, 900))
+                         strategies=("rct", "ast_breadcrumb"), sizes=(400, 900),
+                         budgets=(128, 512), contrasts=("ast_breadcrumb:rct",))
     return run_sweep(params, out, progress=False), params, out
 
 
@@ -79,12 +82,124 @@ def test_results_are_split_by_source_and_strategy_next_to_the_blend(sweep):
     assert {"explicit", "inferred", "none"} <= set(by_source["split_value"])
 
 
+def test_planned_contrasts_are_a_family_of_their_own_at_each_size(sweep):
+    result, params, _ = sweep
+    ids = {(c.strategy, c.size): c.config_id for c in params.configs()}
+    planned = result.significance[(result.significance.family == "planned")
+                                  & (result.significance.metric == "recall@5")]
+    assert set(zip(planned.config_a, planned.config_b, strict=True)) == {
+        (ids["ast_breadcrumb", size], ids["rct", size]) for size in (400, 900)}
+    assert planned["p_holm"].tolist() == pytest.approx(holm(planned["p_value"]).tolist())
+    assert ((planned.ci_low > 0) | (planned.ci_high < 0)).tolist() == (
+        planned.p_value < 0.05).tolist()
+
+
+@pytest.mark.parametrize(("contrasts", "message"), [
+    (("ast_breadcrumb",), "expected 'strategy:strategy'"),
+    (("rct:rct",), "expected 'strategy:strategy'"),
+    (("ast_breadcrumb:ast_merge",), "names ast_merge, not among the sweep's strategies"),
+])
+def test_a_bad_contrast_is_named(contrasts, message):
+    with pytest.raises(ValueError, match=message):
+        SweepParams(strategies=("rct", "ast_breadcrumb"), contrasts=contrasts)
+
+
 def test_significance_covers_every_pair(sweep):
     result, _, _ = sweep
-    recall = result.significance[result.significance.metric == "recall@5"]
+    recall = result.significance[(result.significance.metric == "recall@5")
+                                 & (result.significance.family == "exploratory")]
     assert len(recall) == 6  # 4 configs -> 6 pairs
     assert set(recall["verdict"]) <= {"A better", "B better", "no significant difference"}
     assert (recall["p_holm"] >= recall["p_value"]).all()
+
+
+def test_each_budget_scores_the_chunks_that_fill_it(sweep):
+    result, params, _ = sweep
+    per_query = result.per_query.set_index(["config_id", "query_id", "metric"])["value"]
+    tokens = result.chunks.set_index(["config_id", "id"])["n_tokens"]
+    metrics = set(result.per_query["metric"])
+    assert {"span_iou@b128", "span_recall@b512", "answer_hit@b512", "hit@b128",
+            "bundle_efficiency@b512", "precision_omega", "span_iou@5"} <= metrics
+    for (config_id, _query), ranks in result.retrieved.groupby(["config_id", "query_id"]):
+        sizes = [tokens[config_id, c] for c in ranks.sort_values("rank")["chunk_id"]]
+        if len(sizes) > params.k:  # a rank past k is kept only to fill the largest budget
+            assert sum(sizes[:-1]) < 512
+    wide = result.per_query[result.per_query.metric.isin(["span_recall@b128",
+                                                           "span_recall@b512"])]
+    wide = wide.pivot_table(index=["config_id", "query_id"], columns="metric", values="value")
+    assert (wide["span_recall@b512"] >= wide["span_recall@b128"] - 1e-9).all()  # more budget
+    assert per_query.notna().any()
+    assert "span_recall@b512" in set(result.significance["metric"])
+
+
+def test_every_summary_row_and_the_headline_carry_the_realised_size(sweep):
+    result, _, _ = sweep
+    stats = result.chunk_stats.set_index("config_id")
+    for config_id, rows in result.summary.groupby("config_id"):
+        chunks = result.chunks[result.chunks.config_id == config_id]
+        assert stats.at[config_id, "tokens_p50"] == chunks["n_tokens"].median()
+        assert (rows["tokens_p50"] == stats.at[config_id, "tokens_p50"]).all()
+        assert (rows["tokens_p95"] == stats.at[config_id, "tokens_p95"]).all()
+    table = headline(result)
+    assert list(table.columns[:5]) == ["strategy", "size", "tokens_p50", "tokens_p95",
+                                       "retriever"]
+    assert "span_recall@b512" in table.columns
+
+
+def test_configs_with_identical_chunks_are_scored_once_and_named(tmp_path):
+    for name, topic in [("a.md", "lanterns"), ("b.md", "kettles"), ("c.md", "ropes")]:
+        (tmp_path / name).write_text(f"# Caring for {topic}\n\nKeep the {topic} dry and "
+                                     f"check the {topic} every week.\n")
+    params = SweepParams(corpus=str(tmp_path), strategies=("ast_breadcrumb", "rct"),
+                         sizes=(2000, 4000))
+    with pytest.warns(GridWarning) as caught:
+        result = run_sweep(params, tmp_path / "run", progress=False)
+    same = result.run_info["identical_configs"]
+    ids = {(c.strategy, c.size): c.config_id for c in params.configs()}
+    assert {(s["config_id"], s["same_as"]) for s in same} == {
+        (ids["ast_breadcrumb", 4000], ids["ast_breadcrumb", 2000]),
+        (ids["rct", 4000], ids["rct", 2000])}
+    assert all(s["no_effect_of"] == ["size"] for s in same)
+    assert any("no effect of size" in str(w.message) for w in caught)
+    assert any("most documents fit in one chunk" in w for w in result.run_info["warnings"])
+    values = result.per_query.pivot_table(index=["query_id", "metric"], columns="config_id",
+                                          values="value")
+    for s in same:
+        pd.testing.assert_series_equal(values[s["config_id"]], values[s["same_as"]],
+                                       check_names=False)
+    twin_ranks = result.retrieved[result.retrieved.config_id == same[0]["config_id"]]
+    twin_chunks = set(result.chunks[result.chunks.config_id == same[0]["config_id"]]["id"])
+    assert set(twin_ranks["chunk_id"]) <= twin_chunks  # ids of the twin's own chunks
+    tested = set(result.significance["config_a"]) | set(result.significance["config_b"])
+    assert not {s["config_id"] for s in same} & tested  # twins stay out of the tests
+    assert result.run_info["queries_dropped"]["count"] == 0
+
+
+def test_mined_headings_shared_by_too_many_documents_are_dropped(tmp_path):
+    for i in range(4):
+        (tmp_path / f"tool{i}.md").write_text(f"# Tool {i} guide\n\n## Usage\n\nRun tool{i} "
+                                              "with a file.\n")
+    mined = mine(load_corpus(tmp_path), max_sources=3)
+    assert "Usage" not in [q.query for q in mined.queries]
+    assert [q.query for q in mined.dropped] == ["Usage"]
+    assert "1 mined query dropped" in mined.reason() and "'Usage' in 4" in mined.reason()
+    assert "Usage" in [q.query for q in mine(load_corpus(tmp_path), max_sources=4).queries]
+    params = SweepParams(corpus=str(tmp_path), strategies=("rct",), sizes=(200,),
+                         mined_max_sources=3)
+    info = run_sweep(params, None, progress=False).run_info
+    assert info["queries_dropped"]["count"] == 1
+    assert info["queries_dropped"]["examples"] == ["Usage (4 documents)"]
+
+
+def test_queries_are_split_into_tuning_and_held_out_and_summarised_by_set(sweep):
+    result, _, _ = sweep
+    split = result.run_info["query_split"]
+    assert split["method"] == "seeded" and split["tuning"] + split["held_out"] == 95
+    sets = result.per_query.groupby("query_set")["query_id"].nunique()
+    assert sets.to_dict() == {"held_out": split["held_out"], "tuning": split["tuning"]}
+    rows = result.summary[(result.summary.split == "query_set")
+                          & (result.summary.metric == "recall@5")]
+    assert set(rows["split_value"]) == {"tuning", "held_out"}
 
 
 def test_second_run_reuses_the_finished_parts(sweep):
@@ -117,6 +232,30 @@ def test_cli_sweep_prints_the_summary(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "ast_merge" in out and "paragraph" in out and "recall@5" in out
     assert (tmp_path / "run" / "summary.csv").exists()
+
+
+def test_cli_sweep_takes_budgets_contrasts_and_two_query_files(tmp_path, capsys):
+    queries = load_queries(QUERIES, load_corpus(SAMPLE))
+    tuning, held = tmp_path / "dev.jsonl", tmp_path / "test.jsonl"
+    save_queries(queries[:50], tuning)
+    save_queries(queries[50:], held)
+    out = tmp_path / "run"
+    code = main(["sweep", "--corpus", str(SAMPLE), "--dev-queries", str(tuning),
+                 "--test-queries", str(held), "--strategies", "ast_merge,ast_breadcrumb",
+                 "--sizes", "600", "--budgets", "256", "--out", str(out)])
+    assert code == 0
+    info = json.loads((out / "run.json").read_text())
+    assert info["params"]["budgets"] == [256]
+    assert info["params"]["contrasts"] == ["ast_breadcrumb:ast_merge"]  # the default, both swept
+    assert info["query_split"] == {"method": "files", "tuning": 50, "held_out": 45,
+                                   "note": "50 tuning queries and 45 held-out queries from "
+                                           "two files"}
+    assert "span_recall@b256" in capsys.readouterr().out
+    code = main(["sweep", "--corpus", str(SAMPLE), "--queries", QUERIES, "--strategies",
+                 "ast_merge,ast_breadcrumb", "--sizes", "600", "--budgets", "none",
+                 "--contrast", "none", "--out", str(tmp_path / "plain")])
+    info = json.loads((tmp_path / "plain" / "run.json").read_text())
+    assert code == 0 and info["params"]["budgets"] == [] and info["params"]["contrasts"] == []
 
 
 def test_renewal_clause_ranks_first_when_it_carries_its_heading(tmp_path):

@@ -9,20 +9,26 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import warnings
+from importlib import metadata
 
 from . import __version__
 from .chunking.build import chunk_corpus
-from .chunking.config import load_config, make_config, parse_value
+from .chunking.config import load_config, make_config, parse_value, provenance_warnings
 from .chunking.registry import REGISTRY
 from .document.corpus import load_corpus
-from .errors import ChunklabError, ConfigError, validation_message
+from .errors import ChunklabError, ConfigError, GridWarning, validation_message
 from .evaluation.defaults import (
+    DEFAULT_BUDGETS,
+    DEFAULT_CONTRASTS,
     DEFAULT_CORPUS,
     DEFAULT_K,
     DEFAULT_RETRIEVERS,
     DEFAULT_SIZES,
     DEFAULT_STRATEGIES,
+    default_contrasts,
 )
+from .evaluation.queries import MAX_SOURCES
 from .util.atomic import write_text_atomic
 
 DESCRIPTION = ("Compare ways of splitting Markdown for retrieval: chunk a corpus, measure every "
@@ -50,12 +56,16 @@ def _parser() -> argparse.ArgumentParser:
     mine = queries_sub.add_parser("mine", help="queries from titles, headings and API symbols")
     mine.add_argument("--corpus", required=True)
     mine.add_argument("--out", required=True, help="output .jsonl file")
+    mine.add_argument("--max-sources", type=int, default=MAX_SOURCES,
+                      help="drop a mined query naming more gold documents than this")
 
     sweep = sub.add_parser("sweep", help="strategies x sizes x retrievers, scored per query")
     sweep.add_argument("--corpus", default=DEFAULT_CORPUS)
     source = sweep.add_mutually_exclusive_group(required=True)
-    source.add_argument("--queries", help="JSONL query file")
+    source.add_argument("--queries", "--dev-queries", dest="queries",
+                        help="JSONL query file (the tuning set when --test-queries is given)")
     source.add_argument("--mine-queries", action="store_true", help="mine queries instead")
+    _add_query_split_args(sweep)
     _add_grid_args(sweep)
     sweep.add_argument("--unit", default="chars", choices=["chars", "words", "tokens"])
     sweep.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
@@ -75,12 +85,24 @@ def _parser() -> argparse.ArgumentParser:
                                            "executed .ipynb, offline .html, index.html")
     report.add_argument("--corpus", default=DEFAULT_CORPUS,
                         help="folder of .md/.markdown/.txt")
-    report.add_argument("--queries", default=None,
+    report.add_argument("--queries", "--dev-queries", dest="queries", default=None,
                         help="JSONL query file (default: <corpus>/queries.jsonl if present, "
                              "else queries mined from the corpus)")
+    _add_query_split_args(report)
     _add_grid_args(report)
+    report.add_argument("--strict", action="store_true",
+                        help="exit non-zero when no config meets the choice rule (the report "
+                             "is written either way, naming the closest config)")
     report.add_argument("--out", help="report folder (default: results/<date-time>)")
     return parser
+
+
+def _add_query_split_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--test-queries", default="", metavar="FILE",
+                        help="held-out JSONL queries: the config is chosen on --queries and "
+                             "reported on these (default: one query set split in two, seeded)")
+    parser.add_argument("--split-seed", type=int, default=0,
+                        help="seed of the tuning / held-out split of one query set")
 
 
 def _add_grid_args(parser: argparse.ArgumentParser) -> None:
@@ -91,6 +113,13 @@ def _add_grid_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--retrievers", default=",".join(DEFAULT_RETRIEVERS),
                         help="comma-separated: bm25,dense,hybrid")
     parser.add_argument("--k", type=int, default=DEFAULT_K)
+    parser.add_argument("--budgets", default=",".join(map(str, DEFAULT_BUDGETS)),
+                        help="comma-separated token budgets, each scoring the top chunks that "
+                             "fill it (the last one truncated); 'none' for none")
+    parser.add_argument("--contrast", action="append", default=None, metavar="A:B",
+                        help="a planned comparison of strategy A with B at each size, tested "
+                             "as its own Holm family (repeatable; 'none' for none; default "
+                             f"{', '.join(DEFAULT_CONTRASTS)} when both are swept)")
 
 
 def _split(text: str) -> list[str]:
@@ -144,6 +173,10 @@ def cmd_strategies(args) -> int:
 def cmd_chunk(args) -> int:
     config = config_from_args(args)
     corpus = load_corpus(args.corpus, infer_headings=config.infer_headings)
+    if args.config:
+        for warning in provenance_warnings(args.config, fingerprint=corpus.fingerprint,
+                                           version=metadata.version("chunklab")):
+            print(f"chunklab: warning: {warning}", file=sys.stderr)
     chunks = chunk_corpus(corpus, config)
     lines = [json.dumps(c.as_dict(), ensure_ascii=False) for c in chunks]
     write_text_atomic(args.out, "\n".join(lines) + ("\n" if lines else ""))
@@ -167,11 +200,14 @@ def cmd_summary(args) -> int:
 
 
 def cmd_queries(args) -> int:
-    from .evaluation.queries import mine_queries, save_queries
+    from .evaluation.queries import mine, save_queries
 
     corpus = load_corpus(args.corpus)
-    queries = mine_queries(corpus)
+    mined = mine(corpus, max_sources=args.max_sources)
+    queries = mined.queries
     save_queries(queries, args.out)
+    if mined.dropped:
+        print(f"chunklab: warning: {mined.reason()}", file=sys.stderr)
     kinds: dict[str, int] = {}
     for query in queries:
         kinds[query.kind] = kinds.get(query.kind, 0) + 1
@@ -182,18 +218,43 @@ def cmd_queries(args) -> int:
 def cmd_sweep(args) -> int:
     from .evaluation.sweep import SweepParams, headline, run_sweep
 
+    strategies = _split(args.strategies)
     params = make_sweep_params(SweepParams, corpus=args.corpus, queries=args.queries or "",
-                               strategies=tuple(_split(args.strategies)),
-                               sizes=tuple(_sizes(args.sizes)),
+                               held_out_queries=args.test_queries, split_seed=args.split_seed,
+                               strategies=tuple(strategies), sizes=tuple(_sizes(args.sizes)),
                                retrievers=tuple(_split(args.retrievers)), unit=args.unit,
-                               k=args.k, options=_options(args.set))
-    result = run_sweep(params, args.out)
+                               k=args.k, budgets=tuple(_budgets(args.budgets)),
+                               contrasts=tuple(_contrasts(args.contrast, strategies)),
+                               options=_options(args.set))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", GridWarning)  # printed below, once, as one line each
+        result = run_sweep(params, args.out)
     print(headline(result).to_string(index=False))
     info = result.run_info
+    for note in [*info["warnings"], info["queries_dropped"]["reason"]]:
+        if note:
+            print(f"chunklab: warning: {note}", file=sys.stderr)
     print(f"{info['configs']} configs x {len(params.retrievers)} retriever(s), "
           f"{info['queries']} queries, {sum(info['seconds'].values()):.1f} s; "
           f"files in {args.out}")
     return 0
+
+
+def _budgets(text: str) -> list[int]:
+    if text.strip().lower() in ("", "none"):
+        return []
+    try:
+        return [int(s) for s in _split(text)]
+    except ValueError:
+        raise ChunklabError(f"--budgets expects token counts like 512,1024 or 'none'; "
+                            f"got {text!r}") from None
+
+
+def _contrasts(given: list[str] | None, strategies: list[str]) -> list[str]:
+    """The --contrast values ('none' for none), else the defaults whose strategies are swept."""
+    if given is None:
+        return default_contrasts(strategies)
+    return [c for item in given for c in _split(item) if c.lower() != "none"]
 
 
 def _sizes(text: str) -> list[int]:
@@ -207,12 +268,18 @@ def cmd_report(args) -> int:
     from .notebooks.report import build_report, default_queries, default_run_name
 
     queries = default_queries(args.corpus) if args.queries is None else args.queries
+    strategies = _split(args.strategies)
     report = build_report(args.out or f"results/{default_run_name()}", corpus=args.corpus,
-                          queries=queries, sizes=_sizes(args.sizes),
-                          strategies=_split(args.strategies),
-                          retrievers=_split(args.retrievers), k=args.k)
+                          queries=queries, held_out_queries=args.test_queries,
+                          split_seed=args.split_seed, sizes=_sizes(args.sizes),
+                          strategies=strategies, retrievers=_split(args.retrievers), k=args.k,
+                          budgets=_budgets(args.budgets),
+                          contrasts=_contrasts(args.contrast, strategies), strict=args.strict)
     for run in report.failed:
         print(f"chunklab: notebook {run.name} failed: {run.error.splitlines()[0]}",
+              file=sys.stderr)
+    if report.unmet_rule:
+        print(f"chunklab: {'error' if args.strict else 'warning'}: {report.unmet_rule}",
               file=sys.stderr)
     print(f"report: {report.index} (each notebook beside it as .ipynb and .html)")
     return report.exit_code

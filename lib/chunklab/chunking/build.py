@@ -12,6 +12,7 @@ from ..document.sections import Breadcrumbs
 from .config import ChunkerConfig
 from .records import Chunk, Piece, StrategyFunc
 from .registry import Requirement, Strategy, add, get_strategy
+from .sizes import all_sizes
 
 
 def register(
@@ -133,9 +134,10 @@ class ChunkBuilder:
     def build(self, pieces: list[Piece]) -> list[Chunk]:
         chunks = []
         config_id = self.config.config_id
-        for ordinal, piece in enumerate(pieces):
+        texts = [self.doc.text[p.start : p.end] if p.text is None else p.text for p in pieces]
+        for ordinal, (piece, text, size) in enumerate(
+                zip(pieces, texts, all_sizes(texts), strict=True)):
             source = self.doc.text[piece.start : piece.end]
-            text = source if piece.text is None else piece.text
             path, provenance = self.label(piece)
             embed, context = self.render(text, path)
             digest = hashlib.sha256(
@@ -153,7 +155,7 @@ class ChunkBuilder:
                     part=f"{piece.part[0]} of {piece.part[1]}" if piece.part else "",
                     kind=block_kind(self.blocks_in(piece.start, piece.end),
                                     (piece.start, piece.end)),
-                    strategy=piece.strategy or self.strategy,
+                    strategy=self.config.strategy,
                     config_id=config_id,
                     structure_source=self.doc.structure_source,
                     verbatim=text == source,
@@ -161,6 +163,10 @@ class ChunkBuilder:
                     end_line=self.lines.line_of(max(piece.end - 1, piece.start)),
                     embed_text=embed,
                     context_text=context,
+                    applied_strategy=piece.strategy or self.strategy,
+                    n_chars=size[0],
+                    n_words=size[1],
+                    n_tokens=size[2],
                     heading_provenance=provenance,
                     title=self.doc.title,
                 )

@@ -116,3 +116,25 @@ def load_config(path: str | os.PathLike) -> ChunkerConfig:
             f"{config.config_id}: the file was edited or written by another version"
         )
     return config
+
+
+def provenance_warnings(path: str | os.PathLike, *, fingerprint: str, version: str) -> list[str]:
+    """What differs between the run a chosen config was picked on (the ``chunklab_version``
+    and ``corpus.fingerprint`` chosen_config.yaml records) and this chunklab and corpus."""
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        return []
+    if not isinstance(data, dict):
+        return []
+    found = []
+    recorded = data.get("chunklab_version")
+    if recorded and recorded != version:
+        found.append(f"{path} was chosen with chunklab {recorded}, this is {version}: the "
+                     "chunks may differ from the ones that were scored")
+    corpus = data.get("corpus")
+    scored = corpus.get("fingerprint") if isinstance(corpus, dict) else None
+    if scored and scored != fingerprint:
+        found.append(f"{path} was chosen on a corpus with fingerprint {scored}, this corpus has "
+                     f"{fingerprint}: its scores were measured on other documents")
+    return found

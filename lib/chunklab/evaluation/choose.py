@@ -1,93 +1,34 @@
-"""Pick a config from a finished sweep by a stated rule, and export it as chosen_config.yaml."""
+"""Pick a config from a finished sweep by a stated rule, on the tuning queries: the best that
+meets every constraint (a cheaper one the best does not significantly beat is preferred), or
+the closest to meeting them when none does; and report it on the held-out queries."""
 
 from __future__ import annotations
 
 import json
 import math
-import operator
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypedDict, cast
+from typing import Any, TypedDict, cast
 
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from ..chunking.config import ChunkerConfig, make_config, save_config
-from ..errors import ChoiceError, ConfigError, RuleError
-from ..util.values import missing, plain
+from ..chunking.config import ChunkerConfig, make_config
+from ..errors import ChoiceError, ConfigError
+from ..util.values import plain
 from . import stats
+from .queries import HELD_OUT, TUNING
+from .rules import (  # noqa: F401  (the rule's names are part of this module's API)
+    BUNDLE,
+    CONFIG_FIELDS,
+    TIE_BREAKS,
+    ChoiceRule,
+    Constraint,
+    check_rule,
+    measure_names,
+    parse_constraint,
+)
 from .runs import SweepResult, load_run
-
-OPERATORS = {"==": operator.eq, ">=": operator.ge, "<=": operator.le, ">": operator.gt,
-             "<": operator.lt}
-ALIASES = {"≥": ">=", "≤": "<="}
-"""Spellings without '=' (papermill skips a parameter line holding more than one '=')."""
-_CONSTRAINT = re.compile(
-    r"^\s*(?P<name>[A-Za-z_][A-Za-z0-9_]*(?:@\d+)?)\s*(?P<op>==|>=|<=|>|<|≥|≤)\s*"
-    r"(?P<value>[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*$")
-TIE_BREAKS = {
-    "smaller_bundle": "smaller mean length (chars of context_text) of the top-k bundle a "
-                      "reader is handed",
-    "bundle_efficiency": "larger bundle_efficiency@k (gold-source share of the bundle)",
-    "smaller_size": "smaller configured chunk size",
-}
-CONFIG_FIELDS = ("config_id", "strategy", "size", "unit", "options")
-NOT_A_MEASURE = {"documents", "size", "over_encoder_limit_method", *CONFIG_FIELDS}
-BUNDLE = "bundle_chars"
-"""Mean chars of the top-k bundle per query (context_text, what a reader is handed)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Constraint:
-    """``name op value``, e.g. ``code_integrity == 1.0``; NaN never satisfies one."""
-
-    name: str
-    op: str
-    value: float
-
-    def holds(self, measured: float) -> bool:
-        return not missing(measured) and OPERATORS[self.op](float(measured), self.value)
-
-    def __str__(self) -> str:
-        return f"{self.name} {self.op} {self.value:g}"
-
-
-def parse_constraint(text: str) -> Constraint:
-    """Parse ``name op number`` (op one of ==, >=, <=, >, <, or ≥ ≤); nothing is evaluated."""
-    match = _CONSTRAINT.match(text) if isinstance(text, str) else None
-    if not match:
-        ops = ", ".join([*OPERATORS, *ALIASES])
-        raise ConfigError(f"cannot parse constraint {text!r}: expected `name op number` with op "
-                         f"one of {ops}, e.g. 'over_encoder_limit <= 0.05'")
-    op = ALIASES.get(match["op"], match["op"])
-    return Constraint(match["name"], op, float(match["value"]))
-
-
-class ChoiceRule(BaseModel):
-    """How a config is chosen: best ``primary_metric`` (blended mean) on ``retriever`` among
-    configs meeting every constraint; configs within ``tie_margin`` of the best are tied and
-    ``tie_break`` decides (see TIE_BREAKS), then the config's size, then its id."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    primary_metric: str = "answer_hit@5"
-    retriever: str = "bm25"
-    constraints: tuple[str, ...] = ()
-    tie_break: Literal["smaller_bundle", "bundle_efficiency", "smaller_size"] = "smaller_bundle"
-    tie_margin: float = Field(0.0, ge=0.0, description="primary-metric gap still counted a tie")
-
-    @field_validator("constraints")
-    @classmethod
-    def _parse(cls, texts: tuple[str, ...]) -> tuple[str, ...]:
-        return tuple(str(parse_constraint(t)) for t in texts)
-
-    def parsed(self) -> list[Constraint]:
-        return [parse_constraint(t) for t in self.constraints]
-
-
-# --- reading a run ------------------------------------------------------------------------
 
 
 def _as_run(result_or_run_dir):
@@ -96,37 +37,33 @@ def _as_run(result_or_run_dir):
     return result_or_run_dir
 
 
-def measure_names(run) -> list[str]:
-    """Every name a constraint may use: blended summary metrics, numeric chunk_stats columns
-    and ``bundle_chars``."""
-    metrics = set(run.summary["metric"])
-    numeric = run.chunk_stats.select_dtypes("number").columns
-    return sorted(metrics | {c for c in numeric if c not in NOT_A_MEASURE} | {BUNDLE})
+def query_set(run) -> str:
+    """``tuning`` when the run split its queries (choose on those), else ``all``."""
+    sets = run.per_query.get("query_set")
+    return TUNING if sets is not None and (sets == TUNING).any() else "all"
 
 
-def check_rule(rule: ChoiceRule, run) -> None:
-    """Every name of the rule exists in ``run``; RuleError names the rule field otherwise."""
-    retrievers = sorted(set(run.summary["retriever"]))
-    if rule.retriever not in retrievers:
-        raise RuleError("retriever", f"{rule.retriever!r} is not in this run; "
-                                     f"run retrievers: {', '.join(retrievers)}")
-    metrics = sorted(set(run.summary["metric"]))
-    if rule.primary_metric not in metrics:
-        raise RuleError("primary_metric", f"unknown metric {rule.primary_metric!r}; "
-                                          f"valid metrics: {', '.join(metrics)}")
-    names = measure_names(run)
-    for constraint in rule.parsed():
-        if constraint.name not in names:
-            raise RuleError("constraints", f"unknown name {constraint.name!r} in "
-                                           f"'{constraint}'; valid names: {', '.join(names)}")
+def _blend(run, retriever: str, name: str) -> pd.DataFrame:
+    """Summary rows of one query set: the blend of all queries, or the tuning/held-out split."""
+    summary = run.summary[run.summary["retriever"] == retriever]
+    if name == "all":
+        return summary[summary["split"] == "all"]
+    return summary[(summary["split"] == "query_set") & (summary["split_value"] == name)]
 
 
-# --- scoring ------------------------------------------------------------------------------
+def _query_ids(run, name: str) -> set[str] | None:
+    if name == "all":
+        return None
+    return set(run.per_query.loc[run.per_query["query_set"] == name, "query_id"])
 
 
-def bundle_chars(run, retriever: str) -> pd.Series:
-    """Per config id: mean over queries of the total context_text chars of its top k."""
-    ranks = run.retrieved[run.retrieved["retriever"] == retriever]
+def bundle_chars(run, retriever: str, query_ids: set[str] | None = None) -> pd.Series:
+    """Per config id: mean over queries (``query_ids``, default all) of the total context_text
+    chars of its top k."""
+    ranks = run.retrieved[(run.retrieved["retriever"] == retriever)
+                          & (run.retrieved["rank"] <= run.params.k)]  # deeper ranks: budgets
+    if query_ids is not None:
+        ranks = ranks[ranks["query_id"].isin(query_ids)]
     lengths = run.chunks[["config_id", "id", "context_text"]].assign(
         chars=lambda f: f["context_text"].str.len()).drop(columns="context_text")
     joined = ranks.merge(lengths, left_on=["config_id", "chunk_id"],
@@ -136,45 +73,92 @@ def bundle_chars(run, retriever: str) -> pd.Series:
 
 
 def candidates(run, rule: ChoiceRule) -> pd.DataFrame:
-    """One row per config on ``rule.retriever``: every blended metric mean, the primary
-    metric's interval, chunk_stats figures, bundle_chars, whether it meets every constraint
-    (``failed`` lists those it misses) and its ``rank`` (1 = chosen; NaN = excluded)."""
+    """One row per config on ``rule.retriever``, scored on the tuning queries (all when the
+    run has no split): every metric mean, the primary metric's interval, chunk_stats figures,
+    bundle_chars, the constraints it fails (``failed``) and its summed relative ``shortfall``,
+    ``same_as`` (a config with identical chunks, scored once), its gap to the best and the
+    paired test against it, whether it is ``tied`` with it, and its ``rank`` (1 = chosen;
+    NaN = fails a constraint or repeats another config)."""
     check_rule(rule, run)
-    blend = run.summary[(run.summary["split"] == "all")
-                        & (run.summary["retriever"] == rule.retriever)]
+    name = query_set(run)
+    blend = _blend(run, rule.retriever, name)
     wide = blend.pivot_table(index="config_id", columns="metric", values="mean")
     primary = blend[blend["metric"] == rule.primary_metric].set_index("config_id")
     table = run.chunk_stats.set_index("config_id").join(wide, how="inner")
     table = table.join(primary[["ci_low", "ci_high", "n"]], how="left")
-    table = table.join(bundle_chars(run, rule.retriever), how="left").reset_index()
-    table["failed"] = [
-        [str(c) for c in rule.parsed() if not c.holds(row[c.name])]
-        for _, row in table.iterrows()
-    ]
+    table = table.join(bundle_chars(run, rule.retriever, _query_ids(run, name)),
+                       how="left").reset_index()
+    constraints = rule.parsed()
+    table["failed"] = [[str(c) for c in constraints if not c.holds(row[c.name])]
+                       for _, row in table.iterrows()]
     table["passes"] = table["failed"].str.len() == 0
-    return _rank(table, rule)
+    table["shortfall"] = [sum(c.shortfall(row[c.name]) for c in constraints)
+                          for _, row in table.iterrows()]
+    twins = {s["config_id"]: s["same_as"] for s in run.run_info.get("identical_configs", [])}
+    table["same_as"] = table["config_id"].map(lambda c: twins.get(c, ""))
+    return _rank(table, rule, _primary_values(run, rule, name))
 
 
-def _rank(table: pd.DataFrame, rule: ChoiceRule) -> pd.DataFrame:
+def margins(table: pd.DataFrame, rule: ChoiceRule) -> pd.DataFrame:
+    """Long table: each config's margin to each constraint, in the measure's unit (negative:
+    by how much it misses), and whether it holds."""
+    rows = []
+    for _, row in table.iterrows():
+        for constraint in rule.parsed():
+            rows.append({"config_id": row["config_id"], "strategy": row["strategy"],
+                         "size": row["size"], "options": row["options"],
+                         "constraint": str(constraint), "measured": plain(row[constraint.name]),
+                         "margin": constraint.margin(row[constraint.name]),
+                         "holds": constraint.holds(row[constraint.name])})
+    return pd.DataFrame(rows, columns=["config_id", "strategy", "size", "options", "constraint",
+                                       "measured", "margin", "holds"])
+
+
+def _primary_values(run, rule: ChoiceRule, name: str) -> pd.DataFrame:
+    """query x config table of the primary metric on the query set ``name``."""
+    rows = run.per_query[(run.per_query["retriever"] == rule.retriever)
+                         & (run.per_query["metric"] == rule.primary_metric)]
+    ids = _query_ids(run, name)
+    if ids is not None:
+        rows = rows[rows["query_id"].isin(ids)]
+    return rows.pivot(index="query_id", columns="config_id", values="value")
+
+
+def _tie_column(table: pd.DataFrame, rule: ChoiceRule) -> tuple[str, bool]:
     k = next((c.split("@")[1] for c in table.columns if c.startswith("bundle_efficiency@")),
              None)
     keys = {"smaller_bundle": (BUNDLE, True), "smaller_size": ("size", True),
             "bundle_efficiency": (f"bundle_efficiency@{k}", False)}
-    tie_column, ascending = keys[rule.tie_break]
-    ok = table[table["passes"]].copy()
-    best = ok[rule.primary_metric].max() if len(ok) else math.nan
-    ok["tied"] = ok[rule.primary_metric] >= best - rule.tie_margin - 1e-12
-    ok["primary_key"] = ok[rule.primary_metric].where(~ok["tied"], best)
-    ok = ok.sort_values(["primary_key", tie_column, "size", "config_id"],
-                        ascending=[False, ascending, True, True], na_position="last")
+    return keys[rule.tie_break]
+
+
+def _rank(table: pd.DataFrame, rule: ChoiceRule, values: pd.DataFrame) -> pd.DataFrame:
+    tie_column, ascending = _tie_column(table, rule)
+    order = [rule.primary_metric, tie_column, "size", "config_id"]
+    directions = [False, ascending, True, True]
+    ok = table[table["passes"] & (table["same_as"] == "")].sort_values(
+        order, ascending=directions, na_position="last")
+    if ok.empty:
+        return table.assign(rank=math.nan, tied=False, gap_to_best=math.nan,
+                            p_vs_best=math.nan)
+    best = ok.iloc[0]
+    ok["gap_to_best"] = best[rule.primary_metric] - ok[rule.primary_metric]
+    ok["p_vs_best"] = [
+        1.0 if c == best["config_id"] else stats.paired_comparison(
+            values[best["config_id"]], values[c]).p_value for c in ok["config_id"]]
+    ok["tied"] = (ok["gap_to_best"] <= rule.tie_margin + 1e-12) & (ok["p_vs_best"] >= rule.alpha)
+    ok["primary_key"] = ok[rule.primary_metric].where(~ok["tied"], best[rule.primary_metric])
+    ok = ok.sort_values(["primary_key", *order[1:]], ascending=directions, na_position="last")
     ok["rank"] = range(1, len(ok) + 1)
-    ranked = table.merge(ok[["config_id", "rank", "tied"]], on="config_id", how="left")
+    ranked = table.merge(ok[["config_id", "rank", "tied", "gap_to_best", "p_vs_best"]],
+                         on="config_id", how="left")
     return ranked.sort_values(["rank", "config_id"], na_position="last", ignore_index=True)
 
 
 def rebuild_config(run, config_id: str) -> ChunkerConfig:
-    """The ChunkerConfig of ``config_id`` from the config fields the run's tables carry;
-    raises ConfigError when they no longer hash to that id (another chunklab version)."""
+    """The ChunkerConfig of ``config_id`` from the config fields the run's tables carry (the
+    config's own strategy, never the one structure_routed applied); raises ConfigError when
+    they no longer hash to that id (another chunklab version)."""
     for frame in (run.chunks, run.chunk_stats):
         rows = frame[frame["config_id"] == config_id]
         if len(rows):
@@ -196,9 +180,9 @@ def rebuild_config(run, config_id: str) -> ChunkerConfig:
 
 
 CandidateRow = dict[str, Any]
-"""A row of ``candidates`` as plain values: config columns, every blended metric mean,
-chunk_stats figures, ``bundle_chars``, ``ci_low``/``ci_high``/``n`` of the primary metric,
-``failed``, ``passes``, ``rank`` and ``tied``."""
+"""A row of ``candidates`` as plain values: config columns, every metric mean, chunk_stats
+figures, ``bundle_chars``, ``ci_low``/``ci_high``/``n`` of the primary metric, ``failed``,
+``passes``, ``shortfall``, ``same_as``, ``rank``, ``tied``, ``gap_to_best``, ``p_vs_best``."""
 
 
 class PairedRow(TypedDict, total=False):
@@ -222,7 +206,7 @@ class PairedRow(TypedDict, total=False):
 
 
 class Score(TypedDict):
-    """A blended metric of the chosen config: mean, 95% interval and queries scored."""
+    """A metric of the chosen config: mean, 95% interval and queries scored."""
 
     mean: float | None
     ci_low: float | None
@@ -244,19 +228,28 @@ class Choice:
     rule: ChoiceRule
     config: ChunkerConfig
     chosen: CandidateRow
-    """The chosen config's row of ``candidates``."""
+    """The chosen config's row of ``candidates`` (the closest one when none meets the rule)."""
     runner_up: CandidateRow | None
     """The next-ranked config's row; None when only one config meets the rule."""
     comparison: PairedRow | None
     """The paired test on the primary metric, oriented A = chosen, B = runner-up."""
     candidates: pd.DataFrame
     scores: dict[str, Any]
-    """Metric name -> a ``Score`` (blended mean and interval); chunk figures -> a number."""
+    """Metric name -> a ``Score`` on the tuning queries; chunk figures -> a number."""
     run_id: str
     corpus: CorpusRef
     run_dir: Path | None = None
     evidence: pd.DataFrame = field(default_factory=pd.DataFrame)
     """Every key metric of the significance table for the chosen pair (A = chosen)."""
+    meets_rule: bool = True
+    """False when no config meets every constraint: ``chosen`` is then the closest."""
+    note: str = ""
+    """Why this config: the closest to the rule, or the tie-break preferring a cheaper one."""
+    query_set: str = "all"
+    """The queries the choice was made on: ``tuning`` or ``all`` (too few to split)."""
+    held_out: dict[str, Any] = field(default_factory=dict)
+    """The chosen config on the held-out queries: scores, and its margin over the runner-up
+    with their paired test (empty when the queries were not split)."""
 
     @property
     def verdict(self) -> str:
@@ -265,28 +258,65 @@ class Choice:
         return self.comparison["verdict"]
 
 
-def choose(result_or_run_dir, rule: ChoiceRule) -> Choice:
-    """Apply ``rule`` to a SweepResult or a run folder; raises ChoiceError when no config
-    meets the constraints (naming what each config missed)."""
+def choose(result_or_run_dir, rule: ChoiceRule, *, strict: bool = False) -> Choice:
+    """Apply ``rule`` to a SweepResult or a run folder. When no config meets the constraints
+    the closest one is returned (fewest constraints missed, then the smallest summed relative
+    shortfall) with ``meets_rule`` False; with ``strict`` that raises ChoiceError instead."""
     run = _as_run(result_or_run_dir)
     table = candidates(run, rule)
     ranked = table[table["rank"].notna()]
-    if ranked.empty:
-        misses = "; ".join(f"{_label(r)} fails {', '.join(r['failed'])}"
-                           for _, r in table.iterrows())
-        raise ChoiceError(f"no config meets {list(rule.constraints)}: {misses}")
+    meets = not ranked.empty
+    if not meets:
+        misses = "; ".join(f"{_label(r)} fails " + ", ".join(
+            f"{c} (measured {plain(r[parse_constraint(c).name])})" for c in r["failed"])
+            for _, r in table.iterrows() if r["failed"])
+        if strict:
+            raise ChoiceError(f"no config meets {list(rule.constraints)}: {misses}")
+        ranked = _closest(table, rule)
     chosen = _record(ranked.iloc[0])
     runner = _record(ranked.iloc[1]) if len(ranked) > 1 else None
     evidence = _pair_rows(run, rule, chosen["config_id"], runner["config_id"]) if runner else None
     info = run.run_info
+    name = query_set(run)
     return Choice(
         rule=rule, config=rebuild_config(run, chosen["config_id"]), chosen=chosen,
-        runner_up=runner, comparison=_primary_row(run, rule, evidence, chosen, runner),
-        candidates=table, scores=_scores(run, rule, chosen["config_id"]),
+        runner_up=runner, comparison=_primary_row(run, rule, evidence, chosen, runner, name),
+        candidates=table, scores=_scores(run, rule, chosen["config_id"], name),
         run_id=info.get("run_id", ""), run_dir=run.run_dir,
         corpus={"root": info.get("corpus", {}).get("root", ""),
                 "fingerprint": info.get("corpus", {}).get("fingerprint", "")},
-        evidence=evidence if evidence is not None else pd.DataFrame())
+        evidence=evidence if evidence is not None else pd.DataFrame(), meets_rule=meets,
+        note=_note(table, rule, chosen, meets), query_set=name,
+        held_out=_held_out(run, rule, chosen, runner) if name == TUNING else {})
+
+
+def _closest(table: pd.DataFrame, rule: ChoiceRule) -> pd.DataFrame:
+    rows = table[table["same_as"] == ""].assign(misses=table["failed"].str.len())
+    return rows.sort_values(["misses", "shortfall", rule.primary_metric, "config_id"],
+                            ascending=[True, True, False, True], ignore_index=True)
+
+
+def _note(table: pd.DataFrame, rule: ChoiceRule, chosen: CandidateRow, meets: bool) -> str:
+    if not meets:
+        return (f"no config meets every constraint; {_label(chosen)} is the closest (misses "
+                f"{', '.join(chosen['failed'])}): it is reported, not endorsed")
+    best = table[table["gap_to_best"] == 0].sort_values("rank").iloc[0]
+    if best["config_id"] == chosen["config_id"]:
+        return ""
+    return (f"{_label(chosen)} chosen over {_label(best)}: {_label(best)} is best on "
+            f"{rule.primary_metric} by {chosen['gap_to_best']:.3f} (tie margin "
+            f"{rule.tie_margin:g}) but not significantly better (paired sign-flip p = "
+            f"{chosen['p_vs_best']:.3g}), so the tie-break prefers the "
+            f"{TIE_BREAKS[rule.tie_break]}: {_cheaper(chosen, best, rule)}")
+
+
+def _cheaper(chosen: CandidateRow, best: pd.Series, rule: ChoiceRule) -> str:
+    column = {"smaller_bundle": BUNDLE, "smaller_size": "size"}.get(rule.tie_break)
+    if column is None:
+        key = next(k for k in chosen if str(k).startswith("bundle_efficiency@"))
+        return f"{key} {chosen[key]:.3f} against {best[key]:.3f}"
+    saving = 1 - chosen[column] / best[column] if best[column] else 0.0
+    return f"{column} {chosen[column]:.0f} against {best[column]:.0f} ({saving:.0%} smaller)"
 
 
 def _label(row) -> str:
@@ -301,77 +331,59 @@ def _pair_rows(run, rule: ChoiceRule, a: str, b: str) -> pd.DataFrame:
     sig = run.significance
     if sig.empty:
         return pd.DataFrame()
-    pair = sig[(sig["retriever"] == rule.retriever)
+    pair = sig[(sig["retriever"] == rule.retriever) & (sig["family"] == stats.EXPLORATORY)
                & (((sig["config_a"] == a) & (sig["config_b"] == b))
                   | ((sig["config_a"] == b) & (sig["config_b"] == a)))]
-    out = stats.orient(pair, a).assign(source="sweep significance table (Holm over all pairs)")
+    out = stats.orient(pair, a).assign(
+        source="sweep significance table (all queries, Holm over all pairs)")
     return out.reset_index(drop=True)
 
 
-def _primary_row(run: SweepResult, rule: ChoiceRule, evidence: pd.DataFrame | None,
-                 chosen: CandidateRow, runner: CandidateRow | None) -> PairedRow | None:
-    if runner is None:
-        return None
-    if evidence is not None and rule.primary_metric in set(evidence.get("metric", [])):
-        row = evidence[evidence["metric"] == rule.primary_metric].iloc[0]
-        return cast(PairedRow, _record(row))
-    rows = run.per_query[(run.per_query["retriever"] == rule.retriever)
-                         & (run.per_query["metric"] == rule.primary_metric)]
-    wide = rows.pivot(index="query_id", columns="config_id", values="value")
-    test = stats.paired_comparison(wide[chosen["config_id"]], wide[runner["config_id"]])
-    verdict = stats.verdict(test.mean_diff, test.p_value, alpha=stats.ALPHA,
+def _pair_test(run, rule: ChoiceRule, a: str, b: str, name: str, source: str) -> PairedRow:
+    values = _primary_values(run, rule, name)
+    test = stats.paired_comparison(values[a], values[b], confidence=1 - rule.alpha)
+    verdict = stats.verdict(test.mean_diff, test.p_value, alpha=rule.alpha,
                             higher_is_better=True)
     return cast(PairedRow, {
-        "metric": rule.primary_metric, "config_a": chosen["config_id"],
-        "config_b": runner["config_id"], **_record(pd.Series(test.as_dict())),
-        "p_holm": test.p_value, "verdict": verdict,
-        "source": "paired test of this pair alone (metric not in the sweep's table)"})
+        "metric": rule.primary_metric, "config_a": a, "config_b": b,
+        **_record(pd.Series(test.as_dict())), "p_holm": test.p_value, "verdict": verdict,
+        "source": source})
 
 
-def _scores(run: SweepResult, rule: ChoiceRule, config_id: str) -> dict[str, Any]:
-    blend = run.summary[(run.summary["split"] == "all") & (run.summary["config_id"] == config_id)
-                        & (run.summary["retriever"] == rule.retriever)]
+def _primary_row(run: SweepResult, rule: ChoiceRule, evidence: pd.DataFrame | None,
+                 chosen: CandidateRow, runner: CandidateRow | None,
+                 name: str) -> PairedRow | None:
+    if runner is None:
+        return None
+    if name == "all" and evidence is not None and rule.primary_metric in set(
+            evidence.get("metric", [])):
+        row = evidence[evidence["metric"] == rule.primary_metric].iloc[0]
+        return cast(PairedRow, _record(row))
+    return _pair_test(run, rule, chosen["config_id"], runner["config_id"], name,
+                      f"paired test of this pair alone on the {name} queries")
+
+
+def _scores(run: SweepResult, rule: ChoiceRule, config_id: str, name: str) -> dict[str, Any]:
+    blend = _blend(run, rule.retriever, name)
+    blend = blend[blend["config_id"] == config_id]
     scores = {row["metric"]: {"mean": plain(row["mean"]), "ci_low": plain(row["ci_low"]),
                               "ci_high": plain(row["ci_high"]), "n": int(row["n"])}
               for _, row in blend.iterrows()}
     stats_row = run.chunk_stats[run.chunk_stats["config_id"] == config_id].iloc[0]
-    for name in ("chunks", "code_integrity", "oversize_share", "lost_chars",
-                 "over_encoder_limit", "heading_only"):
-        if name in stats_row:
-            scores[name] = plain(stats_row[name])
+    for metric in ("chunks", "tokens_p50", "tokens_p95", "code_integrity", "oversize_share",
+                   "lost_chars", "over_encoder_limit", "heading_only"):
+        if metric in stats_row:
+            scores[metric] = plain(stats_row[metric])
     return scores
 
 
-def export_choice(choice: Choice, path: str | os.PathLike) -> Path:
-    """Write the chosen config (a folder gets ``chosen_config.yaml``) with the rule, scores,
-    corpus fingerprint, run id, runner-up and verdict; ``chunklab chunk --config`` reads it."""
-    target = Path(path)
-    if target.suffix not in (".yaml", ".yml"):
-        target = target / "chosen_config.yaml"
-    runner = choice.runner_up
-    return save_config(
-        choice.config, target,
-        rule={**choice.rule.model_dump(), "constraints": list(choice.rule.constraints),
-              "tie_break_means": TIE_BREAKS[choice.rule.tie_break]},
-        scores=choice.scores, corpus=choice.corpus, run_id=choice.run_id,
-        runner_up=None if runner is None else {
-            name: runner[name] for name in (*CONFIG_FIELDS, choice.rule.primary_metric,
-                                            "ci_low", "ci_high", BUNDLE)},
-        verdict=verdict_text(choice))
-
-
-def verdict_text(choice: Choice) -> str:
-    """The paired test on the primary metric in one line (A = chosen)."""
-    row = choice.comparison
-    if row is None:
-        return choice.verdict
-    diff, low, high = (_shown(v, "+.4f") for v in (row["mean_diff"], row["ci_low"],
-                                                    row["ci_high"]))
-    p = _shown(row["p_holm"], ".4g")
-    return (f"{row['metric']}: chosen - runner-up = {diff} [{low}, {high}], p_holm={p}: "
-            f"{row['verdict']} (A = chosen)")
-
-
-def _shown(value, spec: str) -> str:
-    """``value`` formatted, or ``n/a`` when it could not be measured (one query: no CI)."""
-    return "n/a" if missing(value) else format(value, spec)
+def _held_out(run, rule: ChoiceRule, chosen: CandidateRow,
+              runner: CandidateRow | None) -> dict[str, Any]:
+    """The chosen config's scores on the held-out queries and its margin over the runner-up
+    there (the honest estimate: those queries played no part in the choice)."""
+    scores = _scores(run, rule, chosen["config_id"], HELD_OUT)
+    margin = None if runner is None else _pair_test(
+        run, rule, chosen["config_id"], runner["config_id"], HELD_OUT,
+        "paired test of this pair alone on the held-out queries")
+    return {"queries": len(_query_ids(run, HELD_OUT) or ()), "scores": scores,
+            "margin_over_runner_up": margin}

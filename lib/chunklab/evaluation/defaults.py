@@ -7,3 +7,13 @@ DEFAULT_SIZES = (300, 600, 1200)
 DEFAULT_RETRIEVERS = ("bm25",)
 DEFAULT_K = 5
 DEFAULT_CORPUS = "data/sample"
+DEFAULT_BUDGETS = (512, 1024, 2048)
+"""Token budgets: each also scores the top chunks that fill it (the fair comparison of sizes)."""
+DEFAULT_CONTRASTS = ("ast_breadcrumb:ast_merge",)
+"""Planned contrasts: the breadcrumb prefix alone (the two strategies cut identical spans)."""
+
+
+def default_contrasts(strategies) -> list[str]:
+    """The default contrasts whose two strategies are both in ``strategies``."""
+    names = set(strategies)
+    return [c for c in DEFAULT_CONTRASTS if set(c.split(":")) <= names]

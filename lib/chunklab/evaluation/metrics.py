@@ -13,10 +13,12 @@ import pytrec_eval
 
 from ..chunking.config import ChunkerConfig
 from ..chunking.records import Chunk
-from ..chunking.sizes import ENCODER_WINDOW, measure_all, token_counts
+from ..chunking.sizes import ENCODER_WINDOW, SIZE_FIELDS, token_counts
 from ..errors import MetricError
 from . import invariants
+from .budget import budget_name, fill_budget
 from .queries import Query, documents_by_id
+from .spans import precision_omega, span_metrics
 
 _FENCE = re.compile(r"^[ \t]*(```|~~~)")
 
@@ -89,7 +91,8 @@ def _covered(spans: list[tuple[int, int]], start: int, end: int) -> int:
     return int(mask.sum())
 
 
-def answer_metrics(top: Sequence, span: tuple[str, int, int], k: int) -> dict[str, float]:
+def answer_metrics(top: Sequence, span: tuple[str, int, int], k: int | str
+                   ) -> dict[str, float]:
     """Span metrics of one query's top-k chunks against its answer span.
 
     - ``answer_hit@k``: 1 when some top-k chunk of the source spans the whole answer.
@@ -116,7 +119,7 @@ def answer_metrics(top: Sequence, span: tuple[str, int, int], k: int) -> dict[st
 
 
 def bundle_metrics(
-    top: Sequence, sources: Iterable[str], k: int, *, docs: dict | None = None
+    top: Sequence, sources: Iterable[str], k: int | str, *, docs: dict | None = None
 ) -> dict[str, float]:
     """``bundle_efficiency@k`` (gold-source share of the top-k context chars) and
     ``code_integrity@k`` (share of top-k chunks that are ``chunk_intact``); NaN when empty."""
@@ -176,41 +179,69 @@ def score_run(
     *,
     docs=None,
     ks: Sequence[int] = (5,),
+    budgets: Sequence[int] = (),
     config_id: str = "",
 ) -> list[dict]:
     """One row ``{config_id, query_id, query_kind, metric, value}`` per query and metric.
 
     ``results[i]`` is the ranking returned for ``queries[i]`` (``Retriever.search`` output).
-    Every metric reads the same top-k chunks, the bundle a reader is handed: file-level
-    metrics use the distinct documents of those chunks. Answer metrics are added for
-    queries with an answer and need ``docs`` (a Corpus, Documents or ``{id: Document}``).
+    Every metric at k reads the same top-k chunks, the bundle a reader is handed: file-level
+    metrics use the distinct documents of those chunks. Each budget B gives a second bundle,
+    the top chunks until B tokens are filled (``budget.fill_budget``), scored on hit, answer,
+    span and bundle metrics named ``@bB``. Answer and span metrics are added for queries with
+    an answer and need ``docs`` (a Corpus, Documents or ``{id: Document}``), and so does
+    ``precision_omega`` (one value per query, whatever k or B).
     """
     chunks = list(chunks)
     ranked = _resolve(results, queries, chunks)
     config_id = config_id or (chunks[0].config_id if chunks else "")
     docs = documents_by_id(docs) if docs is not None else {}
-    rows: list[dict] = []
+    spans = {q.id: answer_span(q, docs) for q in queries if q.answer is not None}
+    values: dict[str, dict[str, float]] = {q.id: {} for q in queries}
     for k in ks:
         tops = [r[:k] for r in ranked]
         doc_lists = {q.id: distinct_docs(t) for q, t in zip(queries, tops, strict=True)}
         files = file_metrics(doc_lists, queries, k)
         for query, top in zip(queries, tops, strict=True):
-            values = {**files[query.id], **bundle_metrics(top, query.sources, k, docs=docs)}
-            if query.answer is not None:
-                values.update(answer_metrics(top, answer_span(query, docs), k))
-            rows += [
-                {"config_id": config_id, "query_id": query.id, "query_kind": query.kind,
-                 "metric": name, "value": value}
-                for name, value in values.items()
-            ]
-    return rows
+            values[query.id].update(files[query.id])
+            values[query.id].update(bundle_values(top, query, k, docs, spans.get(query.id)))
+    for budget in budgets:
+        cut = budget_name(budget)
+        for query, ranking in zip(queries, ranked, strict=True):
+            bundle = fill_budget(ranking, budget)
+            gold = set(query.sources)
+            values[query.id][f"hit@{cut}"] = float(any(c.doc_id in gold for c in bundle))
+            values[query.id].update(bundle_values(bundle, query, cut, docs,
+                                                  spans.get(query.id)))
+    if spans:
+        by_doc: dict[str, list] = {}
+        for chunk in chunks:
+            by_doc.setdefault(chunk.doc_id, []).append(chunk)
+        for qid, span in spans.items():
+            values[qid]["precision_omega"] = precision_omega(by_doc.get(span[0], []), span, docs)
+    return [
+        {"config_id": config_id, "query_id": query.id, "query_kind": query.kind,
+         "metric": name, "value": value}
+        for query in queries for name, value in values[query.id].items()
+    ]
+
+
+def bundle_values(bundle: Sequence, query: Query, cut: int | str, docs: dict,
+                  span: tuple[str, int, int] | None) -> dict[str, float]:
+    """Bundle metrics of one bundle, and its answer and span metrics when there is a span."""
+    found = bundle_metrics(bundle, query.sources, cut, docs=docs)
+    if span is not None:
+        found.update(answer_metrics(bundle, span, cut))
+        found.update(span_metrics(bundle, span, docs, cut))
+    return found
 
 
 # --- per-config chunk statistics --------------------------------------------------------
 
 
-def _sizes(texts: list[str], unit: str) -> np.ndarray:
-    return np.asarray(measure_all(texts, unit), dtype=float)
+def recorded_sizes(chunks: Sequence, unit: str) -> np.ndarray:
+    """The sizes the chunk records carry (``n_chars``, ``n_words`` or ``n_tokens``)."""
+    return np.asarray([getattr(c, SIZE_FIELDS[unit]) for c in chunks], dtype=float)
 
 
 def lost_characters(chunks: Iterable, docs: dict) -> tuple[int, int]:
@@ -262,6 +293,8 @@ class ChunkStats:
     chars_p50: float
     chars_p95: float
     chars_max: float
+    tokens_p50: float
+    tokens_p95: float
     code_integrity: float
     heading_only: int
     heading_only_share: float
@@ -270,6 +303,7 @@ class ChunkStats:
     lost_chars: int
     lost_share: float
     verbatim_share: float
+    single_chunk_docs_share: float
     over_encoder_limit: float
     over_encoder_limit_method: str
 
@@ -280,15 +314,15 @@ class ChunkStats:
 def chunk_stats(chunks: Sequence[Chunk], config: ChunkerConfig, *, docs: Any) -> ChunkStats:
     """The structural figures of one config's chunks of ``docs``.
 
-    Sizes are of ``chunk.text`` in the config's unit (``size_*``) and in chars (``chars_*``);
+    Sizes are the records' own sizes of ``chunk.text``, in the config's unit (``size_*``), in
+    chars (``chars_*``) and in tokens (``tokens_*``, the realised size);
     ``oversize`` counts chunks above ``config.size``; ``lost_chars`` counts non-whitespace
     document chars outside every chunk span; ``over_encoder_limit`` is the share of embed
     texts longer than the encoder window, with how it was counted in ``*_method``.
     """
     chunks = list(chunks)
     docs = documents_by_id(docs)
-    texts = [c.text for c in chunks]
-    sizes = _sizes(texts, config.unit)
+    sizes = recorded_sizes(chunks, config.unit)
     lost, solid = lost_characters(chunks, docs)
     over, method = over_encoder_limit([c.embed_text for c in chunks])
     by_doc: dict[str, list] = {}
@@ -297,14 +331,17 @@ def chunk_stats(chunks: Sequence[Chunk], config: ChunkerConfig, *, docs: Any) ->
     heading_only = sum(invariants.heading_only(docs[d], cs) for d, cs in by_doc.items())
     oversize = int((sizes > config.size).sum())
     n = len(chunks)
+    tokens = _spread(recorded_sizes(chunks, "tokens"), "tokens")
     return ChunkStats(
         config_id=config.config_id, strategy=config.strategy, size=config.size,
         unit=config.unit, documents=len(docs), chunks=n,
-        **_spread(sizes, "size"), **_spread(_sizes(texts, "chars"), "chars"),
+        **_spread(sizes, "size"), **_spread(recorded_sizes(chunks, "chars"), "chars"),
+        tokens_p50=tokens["tokens_p50"], tokens_p95=tokens["tokens_p95"],
         code_integrity=_share([chunk_intact(c, docs) for c in chunks]),
         heading_only=heading_only, heading_only_share=heading_only / n if n else math.nan,
         oversize=oversize, oversize_share=oversize / n if n else math.nan,
         lost_chars=lost, lost_share=lost / solid if solid else 0.0,
         verbatim_share=_share([c.verbatim for c in chunks]),
+        single_chunk_docs_share=_share([len(by_doc.get(d, ())) == 1 for d in docs]),
         over_encoder_limit=over, over_encoder_limit_method=method,
     )

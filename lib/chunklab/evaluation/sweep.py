@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator
+import warnings
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -16,12 +17,15 @@ from tqdm.auto import tqdm
 from ..chunking.build import chunk_document
 from ..chunking.config import ChunkerConfig
 from ..chunking.records import Chunk
+from ..chunking.sizes import token_method
 from ..document.corpus import Corpus, load_corpus
+from ..errors import GridWarning
 from ..util.atomic import write_atomic
-from . import metrics, stats, tables
-from .queries import load_queries, mine_queries
+from . import budget, grid, metrics, stats, tables
+from .queries import QuerySplit, given_split, load_queries, mine, split_queries
 from .retrieve import make_retriever
 from .runs import (
+    DroppedQueries,
     RunInfo,
     SweepParams,
     SweepResult,
@@ -53,16 +57,19 @@ def _parquet(path: Path, frame: pd.DataFrame) -> None:
     write_atomic(path, lambda tmp: frame.to_parquet(tmp, index=False))
 
 
-def _score(config, retriever_name, retriever, chunks, queries, corpus, k) -> tuple:
+def _score(config, retriever_name, retriever, chunks, queries, corpus, k, budgets) -> tuple:
     retriever.index(chunks)
-    results = retriever.search([q.query for q in queries], k)
-    rows = metrics.score_run(results, queries, chunks, docs=corpus, ks=(k,),
+    tokens = [c.n_tokens for c in chunks]
+    deep = max([k, *(budget.depth(tokens, b) for b in budgets)])  # enough to fill each budget
+    results = retriever.search([q.query for q in queries], deep)
+    rows = metrics.score_run(results, queries, chunks, docs=corpus, ks=(k,), budgets=budgets,
                              config_id=config.config_id)
-    retrieved = [
-        {"query_id": q.id, "rank": rank, "chunk_id": chunk_id, "score": float(score)}
-        for q, hits in zip(queries, results, strict=True)
-        for rank, (chunk_id, score) in enumerate(hits, start=1)
-    ]
+    size = {c.id: c.n_tokens for c in chunks}
+    retrieved = []
+    for q, hits in zip(queries, results, strict=True):
+        used = max([k, *(budget.reach([size[h[0]] for h in hits], b) for b in budgets)])
+        retrieved += [{"query_id": q.id, "rank": rank, "chunk_id": chunk_id, "score": float(score)}
+                      for rank, (chunk_id, score) in enumerate(hits[:used], start=1)]
     columns = {**config_columns(config), "retriever": retriever_name}
     return (pd.DataFrame([{**columns, **r} for r in rows]),
             tables.RETRIEVED.frame({**columns, **r} for r in retrieved))
@@ -76,7 +83,7 @@ def run_sweep(params: SweepParams, out_dir: str | os.PathLike | None = None, *,
     with stage("load"):
         corpus = corpus or load_corpus(params.corpus,
                                        infer_headings=params.options.get("infer_headings", False))
-        queries = load_queries(params.queries, corpus) if params.queries else mine_queries(corpus)
+        queries, dropped, split = _queries(params, corpus)
     configs = params.configs()
     parts = run_dir / "parts" if run_dir else None
     reused = 0
@@ -89,24 +96,33 @@ def run_sweep(params: SweepParams, out_dir: str | os.PathLike | None = None, *,
         reused += hit
         chunk_frames.append(frame)
         chunks_by_config[config.config_id] = chunks
+    same = grid.identical_configs(configs, chunks_by_config)
     per_query, retrieved, cache_stats = _retrieve_all(
-        params, configs, chunks_by_config, queries, corpus, parts, stage, progress)
+        params, configs, chunks_by_config, queries, corpus, parts, stage, progress,
+        {s["config_id"]: s["same_as"] for s in same})
     reused += cache_stats.pop("reused_parts")
-    per_query = _annotate(per_query, queries, corpus, chunks_by_config)
+    per_query = _annotate(per_query, queries, corpus, chunks_by_config, split)
     with stage("statistics"):
-        summary = summary_table(per_query)
-        significance = significance_table(per_query, params.k)
         chunk_stats = tables.CHUNK_STATS.frame(
             {**config_columns(c),
              **metrics.chunk_stats(chunks_by_config[c.config_id], c, docs=corpus).as_dict()}
             for c in configs
         )
+        summary = summary_table(per_query, chunk_stats)
+        significance = significance_table(per_query, params.k, params.budgets,
+                                          planned=params.planned_pairs(),
+                                          twins={s["config_id"] for s in same})
+    notes = [s["text"] for s in same] + [w for w in [grid.one_chunk_warning(chunk_stats)] if w]
+    for note in notes:
+        warnings.warn(note, GridWarning, stacklevel=2)
     info: RunInfo = {
         "run_id": params.run_id, "params": params.model_dump(), "versions": versions(),
         "corpus": {"root": params.corpus, "fingerprint": corpus.fingerprint,
                    "documents": len(corpus), "skipped": [s.as_dict() for s in corpus.skipped]},
-        "queries": len(queries), "configs": len(configs), "reused_parts": reused,
-        "embedding_cache": cache_stats,
+        "queries": len(queries), "queries_dropped": dropped,
+        "query_split": split.report(), "token_method": token_method(),
+        "configs": len(configs), "identical_configs": same, "warnings": notes,
+        "reused_parts": reused, "embedding_cache": cache_stats,
         "seconds": {name: round(v, 3) for name, v in stage.seconds.items()},
     }
     chunks = tables.CHUNKS.conform(pd.concat(chunk_frames, ignore_index=True))
@@ -115,6 +131,25 @@ def run_sweep(params: SweepParams, out_dir: str | os.PathLike | None = None, *,
     if run_dir:
         write_results(result)
     return result
+
+
+def _queries(params: SweepParams, corpus: Corpus) -> tuple[list, DroppedQueries, QuerySplit]:
+    """The run's queries, what mining dropped (nothing when they come from a file), and their
+    split into tuning and held-out sets."""
+    if params.held_out_queries:
+        tuning = load_queries(params.queries, corpus)
+        held_out = load_queries(params.held_out_queries, corpus)
+        return [*tuning, *held_out], NOTHING_DROPPED, given_split(tuning, held_out)
+    if params.queries:
+        queries, dropped = load_queries(params.queries, corpus), NOTHING_DROPPED
+    else:
+        mined = mine(corpus, max_sources=params.mined_max_sources)
+        queries, dropped = mined.queries, mined.report()
+    return queries, dropped, split_queries(queries, seed=params.split_seed,
+                                           minimum=params.min_split)
+
+
+NOTHING_DROPPED: DroppedQueries = {"count": 0, "reason": "", "examples": []}
 
 
 def _chunk_part(corpus: Corpus, config: ChunkerConfig, path: Path | None) -> tuple:
@@ -134,26 +169,39 @@ def _records(frame: pd.DataFrame) -> list[Chunk]:
     return [Chunk.from_dict(row) for row in frame.to_dict("records")]
 
 
-def _retrieve_all(params, configs, chunks_by_config, queries, corpus, parts, stage, progress):
+def _retrieve_all(params, configs, chunks_by_config, queries, corpus, parts, stage, progress,
+                  same_as):
+    """Every config x retriever scored; a config whose chunks equal an earlier one's
+    (``same_as``) gets that one's rows, relabelled, instead of a second index."""
     per_query, retrieved = [], []
     retrievers = {name: make_retriever(name) for name in params.retrievers}
     reused = 0
-    grid = [(c, name) for c in configs for name in params.retrievers]
-    for config, name in tqdm(grid, desc="retrieve + score", disable=not progress):
+    done: dict[tuple[str, str], tuple] = {}
+    by_id = {c.config_id: c for c in configs}
+    grid_ = [(c, name) for c in configs for name in params.retrievers]
+    for config, name in tqdm(grid_, desc="retrieve + score", disable=not progress):
         stem = f"{config.config_id}.{name}"
-        done = parts and (parts / f"{stem}.per_query.parquet").exists()
+        finished = parts and (parts / f"{stem}.per_query.parquet").exists()
         with stage(f"retrieve:{name}"):
-            if done:
+            if config.config_id in same_as:
+                twin = by_id[same_as[config.config_id]]
+                ids = dict(zip((c.id for c in chunks_by_config[twin.config_id]),
+                               (c.id for c in chunks_by_config[config.config_id]), strict=True))
+                columns = config_columns(config)
+                scored, ranks = (grid.copy_scores(f, columns, ids)
+                                 for f in done[(twin.config_id, name)])
+            elif finished:
                 scored = pd.read_parquet(parts / f"{stem}.per_query.parquet")
                 ranks = pd.read_parquet(parts / f"{stem}.retrieved.parquet")
                 reused += 1
             else:
                 scored, ranks = _score(config, name, retrievers[name],
                                        chunks_by_config[config.config_id], queries, corpus,
-                                       params.k)
+                                       params.k, params.budgets)
                 if parts:
                     _parquet(parts / f"{stem}.retrieved.parquet", ranks)
                     _parquet(parts / f"{stem}.per_query.parquet", scored)
+        done[(config.config_id, name)] = (scored, ranks)
         per_query.append(scored)
         retrieved.append(ranks)
     cache: dict[str, Any] = {"hits": 0, "misses": 0}
@@ -168,13 +216,14 @@ def _retrieve_all(params, configs, chunks_by_config, queries, corpus, parts, sta
             cache)
 
 
-def _annotate(per_query: pd.DataFrame, queries, corpus: Corpus, chunks_by_config) -> pd.DataFrame:
-    """Each row gets the structure source of its query's first gold document and the
-    strategy actually applied to that document, so results split by both."""
+def _annotate(per_query: pd.DataFrame, queries, corpus: Corpus, chunks_by_config,
+              split: QuerySplit) -> pd.DataFrame:
+    """Each row gets the structure source of its query's first gold document, the strategy
+    actually applied to that document and its query set, so results split by all three."""
     first_source = {q.id: q.sources[0] for q in queries}
     structure = {d.id: d.structure_source for d in corpus}
     applied = {
-        config_id: {c.doc_id: c.strategy for c in chunks}
+        config_id: {c.doc_id: c.applied_strategy for c in chunks}
         for config_id, chunks in chunks_by_config.items()
     }
     sources = per_query["query_id"].map(first_source)
@@ -183,11 +232,14 @@ def _annotate(per_query: pd.DataFrame, queries, corpus: Corpus, chunks_by_config
     per_query["applied_strategy"] = [
         applied[c].get(s, "") for c, s in zip(per_query["config_id"], sources, strict=True)
     ]
+    per_query["query_set"] = per_query["query_id"].map(split.sets)
     return per_query
 
 
 GROUP = ["config_id", "strategy", "size", "unit", "options", "retriever"]
-SPLITS = ("structure_source", "applied_strategy", "query_kind")
+REALISED = ("tokens_p50", "tokens_p95")
+"""chunk_stats columns every summary row carries: the config's realised size in tokens."""
+SPLITS = ("structure_source", "applied_strategy", "query_kind", "query_set")
 
 
 SUMMARY_RESAMPLES = 1000
@@ -203,9 +255,11 @@ def _mean_ci(values: np.ndarray) -> dict[str, float]:
     return {"mean": float(values.mean()), "ci_low": low, "ci_high": high, "n": len(values)}
 
 
-def summary_table(per_query: pd.DataFrame) -> pd.DataFrame:
+def summary_table(per_query: pd.DataFrame, chunk_stats: pd.DataFrame | None = None
+                  ) -> pd.DataFrame:
     """config x metric: mean with a 95% bootstrap interval and n; blended ("all") and split by
-    structure source, applied strategy and query kind, side by side."""
+    structure source, applied strategy and query kind, side by side; each row carries its
+    config's realised chunk size in tokens from ``chunk_stats`` (NaN without it)."""
     rows = []
     splits = [("all", None), *[(s, s) for s in SPLITS if s in per_query]]
     for split, column in splits:
@@ -215,29 +269,58 @@ def summary_table(per_query: pd.DataFrame) -> pd.DataFrame:
             value = record.pop(column) if column else "all"
             rows.append({**record, "split": split, "split_value": value,
                          **_mean_ci(group["value"].to_numpy(dtype=float))})
-    return tables.SUMMARY.frame(rows)
+    frame = pd.DataFrame(rows)
+    realised = (chunk_stats.set_index("config_id")[list(REALISED)] if chunk_stats is not None
+                else pd.DataFrame(columns=list(REALISED)))
+    if frame.empty:
+        return tables.SUMMARY.frame([])
+    frame = frame.join(realised, on="config_id")
+    return tables.SUMMARY.conform(frame)
 
 
-def significance_table(per_query: pd.DataFrame, k: int) -> pd.DataFrame:
-    """Every pair of configs (per retriever) on the key metrics, Holm-corrected."""
+def key_metrics(k: int, budgets: Sequence[int] = ()) -> list[str]:
+    """The metrics tested pairwise: the key metrics at k, then span recall at each budget."""
+    return ([t.format(k=k) for t in KEY_METRICS]
+            + [f"span_recall@{budget.budget_name(b)}" for b in budgets])
+
+
+def significance_table(per_query: pd.DataFrame, k: int, budgets: Sequence[int] = (), *,
+                       planned: Sequence[tuple[str, str]] = (),
+                       twins: set[str] | frozenset[str] = frozenset()) -> pd.DataFrame:
+    """Paired tests per retriever on the key metrics: the ``planned`` pairs as one Holm family,
+    then every pair of configs as another (leaving out ``twins``, configs whose chunks equal
+    an earlier config's, whose tests would only repeat that one's)."""
     frames = []
     for retriever, rows in per_query.groupby("retriever"):
         scored = rows[["config_id", "query_id", "metric", "value"]].dropna()
-        for template in KEY_METRICS:
-            metric = template.format(k=k)
-            if metric not in set(scored["metric"]) or scored["config_id"].nunique() < 2:
+        explored = scored[~scored["config_id"].isin(twins)]
+        for metric in key_metrics(k, budgets):
+            if metric not in set(scored["metric"]):
                 continue  # e.g. bundle_efficiency is NaN for every query when nothing is found
-            table = stats.compare_all(scored, metric)
-            table.insert(0, "retriever", retriever)
-            frames.append(table)
+            present = set(scored.loc[scored["metric"] == metric, "config_id"])
+            pairs = [p for p in planned if set(p) <= present]
+            tables_ = [stats.compare_pairs(scored, metric, pairs)] if pairs else []
+            if explored.loc[explored["metric"] == metric, "config_id"].nunique() >= 2:
+                tables_.append(stats.compare_all(explored, metric))
+            for table in tables_:
+                table.insert(0, "retriever", retriever)
+                frames.append(table)
     return tables.SIGNIFICANCE.frame(
         row for frame in frames for row in frame.to_dict("records"))
 
 
 def headline(result: SweepResult) -> pd.DataFrame:
-    """The blended key metrics, one row per config x retriever, for a printed table."""
+    """The blended key metrics, one row per config x retriever, each config's realised
+    median and p95 chunk size in tokens next to its requested size, for a printed table."""
     summary = result.summary[result.summary["split"] == "all"]
-    names = [t.format(k=result.params.k) for t in KEY_METRICS]
+    names = key_metrics(result.params.k, result.params.budgets)
     wide = summary[summary["metric"].isin(names)].pivot_table(
-        index=["strategy", "size", "retriever"], columns="metric", values="mean")
-    return wide.reindex(columns=[n for n in names if n in wide.columns]).round(3).reset_index()
+        index=["config_id", "retriever"], columns="metric", values="mean")
+    wide = wide.reindex(columns=[n for n in names if n in wide.columns]).round(3).reset_index()
+    labels = result.chunk_stats[["config_id", "strategy", "size", *REALISED]].round(
+        dict.fromkeys(REALISED, 1))
+    table = labels.merge(wide, on="config_id").drop(columns="config_id")
+    table = table.sort_values(["strategy", "size", "retriever"], ignore_index=True)
+    table.columns.name = None
+    return table[["strategy", "size", *REALISED, "retriever",
+                  *[n for n in names if n in table.columns]]]

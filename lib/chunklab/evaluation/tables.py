@@ -128,10 +128,7 @@ CONFIG = _columns(
 CONFIG_NAMES = tuple(c.name for c in CONFIG)
 
 CHUNKS = Table("chunks.parquet", "every chunk of every config, one row each", (
-    *CONFIG[:1],
-    Column("strategy", "str", "the strategy that produced the chunk (for structure_routed, "
-                              "the one it applied)"),
-    *CONFIG[2:],
+    *CONFIG,
     *_columns(
         ("id", "str", "stable chunk id: sha256 of config id, document id, span and text"),
         ("doc_id", "str", "the document: its path relative to the corpus root"),
@@ -150,6 +147,12 @@ CHUNKS = Table("chunks.parquet", "every chunk of every config, one row each", (
         ("context_text", "str", "what a reader is handed (source label when used, then text)"),
         ("heading_provenance", "list[str]", "how each heading of the breadcrumb was found"),
         ("title", "str", "the title of the chunk's document"),
+        ("applied_strategy", "str", "the strategy that produced the chunk (for "
+                                    "structure_routed, the one it applied to the document)"),
+        ("n_chars", "int", "size of `text` in chars"),
+        ("n_words", "int", "size of `text` in whitespace-separated words"),
+        ("n_tokens", "int", "size of `text` in encoder tokens (words x 1.3 when the tokenizer "
+                            "is not installed: run.json `token_method` says which)"),
     ),
 ))
 RETRIEVED = Table("retrieved.parquet", "the ranked chunks of every query, config and "
@@ -169,10 +172,13 @@ PER_QUERY = Table("per_query.parquet", "every metric of every query, config and 
         ("retriever", "str", "bm25, dense or hybrid"),
         ("query_id", "str", "the query's id in the query set"),
         ("query_kind", "str", "manual, or the mined kind: title, section, symbol"),
-        ("metric", "str", "metric name at k, e.g. answer_hit@5"),
+        ("metric", "str", "metric name at k (answer_hit@5), at a token budget of the top chunks "
+                          "that fill it (span_iou@b1024), or neither (precision_omega)"),
         ("value", "float", "the query's value (NaN where it is undefined, e.g. empty bundle)"),
         ("structure_source", "str", "structure source of the query's first gold document"),
         ("applied_strategy", "str", "the strategy applied to that document"),
+        ("query_set", "str", "tuning (configs are chosen on it), held_out (the choice is "
+                             "reported on it) or all (too few queries to split)"),
     ),
 ))
 SUMMARY = Table("summary.csv", "mean of every metric per config and retriever with a 95% "
@@ -181,12 +187,15 @@ SUMMARY = Table("summary.csv", "mean of every metric per config and retriever wi
     *_columns(
         ("retriever", "str", "bm25, dense or hybrid"),
         ("metric", "str", "metric name at k"),
-        ("split", "str", "all (the blend), structure_source, applied_strategy or query_kind"),
+        ("split", "str", "all (the blend), structure_source, applied_strategy, query_kind or "
+                         "query_set"),
         ("split_value", "str", "the split's value (all for the blend)"),
         ("mean", "float", "mean over the queries (NaN values left out)"),
         ("ci_low", "float", "lower end of the 95% percentile-bootstrap interval of the mean"),
         ("ci_high", "float", "upper end of that interval"),
         ("n", "int", "queries with a value"),
+        ("tokens_p50", "float", "the config's realised median chunk size in tokens"),
+        ("tokens_p95", "float", "the config's realised 95th percentile chunk size in tokens"),
     ),
 ))
 CHUNK_STATS = Table("chunk_stats.csv", "structural figures of each config's chunks", (
@@ -200,6 +209,8 @@ CHUNK_STATS = Table("chunk_stats.csv", "structural figures of each config's chun
         ("chars_p50", "float", "median chunk size in chars"),
         ("chars_p95", "float", "95th percentile of chunk size in chars"),
         ("chars_max", "float", "largest chunk in chars"),
+        ("tokens_p50", "float", "realised median chunk size in encoder tokens"),
+        ("tokens_p95", "float", "realised 95th percentile of chunk size in encoder tokens"),
         ("code_integrity", "float",
          "share of chunks no boundary of which falls inside a fenced code block (nested in a "
          "list, quote or container too)"),
@@ -210,13 +221,17 @@ CHUNK_STATS = Table("chunk_stats.csv", "structural figures of each config's chun
         ("lost_chars", "int", "non-whitespace document chars inside no chunk span"),
         ("lost_share", "float", "lost_chars / non-whitespace document chars"),
         ("verbatim_share", "float", "share of chunks whose text is their source span"),
+        ("single_chunk_docs_share", "float", "share of documents the config left in one chunk"),
         ("over_encoder_limit", "float", "share of embed texts longer than the encoder window"),
         ("over_encoder_limit_method", "str", "tokenizer (counted) or estimate (words x 1.3)"),
     ),
 ))
-SIGNIFICANCE = Table("significance.csv", "paired tests of every pair of configs on the key "
-                                         "metrics, per retriever, Holm-corrected", _columns(
+SIGNIFICANCE = Table("significance.csv", "paired tests on the key metrics, per retriever: the "
+                                         "planned contrasts and every pair of configs, each "
+                                         "family Holm-corrected on its own", _columns(
     ("retriever", "str", "bm25, dense or hybrid"),
+    ("family", "str", "planned (a contrast declared before the run, e.g. --contrast "
+                      "ast_breadcrumb:ast_merge) or exploratory (every pair of configs)"),
     ("metric", "str", "the key metric compared"),
     ("config_a", "str", "config id of A"),
     ("config_b", "str", "config id of B"),
@@ -224,10 +239,13 @@ SIGNIFICANCE = Table("significance.csv", "paired tests of every pair of configs 
     ("mean_a", "float", "mean of config A over those queries"),
     ("mean_b", "float", "mean of config B over those queries"),
     ("mean_diff", "float", "mean of A - B over the queries"),
-    ("ci_low", "float", "lower end of the 95% bootstrap interval of mean_diff"),
+    ("ci_low", "float", "lower end of the 95% interval of mean_diff that inverts the sign-flip "
+                        "test: it excludes 0 exactly when p_value < 0.05"),
     ("ci_high", "float", "upper end of that interval"),
-    ("p_value", "float", "two-sided paired sign-flip permutation p-value"),
-    ("p_holm", "float", "p_value Holm-corrected over the pairs of this metric and retriever"),
+    ("p_value", "float", "two-sided paired sign-flip permutation p-value (uncorrected)"),
+    ("wins_a", "int", "queries on which A scores higher"),
+    ("wins_b", "int", "queries on which B scores higher"),
+    ("p_holm", "float", "p_value Holm-corrected within its family, metric and retriever"),
     ("verdict", "str", "A better, B better or no significant difference (at p_holm < 0.05)"),
 ))
 RESULT_TABLES = (CHUNKS, RETRIEVED, PER_QUERY, SUMMARY, CHUNK_STATS, SIGNIFICANCE)

@@ -3,6 +3,7 @@ a choice (chosen against runner-up, measure by measure and query by query)."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -12,19 +13,22 @@ from pydantic import AfterValidator, BeforeValidator
 
 from ..document.corpus import Corpus
 from ..errors import ConfigError, RuleError
-from ..evaluation.choose import (
+from ..evaluation.choose import Choice, margins
+from ..evaluation.export import export_choice, paired_text, verdict_text
+from ..evaluation.queries import Query
+from ..evaluation.rules import (
     BUNDLE,
     TIE_BREAKS,
-    Choice,
+    TIE_MARGIN,
     ChoiceRule,
     check_rule,
     parse_constraint,
-    verdict_text,
 )
-from ..evaluation.queries import Query
 from ..evaluation.runs import load_run
 from ..evaluation.sweep import SweepResult
+from ..util.atomic import write_text_atomic
 from ..util.values import plain
+from ..viz import charts
 from .params import (
     CorpusFolder,
     ExistingFolder,
@@ -50,6 +54,12 @@ def _tie_break(value: Any) -> str:
     return value
 
 
+def _margin(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        raise ValueError(f"expected a number >= 0 (a gap in the primary metric); got {value!r}")
+    return float(value)
+
+
 class RuleParams(NotebookParams):
     """The choice rule as notebook parameters."""
 
@@ -57,7 +67,7 @@ class RuleParams(NotebookParams):
     RETRIEVER: Text
     CONSTRAINTS: Annotated[TextsOrNone, AfterValidator(_constraints)]
     TIE_BREAK: Annotated[str, BeforeValidator(_tie_break)]
-    TIE_MARGIN: float = 0.0
+    TIE_MARGIN: Annotated[float, BeforeValidator(_margin)] = TIE_MARGIN
 
 
 class ChooseParams(RuleParams):
@@ -81,12 +91,13 @@ class ChooseSetup:
 
     def describe(self) -> str:
         info = self.run.run_info
+        split = info.get("query_split", {}).get("note", "")
         return (f"run {info['run_id']} ({info['configs']} configs, {info['queries']} "
-                f"queries); rule: {self.rule}; export to {self.out_dir}")
+                f"queries); rule: {self.rule}; export to {self.out_dir}\n{split}")
 
 
 def make_rule(*, primary_metric: str, retriever: str, constraints: list[str], tie_break: str,
-              tie_margin: float = 0.0, run: SweepResult | None = None) -> ChoiceRule:
+              tie_margin: float = TIE_MARGIN, run: SweepResult | None = None) -> ChoiceRule:
     """A ChoiceRule from notebook parameters, checked against ``run`` when given; errors name
     the parameter."""
     checked = validate_params(RuleParams, PRIMARY_METRIC=primary_metric, RETRIEVER=retriever,
@@ -184,3 +195,45 @@ def disagreements(choice: Choice, run, queries=()) -> pd.DataFrame:
     columns = ["query_id", "query_kind", "query", "chosen", "runner_up", "favours"]
     return wide[columns].rename_axis(columns=None).sort_values(["favours", "query_id"],
                                                                ignore_index=True)
+
+
+def held_out(choice: Choice) -> pd.DataFrame:
+    """The chosen config on the tuning queries (where it was picked, so optimistic) next to
+    the held-out queries (no part in the choice: the estimate to quote), metric by metric,
+    then its margin over the runner-up on each set."""
+    if not choice.held_out:
+        return pd.DataFrame({"note": ["the queries were too few to split: the config was "
+                                      "chosen on all of them and no held-out score exists"]})
+    rows = []
+    for metric, tuning in choice.scores.items():
+        held = choice.held_out["scores"].get(metric)
+        if isinstance(tuning, dict) and isinstance(held, dict):
+            rows.append({"measure": metric, "tuning (chosen on)": tuning["mean"],
+                         "held_out (reported)": held["mean"],
+                         "held_out ci": f"[{_num(held['ci_low'])}, {_num(held['ci_high'])}]",
+                         "held_out n": held["n"]})
+    return pd.DataFrame(rows)
+
+
+def margins_text(choice: Choice) -> str:
+    """The chosen config's margin over the runner-up on the queries it was chosen on, then
+    on the held-out queries (the one to quote)."""
+    tests = [(choice.query_set, choice.comparison),
+             ("held_out", choice.held_out.get("margin_over_runner_up"))]
+    lines = [f"{name}: {paired_text(row)}" for name, row in tests if row]
+    return "\n".join(lines) or "no runner-up: only one config meets the rule"
+
+
+def _num(value) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def export(choice: Choice, out_dir: str | os.PathLike) -> list[Path]:
+    """Write ``chosen_config.yaml`` and ``constraint_margins.svg`` (each config's margin to
+    each constraint, drawn whether or not one met them all) into ``out_dir``."""
+    written = [export_choice(choice, out_dir)]
+    table = margins(choice.candidates, choice.rule)
+    if not table.empty:
+        svg = charts.to_svg(charts.constraint_margins(table))
+        written.append(write_text_atomic(Path(out_dir) / "constraint_margins.svg", svg))
+    return written

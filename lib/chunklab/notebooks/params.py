@@ -185,6 +185,9 @@ Retrievers = Annotated[list[str], BeforeValidator(_list_of(str)),
                        AfterValidator(lambda v: [one_of(retriever_names)(x) for x in v])]
 Sizes = Annotated[list[int], BeforeValidator(_list_of(int)),
                   AfterValidator(lambda v: [_integer(1)(x) for x in v])]
+PositiveInts = Annotated[list[int], BeforeValidator(_list_of(int, allow_empty=True)),
+                         AfterValidator(lambda v: [_integer(1)(x) for x in v])]
+"""Positive integers, possibly none (e.g. token budgets)."""
 Texts = Annotated[list[str], BeforeValidator(_list_of(str))]
 TextsOrNone = Annotated[list[str], BeforeValidator(_list_of(str, allow_empty=True))]
 

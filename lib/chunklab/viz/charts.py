@@ -8,15 +8,16 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from ..chunking.sizes import ENCODER_WINDOW, measure_all
+from ..chunking.sizes import ENCODER_WINDOW, SIZE_FIELDS
 from ..errors import ChartError
-from ..evaluation.stats import swap_sides
+from ..evaluation.stats import EXPLORATORY, PLANNED, swap_sides
 
 RENDERER = "chunklab_offline"
 SVG = "image/svg+xml"
 WIDTH = 220
 HEIGHT = 160
 NO_DIFFERENCE = "no significant difference"
+REALISED = ("tokens_p50", "tokens_p95")
 
 
 # --- rendering ----------------------------------------------------------------------------
@@ -81,12 +82,23 @@ def enable_offline_renderer() -> None:
 
 
 def config_label(frame: pd.DataFrame) -> pd.Series:
-    """``strategy/size`` plus the options that differ from the defaults, when any."""
+    """``strategy/size`` plus the options that differ from the defaults, when any, then the
+    realised median and p95 chunk size in tokens when the frame carries them."""
     label = frame["strategy"].astype(str) + "/" + frame["size"].astype(str)
     if "options" in frame:
         extra = frame["options"].map(_options_text)
         label = label + extra.where(extra == "", " " + extra)
+    if {"tokens_p50", "tokens_p95"} <= set(frame.columns):
+        label = label + [realised_text(a, b) for a, b in zip(frame["tokens_p50"],
+                                                             frame["tokens_p95"], strict=True)]
     return label
+
+
+def realised_text(p50, p95) -> str:
+    """`` (p50 142 · p95 310 tok)``: a config's realised chunk size, or nothing when unknown."""
+    if pd.isna(p50) or pd.isna(p95):
+        return ""
+    return f" (p50 {p50:.0f} · p95 {p95:.0f} tok)"
 
 
 def _options_text(options) -> str:
@@ -129,37 +141,43 @@ def _pick(summary: pd.DataFrame, split: str, retriever: str | None,
 
 def results_table(summary: pd.DataFrame, metrics, *, retriever: str | None = None) -> pd.DataFrame:
     """One row per config x retriever, one column per metric: ``mean [ci_low, ci_high]``
-    over all queries (blend), sorted by the first metric."""
+    over all queries (blend), sorted by the first metric; the requested size and the realised
+    median and p95 chunk size in tokens next to each config."""
     rows = _pick(summary, "all", retriever, metrics)
     rows = rows.assign(cell=rows["mean"].map("{:.3f}".format) + " ["
                        + rows["ci_low"].map("{:.3f}".format) + ", "
-                       + rows["ci_high"].map("{:.3f}".format) + "]")
-    wide = rows.pivot_table(index=["config", "retriever"], columns="metric", values="cell",
-                            aggfunc="first")
-    order = rows.pivot_table(index=["config", "retriever"], columns="metric", values="mean")
+                       + rows["ci_high"].map("{:.3f}".format) + "]",
+                       config=config_label(rows.drop(columns=list(REALISED))))
+    index = ["config", "size", *REALISED, "retriever"]
+    rows[list(REALISED)] = rows[list(REALISED)].fillna(-1)  # kept as rows by the pivots
+    wide = rows.pivot_table(index=index, columns="metric", values="cell", aggfunc="first")
+    order = rows.pivot_table(index=index, columns="metric", values="mean")
     wide = wide.loc[order.sort_values(list(metrics)[0], ascending=False).index]
     wide = wide.reindex(columns=[m for m in metrics if m in wide.columns]).reset_index()
+    wide[list(REALISED)] = wide[list(REALISED)].replace(-1, np.nan)
     wide.columns.name = None
-    return wide
+    return wide.rename(columns={"size": "requested size"})
 
 
-CHUNK_COLUMNS = ("chunks", "chars_p50", "chars_p95", "chars_max", "code_integrity",
+CHUNK_COLUMNS = ("chunks", "tokens_p50", "tokens_p95", "chars_p50", "chars_p95", "chars_max",
+                 "single_chunk_docs_share", "code_integrity",
                  "heading_only", "oversize", "oversize_share", "lost_chars", "verbatim_share",
                  "over_encoder_limit", "over_encoder_limit_method")
 
 
 def chunk_stats_table(chunk_stats: pd.DataFrame) -> pd.DataFrame:
     """The structure figures of each config that fit on a screen, labelled by config."""
-    frame = _labels(chunk_stats)
-    frame = frame.iloc[np.argsort([_config_order(frame).index(c) for c in frame["config"]])]
+    frame = chunk_stats.assign(config=config_label(chunk_stats.drop(columns=list(REALISED))))
+    frame = frame.sort_values(["strategy", "size", "config"], kind="stable")
     return frame[["config", *[c for c in CHUNK_COLUMNS if c in frame]]].reset_index(drop=True)
 
 
 def significant_pairs(significance: pd.DataFrame, metric: str, labels: pd.DataFrame, *,
                       retriever: str | None = None) -> pd.DataFrame:
-    """The pairs whose difference on ``metric`` survives Holm's correction, better first."""
-    rows = significance[(significance["metric"] == metric)
-                        & (significance["verdict"] != NO_DIFFERENCE)]
+    """The pairs of the exploratory family whose difference on ``metric`` survives Holm's
+    correction, better first."""
+    rows = _family(significance, EXPLORATORY)
+    rows = rows[(rows["metric"] == metric) & (rows["verdict"] != NO_DIFFERENCE)]
     if retriever is not None:
         rows = rows[rows["retriever"] == retriever]
     names = dict(zip(labels["config_id"], config_label(labels), strict=True))
@@ -175,27 +193,68 @@ def significant_pairs(significance: pd.DataFrame, metric: str, labels: pd.DataFr
     }).sort_values("difference", ascending=False, ignore_index=True)
 
 
+def _family(significance: pd.DataFrame, family: str) -> pd.DataFrame:
+    """The rows of one Holm family (a table without families is all exploratory)."""
+    if "family" not in significance:
+        return significance if family == EXPLORATORY else significance.iloc[:0]
+    return significance[significance["family"] == family]
+
+
+def planned_contrasts(significance: pd.DataFrame, labels: pd.DataFrame, *,
+                      metrics=None, retriever: str | None = None) -> pd.DataFrame:
+    """The planned contrasts, their own Holm family: per contrast, metric and size, A and B
+    with their means, the queries each wins, A - B with the interval that inverts the test,
+    the raw and the Holm-corrected p-value and the verdict."""
+    rows = _family(significance, PLANNED)
+    if metrics is not None:
+        rows = rows[rows["metric"].isin(list(metrics))]
+    if retriever is not None:
+        rows = rows[rows["retriever"] == retriever]
+    names = dict(zip(labels["config_id"], config_label(labels), strict=True))
+    return pd.DataFrame({
+        "retriever": rows["retriever"], "metric": rows["metric"],
+        "A": rows["config_a"].map(names), "B": rows["config_b"].map(names),
+        "mean_a": rows["mean_a"].round(3), "mean_b": rows["mean_b"].round(3),
+        "wins_a": rows["wins_a"], "wins_b": rows["wins_b"],
+        "A - B": rows["mean_diff"].round(4),
+        "ci": [f"[{lo:+.3f}, {hi:+.3f}]" for lo, hi in zip(rows["ci_low"], rows["ci_high"],
+                                                             strict=True)],
+        "p_value": rows["p_value"], "p_holm": rows["p_holm"], "verdict": rows["verdict"],
+        "n": rows["n"],
+    }).reset_index(drop=True)
+
+
 def metric_vs_size(summary: pd.DataFrame, metrics=None, *, retriever: str | None = None,
-                   columns: int = 2) -> alt.FacetChart:
+                   columns: int = 2, x: str = "size") -> alt.FacetChart:
     """Each metric against chunk size, one line per strategy, 95% intervals as error bars;
-    one panel per metric (and per retriever when several are shown)."""
-    rows = _pick(summary, "all", retriever, metrics)
-    sizes = sorted(rows["size"].unique())
+    one panel per metric (and per retriever when several are shown). ``x`` is the requested
+    ``size`` or the realised median size in tokens, ``tokens_p50``."""
+    if x not in ("size", *REALISED):
+        raise ChartError(f"x must be size or one of {', '.join(REALISED)}; got {x!r}")
+    rows = _pick(summary, "all", retriever, metrics).dropna(subset=[x])
+    if rows.empty:
+        raise ChartError(f"no summary rows carry {x!r}")
+    sizes = sorted(rows[x].unique())
+    title = "requested chunk size" if x == "size" else "realised median chunk size (tokens)"
+    axis = alt.Axis(values=sizes) if x == "size" else alt.Axis()
     base = alt.Chart().encode(
-        x=alt.X("size:Q", scale=alt.Scale(type="log", domain=[min(sizes) * 0.8,
-                                                              max(sizes) * 1.25]),
-                axis=alt.Axis(values=sizes), title="chunk size"),
+        x=alt.X(f"{x}:Q", scale=alt.Scale(type="log", domain=[min(sizes) * 0.8,
+                                                                max(sizes) * 1.25]),
+                axis=axis, title=title),
         color=alt.Color("strategy:N"),
     )
     lines = base.mark_line(point=True).encode(
         y=alt.Y("mean:Q", title="mean (95% CI)", scale=alt.Scale(zero=False)),
-        tooltip=_interval_tooltip("strategy", "size", "retriever", "metric"))
+        tooltip=_interval_tooltip("strategy", "size", *REALISED, "retriever", "metric"))
     bars = base.mark_errorbar(ticks=True).encode(
         y=alt.Y("ci_low:Q", title="mean (95% CI)"), y2="ci_high:Q")
     row_field = "metric" if rows["retriever"].nunique() == 1 else "panel"
     rows = rows.assign(panel=rows["metric"] + " · " + rows["retriever"])
+    given = list(metrics) if metrics is not None else sorted(set(rows["metric"]))
+    rank = {m: i for i, m in enumerate(given)}
+    order = list(dict.fromkeys(rows.sort_values("metric", key=lambda m: m.map(rank))[row_field]))
     return alt.layer(bars, lines, data=rows).properties(width=WIDTH, height=HEIGHT).facet(
-        facet=alt.Facet(f"{row_field}:N", title=None), columns=columns,
+        facet=alt.Facet(f"{row_field}:N", title=None, sort=order), columns=columns,
     ).resolve_scale(y="independent")
 
 
@@ -228,6 +287,25 @@ def by_query_kind(summary: pd.DataFrame, metric: str, *,
     return by_split(summary, metric, split="query_kind", retriever=retriever)
 
 
+def matched_size(matched: pd.DataFrame) -> alt.FacetChart:
+    """Strategies at matched realised size (``grid.matched_sizes``): one panel per reference
+    size, each strategy's config closest to it as a dot with its 95% interval."""
+    if matched.empty:
+        raise ChartError("no matched sizes: the summary carries no realised sizes")
+    frame = matched.assign(config=config_label(matched))
+    metric = frame["metric"].iloc[0]
+    base = alt.Chart().encode(y=alt.Y("strategy:N", title=None), color=alt.Color("strategy:N"))
+    dots = base.mark_point(filled=True, size=60).encode(
+        x=alt.X("mean:Q", title=f"{metric} (95% CI)", scale=alt.Scale(domain=[0, 1])),
+        tooltip=["config", alt.Tooltip("size_ratio:Q", format=".2f"),
+                 *_interval_tooltip()])
+    bars = base.mark_rule().encode(x="ci_low:Q", x2="ci_high:Q")
+    order = list(dict.fromkeys(frame["match"]))
+    return alt.layer(bars, dots, data=frame).properties(width=200, height=alt.Step(18)).facet(
+        facet=alt.Facet("match:N", sort=order, title="matched at the realised size of"),
+        columns=3)
+
+
 def per_source(summary: pd.DataFrame, metric: str, *, retriever: str | None = None,
                split: str = "structure_source") -> alt.Chart:
     """Grouped bars: per config, the blend next to each structure source's mean, with
@@ -255,7 +333,8 @@ def significance_matrix(significance: pd.DataFrame, metric: str, labels: pd.Data
 
     ``labels`` is any table with config_id, strategy, size (and options), e.g. chunk_stats.
     """
-    rows = significance[significance["metric"] == metric]
+    rows = _family(significance, EXPLORATORY)
+    rows = rows[rows["metric"] == metric]
     if retriever is not None:
         rows = rows[rows["retriever"] == retriever]
     if rows.empty:
@@ -286,6 +365,29 @@ def _mirrored(rows: pd.DataFrame) -> pd.DataFrame:
     return both
 
 
+def constraint_margins(margins: pd.DataFrame) -> alt.FacetChart:
+    """Each config's margin to each constraint (``choose.margins``): one panel per
+    constraint in its own unit, a bar per config right of zero when it holds, left (red) by
+    how much it misses. Drawn whether or not any config meets the rule."""
+    if margins.empty:
+        raise ChartError("no constraints: the rule has none, so there are no margins to draw")
+    frame = margins.assign(config=config_label(margins),
+                           result=margins["holds"].map({True: "holds", False: "misses"}))
+    base = alt.Chart().encode(y=alt.Y("config:N", sort=_config_order(frame), title=None))
+    bars = base.mark_bar().encode(
+        x=alt.X("margin:Q", title="margin (measure's unit; < 0 misses)"),
+        color=alt.Color("result:N", scale=alt.Scale(domain=["holds", "misses"],
+                                                     range=["#15803d", "#b91c1c"])),
+        tooltip=["config", "constraint", alt.Tooltip("measured:Q", format=".4g"),
+                 alt.Tooltip("margin:Q", format="+.4g"), "result"])
+    ticks = base.mark_tick(thickness=2, size=12).encode(x="margin:Q", color="result:N")
+    zero = alt.Chart().mark_rule(color="black").encode(x=alt.datum(0))
+    layers = alt.layer(bars, ticks, zero, data=frame).properties(width=220,
+                                                                 height=alt.Step(16))
+    return layers.facet(facet=alt.Facet("constraint:N", title=None), columns=3).resolve_scale(
+        x="independent")
+
+
 def size_distribution(chunks: pd.DataFrame, *, unit: str = "chars") -> alt.LayerChart:
     """Chunk length per config as a box: whiskers min-max, box p25-p75, white median tick;
     the red tick is the config's target size (when ``unit`` is the config's unit)."""
@@ -307,7 +409,8 @@ def size_distribution(chunks: pd.DataFrame, *, unit: str = "chars") -> alt.Layer
 
 
 def _lengths(chunks: pd.DataFrame, unit: str) -> pd.Series:
-    return pd.Series(measure_all(chunks["text"].tolist(), unit), index=chunks.index)
+    """The sizes chunks.parquet records (``n_chars``, ``n_words``, ``n_tokens``)."""
+    return chunks[SIZE_FIELDS[unit]].astype(float)
 
 
 # --- corpus profile charts ----------------------------------------------------------------

@@ -1,0 +1,59 @@
+"""Context-budget bundles: the top-ranked chunks until a token budget is filled, the chunk
+that crosses the budget truncated at a token boundary (not dropped), nothing after it."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..chunking.records import Chunk
+from ..chunking.sizes import prefix_chars
+
+
+def budget_name(budget: int) -> str:
+    """The cut a budget gives metric names: ``b1024`` in ``span_iou@b1024``."""
+    return f"b{budget}"
+
+
+def truncate(chunk: Chunk, tokens: int) -> Chunk:
+    """``chunk`` cut to its first ``tokens`` tokens: text, reader text and span end shortened
+    (for a rewritten, non-verbatim chunk the span end moves by the same number of chars)."""
+    chars = prefix_chars(chunk.text, tokens)
+    text = chunk.text[:chars]
+    context = chunk.context_text
+    if context.endswith(chunk.text):
+        context = context[: len(context) - len(chunk.text) + chars]
+    end = chunk.start + min(chars, chunk.end - chunk.start)
+    return dataclasses.replace(chunk, text=text, context_text=context, end=end,
+                               n_chars=len(text), n_words=len(text.split()), n_tokens=tokens)
+
+
+def fill_budget(ranked: Sequence[Chunk], budget: int) -> list[Chunk]:
+    """Chunks in rank order while their tokens (``n_tokens`` of the text) fit in ``budget``;
+    the first that does not fit is truncated to the tokens left, and filling stops there."""
+    bundle: list[Chunk] = []
+    left = budget
+    for chunk in ranked:
+        if left <= 0:
+            break
+        if chunk.n_tokens <= left:
+            bundle.append(chunk)
+            left -= chunk.n_tokens
+        else:
+            bundle.append(truncate(chunk, left))
+            break
+    return bundle
+
+
+def reach(tokens: Sequence[int], budget: int) -> int:
+    """How many ranks a bundle of ``budget`` tokens uses, given the ranked chunks' sizes."""
+    filled = np.cumsum(np.asarray(tokens, dtype=np.int64))
+    return min(int(np.searchsorted(filled, budget)) + 1, len(filled))
+
+
+def depth(tokens: Sequence[int], budget: int) -> int:
+    """Ranks to retrieve so that any ranking of chunks of these sizes fills ``budget``: as
+    many as the smallest chunks take to reach it."""
+    return reach(sorted(tokens), budget)

@@ -1,0 +1,133 @@
+"""The choice rule: a primary metric, constraints parsed from ``name op number`` (never
+evaluated as code), how far each config is from each constraint, a tie margin and a tie-break."""
+
+from __future__ import annotations
+
+import math
+import operator
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from ..errors import ConfigError, RuleError
+from ..util.values import missing
+
+OPERATORS = {"==": operator.eq, ">=": operator.ge, "<=": operator.le, ">": operator.gt,
+             "<": operator.lt}
+ALIASES = {"≥": ">=", "≤": "<="}
+"""Spellings without '=' (papermill skips a parameter line holding more than one '=')."""
+_CONSTRAINT = re.compile(
+    r"^\s*(?P<name>[A-Za-z_][A-Za-z0-9_]*(?:@\d+)?)\s*(?P<op>==|>=|<=|>|<|≥|≤)\s*"
+    r"(?P<value>[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*$")
+TIE_BREAKS = {
+    "smaller_bundle": "smaller mean length (chars of context_text) of the top-k bundle a "
+                      "reader is handed",
+    "bundle_efficiency": "larger bundle_efficiency@k (gold-source share of the bundle)",
+    "smaller_size": "smaller configured chunk size",
+}
+TIE_MARGIN = 0.05
+"""Default primary-metric gap within which a cheaper config that the best is not
+significantly better than is preferred."""
+CONFIG_FIELDS = ("config_id", "strategy", "size", "unit", "options")
+NOT_A_MEASURE = {"documents", "size", "over_encoder_limit_method", *CONFIG_FIELDS}
+BUNDLE = "bundle_chars"
+"""Mean chars of the top-k bundle per query (context_text, what a reader is handed)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Constraint:
+    """``name op value``, e.g. ``code_integrity == 1.0``; NaN never satisfies one."""
+
+    name: str
+    op: str
+    value: float
+
+    def holds(self, measured: float) -> bool:
+        return not missing(measured) and OPERATORS[self.op](float(measured), self.value)
+
+    def margin(self, measured: float) -> float:
+        """How far ``measured`` is inside the constraint (negative: by how much it misses),
+        in the measure's own unit; NaN when it was not measured."""
+        if missing(measured):
+            return math.nan
+        gap = float(measured) - self.value
+        if self.op in (">=", ">"):
+            return gap
+        if self.op in ("<=", "<"):
+            return -gap
+        return -abs(gap)
+
+    def shortfall(self, measured: float) -> float:
+        """The miss relative to the bound (0 when it holds; inf when not measured)."""
+        if self.holds(measured):
+            return 0.0
+        margin = self.margin(measured)
+        return math.inf if math.isnan(margin) else max(-margin, 0.0) / max(abs(self.value), 1.0)
+
+    def __str__(self) -> str:
+        return f"{self.name} {self.op} {self.value:g}"
+
+
+def parse_constraint(text: str) -> Constraint:
+    """Parse ``name op number`` (op one of ==, >=, <=, >, <, or ≥ ≤); nothing is evaluated."""
+    match = _CONSTRAINT.match(text) if isinstance(text, str) else None
+    if not match:
+        ops = ", ".join([*OPERATORS, *ALIASES])
+        raise ConfigError(f"cannot parse constraint {text!r}: expected `name op number` with op "
+                         f"one of {ops}, e.g. 'over_encoder_limit <= 0.05'")
+    op = ALIASES.get(match["op"], match["op"])
+    return Constraint(match["name"], op, float(match["value"]))
+
+
+class ChoiceRule(BaseModel):
+    """How a config is chosen: best ``primary_metric`` (mean over the tuning queries) on
+    ``retriever`` among configs meeting every constraint; a config within ``tie_margin`` of
+    the best that the best is not significantly better than (paired sign-flip test at
+    ``alpha``, uncorrected) is tied with it, and ``tie_break`` decides among the tied (see
+    TIE_BREAKS), then the config's size, then its id."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    primary_metric: str = "answer_hit@5"
+    retriever: str = "bm25"
+    constraints: tuple[str, ...] = ()
+    tie_break: Literal["smaller_bundle", "bundle_efficiency", "smaller_size"] = "smaller_bundle"
+    tie_margin: float = Field(default=TIE_MARGIN, ge=0.0,
+                              description="primary-metric gap still counted a tie")
+    alpha: float = Field(default=0.05, gt=0.0, lt=1.0,
+                         description="significance level of the tie test")
+
+    @field_validator("constraints")
+    @classmethod
+    def _parse(cls, texts: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(str(parse_constraint(t)) for t in texts)
+
+    def parsed(self) -> list[Constraint]:
+        return [parse_constraint(t) for t in self.constraints]
+
+
+def measure_names(run) -> list[str]:
+    """Every name a constraint may use: summary metrics, numeric chunk_stats columns and
+    ``bundle_chars``."""
+    metrics = set(run.summary["metric"])
+    numeric = run.chunk_stats.select_dtypes("number").columns
+    return sorted(metrics | {c for c in numeric if c not in NOT_A_MEASURE} | {BUNDLE})
+
+
+def check_rule(rule: ChoiceRule, run) -> None:
+    """Every name of the rule exists in ``run``; RuleError names the rule field otherwise."""
+    retrievers = sorted(set(run.summary["retriever"]))
+    if rule.retriever not in retrievers:
+        raise RuleError("retriever", f"{rule.retriever!r} is not in this run; "
+                                     f"run retrievers: {', '.join(retrievers)}")
+    metrics = sorted(set(run.summary["metric"]))
+    if rule.primary_metric not in metrics:
+        raise RuleError("primary_metric", f"unknown metric {rule.primary_metric!r}; "
+                                          f"valid metrics: {', '.join(metrics)}")
+    names = measure_names(run)
+    for constraint in rule.parsed():
+        if constraint.name not in names:
+            raise RuleError("constraints", f"unknown name {constraint.name!r} in "
+                                           f"'{constraint}'; valid names: {', '.join(names)}")
