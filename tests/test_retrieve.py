@@ -245,6 +245,9 @@ def test_missing_sentence_transformers_is_a_clear_error(monkeypatch):
     message = str(caught.value)
     assert "sentence-transformers is not installed" in message
     assert "pip install -e '.[dense]'" in message
+    # the CPU build of torch first, from PyTorch's CPU wheel index (not a multi-GB CUDA build)
+    assert "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu" in message
+    assert "make install-dense TORCH_INDEX=" in message
 
 
 # --- the real model ---------------------------------------------------------------------

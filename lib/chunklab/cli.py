@@ -11,13 +11,20 @@ import json
 import sys
 import warnings
 from importlib import metadata
+from pathlib import Path
 
 from . import __version__
 from .chunking.build import chunk_corpus
 from .chunking.config import load_config, make_config, parse_value, provenance_warnings
 from .chunking.registry import REGISTRY
 from .document.corpus import load_corpus
-from .errors import ChunklabError, ConfigError, GridWarning, validation_message
+from .errors import (
+    ChunklabError,
+    ConfigError,
+    GridWarning,
+    InputNotFoundError,
+    validation_message,
+)
 from .evaluation.defaults import (
     DEFAULT_BUDGETS,
     DEFAULT_CONTRASTS,
@@ -36,43 +43,90 @@ DESCRIPTION = ("Compare ways of splitting Markdown for retrieval: chunk a corpus
                "the six notebooks into one shareable report.")
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="chunklab", description=DESCRIPTION)
-    parser.add_argument("--version", action="version", version=f"chunklab {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("strategies", help="list strategies with a one-line description")
+EXAMPLES = {
+    "strategies": "chunklab strategies",
+    "chunk": "chunklab chunk --corpus data/sample --strategy ast_breadcrumb --size 800 "
+             "--out chunks.jsonl",
+    "summary": "chunklab summary --corpus data/sample --size 1000",
+    "mine": "chunklab queries mine --corpus data/sample --out queries.jsonl",
+    "sweep": "chunklab sweep --corpus data/sample --queries data/sample/queries.jsonl "
+             "--sizes 400,800 --out results/my-sweep",
+    "view": "chunklab view --corpus data/sample --doc api/client.md --strategy ast_breadcrumb "
+            "--vs rct --out client.html",
+    "report": "chunklab report --corpus docs/ --sizes 400,800 --out results/docs-report",
+}
 
-    chunk = sub.add_parser("chunk", help="chunk a corpus and write one JSON object per chunk")
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Every option's help ends with its default (when it has one worth showing); the
+    epilog's example keeps its line breaks."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        default = action.default
+        nothing = default is None or default is False or (
+            isinstance(default, str | list) and not default)
+        if "%(default)" in text or "(default" in text or not action.option_strings or \
+                nothing or default is argparse.SUPPRESS:
+            return text
+        return f"{text} (default: %(default)s)"
+
+
+def _command(sub, name: str, text: str, example: str | None = None) -> argparse.ArgumentParser:
+    return sub.add_parser(name, help=text, description=text[0].upper() + text[1:] + ".",
+                          formatter_class=HelpFormatter,
+                          epilog=f"example:\n  {example or EXAMPLES[name]}")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="chunklab", description=DESCRIPTION,
+                                     formatter_class=HelpFormatter,
+                                     epilog="example:\n  chunklab report --corpus docs/ "
+                                            "(then open the index.html it names)")
+    parser.add_argument("--version", action="version", version=f"chunklab {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _command(sub, "strategies", "list strategies with a one-line description")
+
+    chunk = _command(sub, "chunk", "chunk a corpus and write one JSON object per chunk")
     chunk.add_argument("--corpus", required=True, help="folder of .md/.markdown/.txt files")
     _add_config_args(chunk)
     chunk.add_argument("--out", required=True, help="output .jsonl file")
 
-    summary = sub.add_parser("summary", help="chunk a corpus with every strategy; print a table")
-    summary.add_argument("--corpus", default=DEFAULT_CORPUS)
-    summary.add_argument("--size", type=int, default=1000)
-    summary.add_argument("--unit", default="chars")
-    queries = sub.add_parser("queries", help="query files: mine queries from a corpus")
-    queries_sub = queries.add_subparsers(dest="queries_command", required=True)
-    mine = queries_sub.add_parser("mine", help="queries from titles, headings and API symbols")
-    mine.add_argument("--corpus", required=True)
+    summary = _command(sub, "summary", "chunk a corpus with every strategy; print a table")
+    summary.add_argument("--corpus", default=DEFAULT_CORPUS,
+                         help="folder of .md/.markdown/.txt files")
+    summary.add_argument("--size", type=int, default=1000, help="chunk size in --unit")
+    summary.add_argument("--unit", default="chars", choices=["chars", "words", "tokens"],
+                         help="what --size counts")
+    queries = _command(sub, "queries", "query files: mine queries from a corpus",
+                       EXAMPLES["mine"])
+    queries_sub = queries.add_subparsers(dest="queries_command", required=True,
+                                         metavar="COMMAND")
+    mine = _command(queries_sub, "mine", "queries from titles, headings and API symbols")
+    mine.add_argument("--corpus", required=True, help="folder of .md/.markdown/.txt files")
     mine.add_argument("--out", required=True, help="output .jsonl file")
     mine.add_argument("--max-sources", type=int, default=MAX_SOURCES,
                       help="drop a mined query naming more gold documents than this")
 
-    sweep = sub.add_parser("sweep", help="strategies x sizes x retrievers, scored per query")
-    sweep.add_argument("--corpus", default=DEFAULT_CORPUS)
+    sweep = _command(sub, "sweep", "strategies x sizes x retrievers, scored per query")
+    sweep.add_argument("--corpus", default=DEFAULT_CORPUS,
+                       help="folder of .md/.markdown/.txt files")
     source = sweep.add_mutually_exclusive_group(required=True)
     source.add_argument("--queries", "--dev-queries", dest="queries",
                         help="JSONL query file (the tuning set when --test-queries is given)")
     source.add_argument("--mine-queries", action="store_true", help="mine queries instead")
     _add_query_split_args(sweep)
     _add_grid_args(sweep)
-    sweep.add_argument("--unit", default="chars", choices=["chars", "words", "tokens"])
+    sweep.add_argument("--unit", default="chars", choices=["chars", "words", "tokens"],
+                       help="what --sizes count")
     sweep.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                       help="an option applied to every config")
-    sweep.add_argument("--out", required=True, help="run folder (created; reused if same run)")
+                       help="an option applied to every config (repeatable)")
+    sweep.add_argument("--out", required=True,
+                       help="run folder (created; an identical run there is reused, a run of "
+                            "other parameters is kept and this one goes into run-<id> inside)")
+    _add_overwrite_arg(sweep)
 
-    view = sub.add_parser("view", help="write a standalone HTML view of one document's chunks")
+    view = _command(sub, "view", "write a standalone HTML view of one document's chunks")
     view.add_argument("--corpus", required=True, help="folder of .md/.markdown/.txt files")
     view.add_argument("--doc", required=True, help="document id: its path relative to --corpus")
     _add_config_args(view, extra=False)
@@ -81,10 +135,10 @@ def _parser() -> argparse.ArgumentParser:
     other.add_argument("--vs-config", metavar="FILE", help="draw this config side by side")
     view.add_argument("--out", required=True, help="output .html file")
 
-    report = sub.add_parser("report", help="run every notebook headless into one folder: "
-                                           "executed .ipynb, offline .html, index.html")
+    report = _command(sub, "report", "run every notebook headless into one folder: "
+                                     "executed .ipynb, offline .html, index.html")
     report.add_argument("--corpus", default=DEFAULT_CORPUS,
-                        help="folder of .md/.markdown/.txt")
+                        help="folder of .md/.markdown/.txt files")
     report.add_argument("--queries", "--dev-queries", dest="queries", default=None,
                         help="JSONL query file (default: <corpus>/queries.jsonl if present, "
                              "else queries mined from the corpus)")
@@ -93,8 +147,17 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--strict", action="store_true",
                         help="exit non-zero when no config meets the choice rule (the report "
                              "is written either way, naming the closest config)")
-    report.add_argument("--out", help="report folder (default: results/<date-time>)")
+    report.add_argument("--out", help="report folder (default: results/<date-time>; a report "
+                                      "of other parameters there is kept and this one goes "
+                                      "into run-<id> inside)")
+    _add_overwrite_arg(report)
     return parser
+
+
+def _add_overwrite_arg(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace a run of other parameters that --out holds instead of "
+                             "writing into a subfolder")
 
 
 def _add_query_split_args(parser: argparse.ArgumentParser) -> None:
@@ -107,12 +170,12 @@ def _add_query_split_args(parser: argparse.ArgumentParser) -> None:
 
 def _add_grid_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strategies", default=",".join(DEFAULT_STRATEGIES),
-                        help="comma-separated strategy names")
+                        help="comma-separated strategy names (see: chunklab strategies)")
     parser.add_argument("--sizes", default=",".join(map(str, DEFAULT_SIZES)),
-                        help="comma-separated sizes")
+                        help="comma-separated chunk sizes")
     parser.add_argument("--retrievers", default=",".join(DEFAULT_RETRIEVERS),
                         help="comma-separated: bm25,dense,hybrid")
-    parser.add_argument("--k", type=int, default=DEFAULT_K)
+    parser.add_argument("--k", type=int, default=DEFAULT_K, help="top-k chunks scored per query")
     parser.add_argument("--budgets", default=",".join(map(str, DEFAULT_BUDGETS)),
                         help="comma-separated token budgets, each scoring the top chunks that "
                              "fill it (the last one truncated); 'none' for none")
@@ -216,6 +279,7 @@ def cmd_queries(args) -> int:
 
 
 def cmd_sweep(args) -> int:
+    from .evaluation.runs import run_folder
     from .evaluation.sweep import SweepParams, headline, run_sweep
 
     strategies = _split(args.strategies)
@@ -226,9 +290,12 @@ def cmd_sweep(args) -> int:
                                k=args.k, budgets=tuple(_budgets(args.budgets)),
                                contrasts=tuple(_contrasts(args.contrast, strategies)),
                                options=_options(args.set))
+    folder = run_folder(args.out, params, overwrite=args.overwrite)
+    if folder.note:
+        print(f"chunklab: {folder.note}", file=sys.stderr)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", GridWarning)  # printed below, once, as one line each
-        result = run_sweep(params, args.out)
+        result = run_sweep(params, folder.path, overwrite=folder.overwrite)
     print(headline(result).to_string(index=False))
     info = result.run_info
     for note in [*info["warnings"], info["queries_dropped"]["reason"]]:
@@ -236,7 +303,7 @@ def cmd_sweep(args) -> int:
             print(f"chunklab: warning: {note}", file=sys.stderr)
     print(f"{info['configs']} configs x {len(params.retrievers)} retriever(s), "
           f"{info['queries']} queries, {sum(info['seconds'].values()):.1f} s; "
-          f"files in {args.out}")
+          f"files in {folder.path}")
     return 0
 
 
@@ -274,7 +341,8 @@ def cmd_report(args) -> int:
                           split_seed=args.split_seed, sizes=_sizes(args.sizes),
                           strategies=strategies, retrievers=_split(args.retrievers), k=args.k,
                           budgets=_budgets(args.budgets),
-                          contrasts=_contrasts(args.contrast, strategies), strict=args.strict)
+                          contrasts=_contrasts(args.contrast, strategies), strict=args.strict,
+                          overwrite=args.overwrite)
     for run in report.failed:
         print(f"chunklab: notebook {run.name} failed: {run.error.splitlines()[0]}",
               file=sys.stderr)
@@ -282,6 +350,8 @@ def cmd_report(args) -> int:
         print(f"chunklab: {'error' if args.strict else 'warning'}: {report.unmet_rule}",
               file=sys.stderr)
     print(f"report: {report.index} (each notebook beside it as .ipynb and .html)")
+    if report.note:
+        print(f"chunklab: {report.note}", file=sys.stderr)
     return report.exit_code
 
 
@@ -310,9 +380,28 @@ HANDLERS = {"strategies": cmd_strategies, "chunk": cmd_chunk, "summary": cmd_sum
             "report": cmd_report}
 
 
+INPUTS = (("corpus", "--corpus", "folder"), ("queries", "--queries", "file"),
+          ("test_queries", "--test-queries", "file"), ("config", "--config", "file"),
+          ("vs_config", "--vs-config", "file"))
+"""The options naming an input that must exist: attribute, option, file or folder."""
+
+
+def check_inputs(args: argparse.Namespace) -> None:
+    """Every input file or folder the command names exists, else one error naming the
+    option and where it looked (the same words for every command)."""
+    for attribute, option, kind in INPUTS:
+        value = getattr(args, attribute, None)
+        if not value:
+            continue
+        path = Path(value).expanduser()
+        if not (path.is_dir() if kind == "folder" else path.is_file()):
+            raise InputNotFoundError(option, kind, str(value), str(path.resolve()))
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
+        check_inputs(args)
         return HANDLERS[args.command](args)
     except ChunklabError as err:
         print(f"chunklab: error: {err}", file=sys.stderr)

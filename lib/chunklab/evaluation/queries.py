@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TypedDict
 
-from ..errors import QueryValidationError
+from ..errors import InputNotFoundError, QueryValidationError
 from ..util.atomic import write_text_atomic
 
 FIELDS = ("id", "query", "source", "sources", "answer", "kind")
@@ -156,6 +156,8 @@ def check_record(data, docs: dict) -> list[str]:
 def load_queries(path: str | os.PathLike, corpus) -> list[Query]:
     """Read a JSONL query file, checked against ``corpus``; raises listing every bad line."""
     docs = documents_by_id(corpus)
+    if not Path(path).is_file():
+        raise InputNotFoundError("query file", "file", str(path), str(Path(path).resolve()))
     try:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as err:

@@ -76,10 +76,13 @@ def _score(config, retriever_name, retriever, chunks, queries, corpus, k, budget
 
 
 def run_sweep(params: SweepParams, out_dir: str | os.PathLike | None = None, *,
-              corpus: Corpus | None = None, progress: bool = True) -> SweepResult:
-    """Run the grid; with ``out_dir``, write every table there atomically and reuse parts."""
+              corpus: Corpus | None = None, progress: bool = True,
+              overwrite: bool = False) -> SweepResult:
+    """Run the grid; with ``out_dir``, write every table there atomically and reuse parts.
+    A folder holding another run is refused, or with ``overwrite`` that run is replaced
+    (``runs.run_folder`` picks a folder of its own instead)."""
     stage = _Stage()
-    run_dir = prepare(params, out_dir)
+    run_dir = prepare(params, out_dir, overwrite=overwrite)
     with stage("load"):
         corpus = corpus or load_corpus(params.corpus,
                                        infer_headings=params.options.get("infer_headings", False))
