@@ -12,7 +12,7 @@ from chunklab.chunking.build import chunk_document
 from chunklab.errors import ChunklabError, ConfigError, CorpusError
 from chunklab.evaluation.invariants import lost_chars, split_blocks
 from chunklab.viz import BoundaryView, SideBySide, render_view
-from chunklab.viz.boundaries import page
+from chunklab.viz.boundaries import chunk_flags, page
 from conftest import FIXTURES, fixture_doc
 
 VOID = {"meta", "br", "hr", "img", "input", "link"}
@@ -325,3 +325,24 @@ def test_render_view_suggests_the_nearest_document(tmp_path):
     with pytest.raises(ConfigError):
         render_view(FIXTURES, "long_fence.md", config_path=tmp_path / "c.yaml", size=3,
                     out=tmp_path / "x.html")
+
+
+def test_rct_is_flagged_only_where_it_breaks_an_invariant():
+    doc = fixture_doc("standard_deep.md")  # no fence, no table: nothing rct could cut
+    config = make_config(strategy="rct", size=200)
+    chunks = chunk_document(doc, config)
+    view = BoundaryView(doc, chunks, config)
+    assert view.stats()["flagged"] == 0
+    assert parse(view.html()).texts["flag"] == []
+    fenced = fixture_doc("long_fence.md")
+    found = chunk_document(fenced, config)
+    broken = {c.ordinal for c in found
+              if any(c.start < a.end and a.start < c.end and not (a.start >= c.start
+                                                                   and a.end <= c.end)
+                     for a in fenced.atoms)}
+    flags = {c.ordinal: {f.code for f in fs}
+             for c, fs in zip(found, chunk_flags(fenced, found, config), strict=True) if fs}
+    assert {n for n, codes in flags.items() if "split" in codes} == broken != set()
+    heading_only = {c.ordinal for c in found if c.text.strip().startswith("#")
+                    and "\n" not in c.text.strip()}
+    assert set(flags) == broken | heading_only  # a flag is a real break, nothing else
