@@ -14,7 +14,7 @@ from pydantic import AfterValidator, BeforeValidator
 from ..document.corpus import Corpus
 from ..errors import ConfigError, RuleError
 from ..evaluation.choose import Choice, margins
-from ..evaluation.export import export_choice, paired_text, verdict_text
+from ..evaluation.export import config_name, export_choice, paired_text, verdict_text
 from ..evaluation.queries import Query
 from ..evaluation.rules import (
     BUNDLE,
@@ -236,12 +236,13 @@ def per_query_differences(choice: Choice, run: SweepResult, queries=()) -> pd.Da
                             values="value")
     others = []
     if choice.runner_up is not None:
-        others.append((f"vs runner-up {_name(choice.runner_up)}", choice.runner_up["config_id"]))
+        runner = choice.runner_up
+        others.append((f"vs runner-up {config_name(runner)}", runner["config_id"]))
     baseline = choice.candidates[choice.candidates["strategy"] == BASELINE].sort_values(
         metric, ascending=False)
     if choice.chosen["strategy"] != BASELINE and len(baseline):
         best = baseline.iloc[0]
-        others.append((f"vs {_name(best)} (best {BASELINE})", best["config_id"]))
+        others.append((f"vs {config_name(best)} (best {BASELINE})", best["config_id"]))
     text = {q.id: q.query for q in queries}
     chosen = choice.chosen["config_id"]
     frames = [pd.DataFrame({"comparison": label, "difference": wide[chosen] - wide[other]})
@@ -263,10 +264,6 @@ def win_loss_counts(differences: pd.DataFrame) -> pd.DataFrame:
         losses=differences["difference"] < 0)
     return outcome.groupby(["comparison", "query_kind"], as_index=False)[
         ["wins", "ties", "losses"]].sum()
-
-
-def _name(row) -> str:
-    return f"{row['strategy']}/{row['size']}"
 
 
 def held_out(choice: Choice) -> pd.DataFrame:
