@@ -271,6 +271,32 @@ def test_a_bad_value_fails_in_the_validation_cell_naming_it(report, tmp_path, na
 
 
 @pytest.mark.slow
+def test_a_mistyped_papermill_parameter_fails_in_one_line_naming_the_valid_ones(tmp_path):
+    output = tmp_path / "03_strategy_sweep.ipynb"
+    with pytest.raises(papermill.PapermillExecutionError) as caught:
+        papermill.execute_notebook(str(NB_DIR / "03_strategy_sweep.ipynb"), str(output),
+                                   parameters={"SIZE": 300, "OUT_DIR": str(tmp_path / "run")},
+                                   kernel_name="python3", cwd=str(ROOT), progress_bar=False)
+    assert caught.value.evalue.startswith("SIZE: not a parameter of this notebook; valid "
+                                          "parameters: ")
+    assert "SIZES" in caught.value.evalue
+    errors = [o for c in nbformat.read(output, as_version=4).cells
+              for o in c.get("outputs", []) if o.get("output_type") == "error"]
+    assert len(errors) == 1 and len(errors[0]["traceback"]) == 1  # one line, no frames
+    assert not (tmp_path / "run").exists()  # no default sweep ran
+
+
+@pytest.mark.slow
+def test_the_explorer_widget_is_exported_as_its_static_view(report):
+    notebook = nbformat.read(report.out_dir / "04_chunk_explorer.ipynb", as_version=4)
+    widgets = [o for c in notebook.cells for o in c.get("outputs", [])
+               if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
+    assert widgets and all("text/html" in o["data"] for o in widgets)
+    page = (report.out_dir / "04_chunk_explorer.html").read_text(encoding="utf-8")
+    assert page.count('class="chunklab-view') >= len(widgets)  # the view, not an empty cell
+
+
+@pytest.mark.slow
 def test_a_failing_notebook_is_reported_and_the_rest_still_run(tmp_path):
     for stem, source in (("bad", "raise ValueError('boom')"), ("good", "print('fine')")):
         nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])
