@@ -42,6 +42,12 @@ def test_a_table_has_no_nan_no_float_ranks_and_its_chosen_row_marked():
     assert "chosen" in first_row and "chosen" not in html.split("<tr>")[3]
 
 
+def test_an_interval_cell_is_kept_on_one_line():
+    frame = pd.DataFrame({"config": ["rct/300"], "recall@5": [interval_text(0.9, 0.8, 1.0)]})
+    html = table_html(styled(frame))
+    assert 'class="data row0 col1 interval"' in html and "td.interval{white-space:nowrap" in html
+
+
 def test_a_table_object_shows_formatted_in_a_notebook():
     shown = Table(pd.DataFrame({"x": [0.123456]}))._repr_html_()
     assert "0.123" in shown and "0.123456" not in shown

@@ -123,7 +123,7 @@ def styled(frame: pd.DataFrame, *, highlight: Sequence[bool] | pd.Series | None 
     numeric = [c for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c])
                and not pd.api.types.is_bool_dtype(frame[c])]
     marked = [False] * len(frame) if highlight is None else [bool(m) for m in highlight]
-    intervals = {c for c in frame.columns if frame[c].dtype == object
+    intervals = {c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])
                  and frame[c].map(lambda v: isinstance(v, str) and bool(INTERVAL.match(v))).any()}
     classes = pd.DataFrame([[" ".join(["num"] * (c in numeric) + ["interval"] * (c in intervals)
                                       + [HIGHLIGHT] * marked[i])
