@@ -66,6 +66,7 @@ def test_the_choice_picture_marks_the_chosen_and_the_runner_up(run, choice):
 
 def test_size_histograms_draw_one_panel_per_strategy(run):
     spec = choice_charts.size_histograms(run.chunks).to_dict()
+    assert "'y2': {'datum': 0}" in str(spec)  # bars rise from zero, not thin strips at height
     (rows,) = spec["datasets"].values()
     drawn: dict = {}
     for row in rows:

@@ -74,6 +74,8 @@ window.addEventListener("load", () => {
                        column: Math.round(right)});
     if (/\\bNaN\\b/.test(table.innerText)) found.nan.push(table.innerText.slice(0, 120));
   }
+  found.align = [...new Set([...document.querySelectorAll("table.chunklab td:not(.num)")]
+                             .map(td => getComputedStyle(td).textAlign))];
   const out = document.createElement("pre");
   out.id = "measured";
   out.textContent = JSON.stringify(found);
@@ -107,6 +109,7 @@ def test_no_table_overflows_its_column_and_none_says_nan(report, tmp_path, name)
     for table in found["tables"]:
         assert table["box"] <= table["column"] + 1, table
     assert found["nan"] == []
+    assert set(found["align"]) <= {"left"}  # text reads from the left, numbers line up right
 
 
 def test_the_index_leads_with_the_choice_drawn(report, tmp_path):

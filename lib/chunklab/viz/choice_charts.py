@@ -147,7 +147,7 @@ def size_histograms(chunks: pd.DataFrame, *, field: str = "n_tokens",
         x=alt.X("start:Q", scale=alt.Scale(type="log", domain=[float(edges[0]),
                                                                 float(edges[-1])]),
                 title=f"chunk size ({unit}, log scale)"),
-        x2="end:Q", y=alt.Y("chunks:Q", stack=None, title="chunks"),
+        x2="end:Q", y=alt.Y("chunks:Q", stack=None, title="chunks"), y2=alt.datum(0),
         color=alt.Color("size:N", title="requested size"),
         tooltip=["strategy", "size", alt.Tooltip("start:Q", format=".0f"),
                  alt.Tooltip("end:Q", format=".0f"), "chunks"])

@@ -23,18 +23,18 @@ HIGHLIGHT = "chosen"
 """The class of a highlighted row."""
 CSS = """<style>
 div.chunklab-table{overflow-x:auto;max-width:100%;margin:4px 0 10px}
-div.chunklab-table table{border-collapse:collapse;font:12px/1.45 system-ui,sans-serif;
+div.chunklab-table table.chunklab{border-collapse:collapse;font:12px/1.45 system-ui,sans-serif;
   margin:0;table-layout:auto}
-div.chunklab-table table th,div.chunklab-table table td{border:1px solid #d4d4d8;
+div.chunklab-table table.chunklab th,div.chunklab-table table.chunklab td{border:1px solid #d4d4d8;
   padding:2px 8px;text-align:left;vertical-align:top;max-width:36em}
-div.chunklab-table table th{background:#f1f5f9;font-weight:600;white-space:nowrap}
-div.chunklab-table table tbody tr:nth-child(odd){background:#fafafa}
-div.chunklab-table table tbody tr:hover{background:#eef2ff}
-div.chunklab-table table td.num{text-align:right;font-variant-numeric:tabular-nums;
+div.chunklab-table table.chunklab th{background:#f1f5f9;font-weight:600;white-space:nowrap}
+div.chunklab-table table.chunklab tbody tr:nth-child(odd){background:#fafafa}
+div.chunklab-table table.chunklab tbody tr:hover{background:#eef2ff}
+div.chunklab-table table.chunklab td.num{text-align:right;font-variant-numeric:tabular-nums;
   white-space:nowrap}
-div.chunklab-table table td.interval{white-space:nowrap;font-variant-numeric:tabular-nums}
-div.chunklab-table table td.chosen{background:#fef3c7;font-weight:600}
-div.chunklab-table table caption{caption-side:top;text-align:left;color:#475569;padding:2px 0}
+div.chunklab-table table.chunklab td.interval{white-space:nowrap;font-variant-numeric:tabular-nums}
+div.chunklab-table table.chunklab td.chosen{background:#fef3c7;font-weight:600}
+div.chunklab-table table.chunklab caption{caption-side:top;text-align:left;color:#475569;padding:2px 0}
 </style>"""
 WHOLE_SIZES = ("tokens", "chars", "words", "bundle")
 """A column named with one of these words (``tokens_p50``, ``bundle_chars``) holds a size:
@@ -131,7 +131,9 @@ def styled(frame: pd.DataFrame, *, highlight: Sequence[bool] | pd.Series | None 
                            index=frame.index, columns=frame.columns)
     styler = frame.style.format({name: text_of(name) for name in frame.columns},
                                 escape="html").format_index(escape="html", axis=1)
-    styler = styler.hide(axis="index").set_td_classes(classes)
+    # the class outranks JupyterLab's right-aligned `.jp-RenderedHTMLCommon td` in exports
+    styler = styler.hide(axis="index").set_td_classes(classes).set_table_attributes(
+        'class="chunklab"')
     if caption:
         styler = styler.set_caption(caption)
     return styler
