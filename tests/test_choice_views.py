@@ -50,6 +50,8 @@ def test_per_query_differences_are_chosen_minus_the_other(run, choice):
     assert (total == rows.query_id.nunique()).all()
     chart = str(choice_charts.win_loss(differences).to_dict())
     assert "'field': 'query_kind'" in chart and "'field': 'difference'" in chart
+    order = choice_charts.win_loss(differences).to_dict()["facet"]["row"]["sort"]
+    assert order[0].startswith("vs runner-up")  # the panel the text calls the top one
 
 
 def test_the_choice_picture_marks_the_chosen_and_the_runner_up(run, choice):

@@ -119,8 +119,8 @@ def win_loss(differences: pd.DataFrame) -> alt.FacetChart:
         color=alt.Color("query_kind:N", title="query kind"), tooltip=tooltip)
     zero = alt.Chart().mark_rule(color="#334155").encode(y=alt.datum(0))
     return alt.layer(bars, zero, data=frame).properties(width=520, height=120).facet(
-        row=alt.Row("comparison:N", title=None, header=alt.Header(labelAngle=0,
-                                                                   labelAlign="left")))
+        row=alt.Row("comparison:N", title=None, sort=list(dict.fromkeys(frame["comparison"])),
+                    header=alt.Header(labelAngle=0, labelAlign="left")))  # runner-up first
 
 
 def size_histograms(chunks: pd.DataFrame, *, field: str = "n_tokens",
