@@ -34,7 +34,8 @@ div.chunklab-table table.chunklab td.num{text-align:right;font-variant-numeric:t
   white-space:nowrap}
 div.chunklab-table table.chunklab td.interval{white-space:nowrap;font-variant-numeric:tabular-nums}
 div.chunklab-table table.chunklab td.chosen{background:#fef3c7;font-weight:600}
-div.chunklab-table table.chunklab caption{caption-side:top;text-align:left;color:#475569;padding:2px 0}
+div.chunklab-table table.chunklab caption{caption-side:top;text-align:left;color:#475569;
+  padding:2px 0}
 </style>"""
 WHOLE_SIZES = ("tokens", "chars", "words", "bundle")
 """A column named with one of these words (``tokens_p50``, ``bundle_chars``) holds a size:
