@@ -29,6 +29,7 @@ from chunklab.notebooks.report import (
     default_run_name,
     middle_size,
     notebook_values,
+    run_notebook,
 )
 from conftest import FIXTURES, ROOT
 
@@ -294,6 +295,27 @@ def test_the_explorer_widget_is_exported_as_its_static_view(report):
     assert widgets and all("text/html" in o["data"] for o in widgets)
     page = (report.out_dir / "04_chunk_explorer.html").read_text(encoding="utf-8")
     assert page.count('class="chunklab-view') >= len(widgets)  # the view, not an empty cell
+
+
+@pytest.mark.slow
+def test_kernels_started_together_never_share_a_socket(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    sources = []
+    for stem in ("a", "b", "c"):
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(f"print('{stem}' * 3)")])
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                     "language": "python"}
+        nbformat.write(nb, tmp_path / f"{stem}.ipynb")
+        sources.append(tmp_path / f"{stem}.ipynb")
+    before = set(ROOT.iterdir())
+    with ThreadPoolExecutor(3) as pool:
+        runs = list(pool.map(lambda s: run_notebook(s.stem, s, tmp_path, {}), sources))
+    assert [(r.name, r.status) for r in runs] == [("a", "ok"), ("b", "ok"), ("c", "ok")]
+    for run in runs:
+        outputs = nbformat.read(run.notebook, as_version=4).cells[0].outputs
+        assert outputs[0]["text"] == f"{run.name * 3}\n"  # each kernel answered its own client
+    assert set(ROOT.iterdir()) == before  # no socket left in the working folder
 
 
 @pytest.mark.slow

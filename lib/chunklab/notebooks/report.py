@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -222,11 +223,12 @@ def run_notebook(name: str, source: Path, out_dir: Path, values: dict, *,
     began = time.perf_counter()
     bar = {"desc": progress, "leave": False, "disable": not sys.stderr.isatty()}
     try:
-        with heartbeat(progress, began):
+        with heartbeat(progress, began), tempfile.TemporaryDirectory(
+                prefix="chunklab-kernel-") as sockets:
             papermill.execute_notebook(str(source), str(run.notebook), parameters=parameters,
                                        kernel_name=KERNEL, cwd=str(repo_root() or Path.cwd()),
-                                       progress_bar=bar if progress else False,
-                                       log_output=False, config=kernel_config())
+                                       progress_bar=bar if progress else False, log_output=False,
+                                       config=kernel_config(Path(sockets) / "kernel"))
         run.status = "ok"
     except Exception as err:  # a failed notebook is reported; the others still run
         run.status = "failed"
@@ -263,13 +265,14 @@ def heartbeat(label: str, began: float, every: float = HEARTBEAT) -> Iterator[No
             thread.join()
 
 
-def kernel_config():
-    """Kernels reach their client over IPC sockets beside their connection file instead of
-    local TCP ports: no port is opened, and no kernel warns that it runs over TCP without
-    encryption."""
+def kernel_config(sockets: Path):
+    """Kernels reach their client over IPC sockets (named ``sockets``-N) instead of local TCP
+    ports: no port is opened, and no kernel warns that it runs over TCP without encryption.
+    Each notebook run gets its own ``sockets`` prefix in a fresh temporary folder, so kernels
+    started at the same time never share a socket and none is left in the working folder."""
     from traitlets.config import Config
 
-    return Config({"KernelManager": {"transport": "ipc"}})
+    return Config({"KernelManager": {"transport": "ipc", "ip": str(sockets)}})
 
 
 def _describe(err: Exception) -> str:
