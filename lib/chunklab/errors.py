@@ -44,6 +44,10 @@ class CorpusError(ChunklabError):
     """A corpus folder that cannot be read at all (a single bad file is only reported)."""
 
 
+class UndecodableFileError(CorpusError, ValueError):
+    """A file whose bytes are not UTF-8 text (binary, another encoding): skipped, reported."""
+
+
 class DocumentNotFoundError(CorpusError, KeyError):
     """A document id that is not in the corpus; the message suggests the nearest ids."""
 
