@@ -144,6 +144,10 @@ class GridWarning(UserWarning):
     fit in one chunk."""
 
 
+class CacheWarning(UserWarning):
+    """An embedding cache whose file was unsound (moved aside and rebuilt) or cannot be used."""
+
+
 class ChartError(ChunklabError, ValueError):
     """A chart asked of a table that lacks what it draws (a metric, a column)."""
 

@@ -172,7 +172,7 @@ class RunInfo(TypedDict):
     queries: int
     """Queries scored."""
     queries_fingerprint: str
-    """sha256 over every query scored (``query_fingerprint``): what the scored parts are keyed by."""
+    """sha256 over every query scored (``query_fingerprint``): a key of the scored parts."""
     queries_dropped: DroppedQueries
     query_split: dict[str, Any]
     """How the queries were split into tuning and held-out sets (``QuerySplit.report``)."""
