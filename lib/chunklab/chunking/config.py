@@ -12,8 +12,9 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from ..errors import ConfigError, validation_message
+from ..errors import ConfigError, FileReadError, validation_message
 from ..util.atomic import write_text_atomic
+from ..util.files import read_utf8
 from .registry import check_strategy
 
 DEFAULT_PREFIX = "Context: {path}"
@@ -124,14 +125,9 @@ def read_yaml(path: str | os.PathLike, *, what: str = "config") -> Any:
     nested file raises ConfigError in one line naming the file and the problem."""
     where = f"cannot read {what} {str(path)!r}"
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except IsADirectoryError:
-        raise ConfigError(f"{where}: it is a folder; name a YAML file") from None
-    except OSError as err:
-        raise ConfigError(f"{where}: {err.strerror or err}") from None
-    except UnicodeDecodeError as err:
-        raise ConfigError(f"{where}: not UTF-8 text (byte {err.start}); save it as UTF-8"
-                          ) from None
+        text = read_utf8(path, what=what)
+    except FileReadError as err:
+        raise ConfigError(str(err)) from None
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as err:

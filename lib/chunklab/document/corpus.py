@@ -136,6 +136,15 @@ class Corpus:
             digest.update(hashlib.sha256(doc.text.encode()).digest())
         return digest.hexdigest()[:16]
 
+    def require_documents(self) -> Corpus:
+        """The corpus itself when it holds a document; CorpusError saying what was found."""
+        if not self.documents:
+            found = (f"{len(self.skipped)} file(s) skipped, e.g. {self.skipped[0].path}: "
+                     f"{self.skipped[0].reason}" if self.skipped else "no files")
+            raise CorpusError(f"corpus {self.root!r} holds no documents ({found}): point "
+                              f"--corpus at a folder of {', '.join(SUFFIXES)} files")
+        return self
+
     def report(self) -> list[dict]:
         """One row per file considered: loaded documents and skipped files with the reason."""
         rows = [{"path": d.id, "status": "loaded", "reason": ""} for d in self.documents]

@@ -74,6 +74,8 @@ class SweepParams(BaseModel):
     @field_validator("strategies")
     @classmethod
     def _strategies(cls, names: tuple[str, ...]) -> tuple[str, ...]:
+        if not names:
+            raise ValueError("give at least one strategy (see: chunklab strategies)")
         for name in names:
             check_strategy(name)
         return names
@@ -81,10 +83,19 @@ class SweepParams(BaseModel):
     @field_validator("retrievers")
     @classmethod
     def _retrievers(cls, names: tuple[str, ...]) -> tuple[str, ...]:
+        if not names:
+            raise ValueError(f"give at least one retriever ({', '.join(retriever_names())})")
         for name in names:
             if name not in retriever_names():
                 raise UnknownRetrieverError(name, retriever_names())
         return names
+
+    @field_validator("sizes")
+    @classmethod
+    def _sizes(cls, sizes: tuple[int, ...]) -> tuple[int, ...]:
+        if not sizes:
+            raise ValueError("give at least one size, e.g. 300,600")
+        return sizes
 
     @model_validator(mode="after")
     def _contrasts(self) -> SweepParams:

@@ -90,12 +90,12 @@ def run_sweep(params: SweepParams, out_dir: str | os.PathLike | None = None, *,
 def _sweep(params: SweepParams, out_dir: str | os.PathLike | None, *, corpus: Corpus | None,
            progress: bool) -> SweepResult:
     stage = _Stage()
-    run_dir = prepare(params, out_dir)
+    configs = params.configs()
     with stage("load"):
         corpus = corpus or load_corpus(params.corpus,
                                        infer_headings=params.options.get("infer_headings", False))
-        queries, dropped, split = _queries(params, corpus)
-    configs = params.configs()
+        queries, dropped, split = _queries(params, corpus.require_documents())
+    run_dir = prepare(params, out_dir)  # once the inputs hold: a refused run leaves no params
     parts = run_parts(run_dir, params, corpus, queries)
     reused = 0
     chunk_frames: list[pd.DataFrame] = []
@@ -156,7 +156,7 @@ def _queries(params: SweepParams, corpus: Corpus) -> tuple[list, DroppedQueries,
     if params.queries:
         queries, dropped = load_queries(params.queries, corpus), NOTHING_DROPPED
     else:
-        mined = mine(corpus, max_sources=params.mined_max_sources)
+        mined = mine(corpus, max_sources=params.mined_max_sources).require(params.corpus)
         queries, dropped = mined.queries, mined.report()
     return queries, dropped, split_queries(queries, seed=params.split_seed,
                                            minimum=params.min_split)

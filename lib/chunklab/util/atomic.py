@@ -7,20 +7,27 @@ import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from ..errors import WriteError
+
 
 def write_atomic(path: str | os.PathLike, write: Callable[[Path], None]) -> Path:
     """Call ``write(tmp_path)`` then rename the temporary file over ``path``."""
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as err:
+        raise WriteError(target, err) from err
     # (the name matches temporary_name(target), so remove_leftovers finds what a kill left)
     os.close(fd)
     try:
         write(Path(tmp))
         os.chmod(tmp, 0o644)  # mkstemp makes owner-only files; results are meant to be shared
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as err:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(err, OSError) and not isinstance(err, WriteError):
+            raise WriteError(target, err) from err
         raise
     return target
 
