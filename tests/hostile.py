@@ -77,10 +77,10 @@ def write_hostile_corpus(root: Path) -> dict[str, Path]:
     root.mkdir(parents=True, exist_ok=True)
     (root / "guide.md").write_text(_fill(HEADINGS_DOC, "heading"), encoding="utf-8")
     (root / "release.md").write_text(_fill(FRONT_MATTER_DOC, "fm"), encoding="utf-8")
-    named = root / f"<img src=x onerror={payload('file')}>.md"
+    named = root / f"{carriers('file')[0]}.md"  # quoted: Markdown passes it through as HTML
     named.write_text("# Named file\n\nA file whose name carries a script: its text is plain.\n"
                      "The archive holds every page for a year.\n", encoding="utf-8")
-    folder = root / f"<svg onload={payload('folder')}>"
+    folder = root / carriers("folder")[1]
     folder.mkdir()
     (folder / "inside.md").write_text("# Inside\n\nA page in a folder whose name carries a "
                                       "script. Exports are written as CSV files.\n",
