@@ -119,6 +119,16 @@ def test_a_fifo_is_skipped_not_read(folder):
     assert {s.path: s.reason for s in corpus.skipped}["pipe.md"] == "not a regular file"
 
 
+def test_a_file_over_the_size_limit_is_skipped_unread(folder):
+    # a list nested 600 deep: some 360 KB, the shape that makes a parser take seconds per MB
+    write(folder / "huge.md", "".join("  " * i + "- x\n" for i in range(600)).encode())
+    corpus = load_corpus(folder, max_bytes=100_000)
+    reason = {s.path: s.reason for s in corpus.skipped}["huge.md"]
+    assert reason == "larger than the 98 KiB limit (353 KiB): not read", reason
+    assert len(corpus) == 5  # the others load
+    assert "huge.md" in [d.id for d in load_corpus(folder)]  # under the default limit
+
+
 def test_front_matter_nested_too_deep_skips_that_file_alone(folder):
     deep = "---\n" + "".join("  " * i + f"k{i}:\n" for i in range(500)) + "---\n# Deep\n"
     write(folder / "deep.md", deep.encode())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import errno
 import hashlib
 import os
 import stat
@@ -257,13 +258,27 @@ def _candidate_files(root: Path) -> list[Path]:
 NOT_REGULAR = "not a regular file"
 
 
-def read_regular(path: Path) -> bytes:
+MAX_FILE_BYTES = 8 * 2**20
+"""Files larger than this (8 MiB, some 2,000 pages of prose) are skipped unread: parsing one
+that size takes seconds to minutes (a list nested thousands deep), and documentation pages
+are far smaller. ``load_corpus(max_bytes=...)`` sets another limit."""
+
+
+def _size(n: int) -> str:
+    return f"{n / 2**20:.1f} MiB" if n >= 2**20 else f"{n / 2**10:.0f} KiB"
+
+
+def read_regular(path: Path, max_bytes: int = MAX_FILE_BYTES) -> bytes:
     """The bytes of a regular file; OSError(NOT_REGULAR) for a FIFO, device or socket, which
-    is opened without blocking and never read."""
+    is opened without blocking and never read, and OSError for a file over ``max_bytes``."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
             raise OSError(NOT_REGULAR)
+        if info.st_size > max_bytes:
+            raise OSError(errno.EFBIG, f"larger than the {_size(max_bytes)} limit "
+                                       f"({_size(info.st_size)}): not read")
         os.set_blocking(fd, True)
         with os.fdopen(fd, "rb", closefd=False) as file:
             return file.read()
@@ -281,15 +296,17 @@ def _reason(err: BaseException) -> str:
     return f"could not be loaded: {type(err).__name__}" + (f": {text[:200]}" if text else "")
 
 
-def _load_file(path: Path, doc_id: str, infer_headings: bool) -> Document:
-    text = decode(read_regular(path))
+def _load_file(path: Path, doc_id: str, infer_headings: bool, max_bytes: int) -> Document:
+    text = decode(read_regular(path, max_bytes))
     return make_document(doc_id, text, path=str(path.resolve()), infer_headings=infer_headings)
 
 
-def load_corpus(root: str | os.PathLike, *, infer_headings: bool = False) -> Corpus:
+def load_corpus(root: str | os.PathLike, *, infer_headings: bool = False,
+                max_bytes: int = MAX_FILE_BYTES) -> Corpus:
     """Load every .md/.markdown/.txt file under root; unreadable files, files that are no
-    regular file (a FIFO, a device), files whose load fails in any way and files of an
-    unsupported format (.mdx, .rst, .html, .htm, .adoc) are reported, not fatal."""
+    regular file (a FIFO, a device), files over ``max_bytes``, files whose load fails in any
+    way and files of an unsupported format (.mdx, .rst, .html, .htm, .adoc) are reported,
+    not fatal."""
     root_path = Path(root)
     if not root_path.is_dir():
         raise CorpusError(f"corpus folder {str(root)!r} does not exist or is not a folder")
@@ -301,7 +318,7 @@ def load_corpus(root: str | os.PathLike, *, infer_headings: bool = False) -> Cor
             skipped.append(Skipped(doc_id, UNSUPPORTED))
             continue
         try:  # one file's failure, whatever it is, skips that file alone
-            documents.append(_load_file(path, doc_id, infer_headings))
+            documents.append(_load_file(path, doc_id, infer_headings, max_bytes))
         except Exception as err:
             skipped.append(Skipped(doc_id, _reason(err)))
     return Corpus(str(root_path), tuple(documents), tuple(skipped))
