@@ -21,6 +21,7 @@ from ..chunking.sizes import token_method
 from ..document.corpus import Corpus, load_corpus
 from ..errors import GridWarning
 from ..util.atomic import write_atomic
+from ..util.paths import shown_path
 from . import budget, grid, metrics, stats, tables
 from .queries import QuerySplit, given_split, load_queries, mine, split_queries
 from .retrieve import make_retriever
@@ -128,7 +129,7 @@ def _sweep(params: SweepParams, out_dir: str | os.PathLike | None, *, corpus: Co
         warnings.warn(note, GridWarning, stacklevel=2)
     info: RunInfo = {
         "run_id": params.run_id, "params": params.model_dump(), "versions": versions(),
-        "corpus": {"root": params.corpus, "fingerprint": corpus.fingerprint,
+        "corpus": {"root": shown_path(params.corpus), "fingerprint": corpus.fingerprint,
                    "documents": len(corpus), "skipped": [s.as_dict() for s in corpus.skipped]},
         "queries": len(queries), "queries_fingerprint": query_fingerprint(queries),
         "queries_dropped": dropped,

@@ -28,6 +28,7 @@ from ..evaluation.runs import load_run, refuse_other_run, writing
 from ..evaluation.structure import GOLD_FILE
 from ..evaluation.sweep import headline
 from ..util.atomic import remove_leftovers, write_atomic, write_text_atomic
+from ..util.paths import shown_paths
 from .params import repo_root, resolve_output
 from .params import validate as validate_params
 from .strategy_sweep import SweepInputs, sweep_params
@@ -178,6 +179,14 @@ def to_html(notebook: Path) -> Path:
     return write_text_atomic(notebook.with_suffix(".html"), body)
 
 
+def share(path: Path, folders: Sequence[str | os.PathLike]) -> Path:
+    """Rewrite the text file ``path`` with the machine's folders (``folders``, the repo root,
+    the home folder) named as ``shown_paths`` names them, atomically."""
+    base = repo_root() or Path.cwd()
+    text = path.read_text(encoding="utf-8")
+    return write_text_atomic(path, shown_paths(text, [f for f in folders if f], base=base))
+
+
 def run_notebook(name: str, source: Path, out_dir: Path, values: dict) -> NotebookRun:
     """Execute ``source`` into ``out_dir/<name>.ipynb`` (cwd = repo root), then export it."""
     import papermill
@@ -212,6 +221,7 @@ def run_notebook(name: str, source: Path, out_dir: Path, values: dict) -> Notebo
     executed = out_dir / f"{name}.ipynb"
     if executed.is_file():
         try:
+            share(executed, [out_dir, values.get("CORPUS", "")])
             run.html = to_html(executed)
         except Exception as err:  # reported in the index, never fatal
             run.error = (run.error + "\n" if run.error else "") + f"HTML export: {err}"
@@ -391,4 +401,4 @@ def write_index(out_dir: Path, runs: list[NotebookRun], params) -> Path:
 <h2>Chunk views</h2><ul>{''.join(views) or '<li>none</li>'}</ul>
 <h2>Files</h2><ul>{''.join(files) or '<li>none</li>'}</ul>
 </body></html>"""
-    return write_text_atomic(out_dir / "index.html", page)
+    return share(write_text_atomic(out_dir / "index.html", page), [out_dir, params.corpus])
