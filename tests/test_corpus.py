@@ -153,3 +153,16 @@ def test_any_exception_while_loading_one_file_skips_that_file(folder, monkeypatc
     assert "crlf.md" not in [d.id for d in corpus] and len(corpus) == 4
     assert {s.path: s.reason for s in corpus.skipped}["crlf.md"] == (
         "could not be loaded: ValueError: parser gave up")
+
+
+def test_the_hostile_corpus_loads_what_it_can_and_names_the_rest(tmp_path):
+    from hostile import LOADED, write_hostile_corpus
+
+    made = write_hostile_corpus(tmp_path / "docs")
+    corpus = load_corpus(tmp_path / "docs")  # a FIFO or a link loop would hang or repeat
+    assert len(corpus) == LOADED
+    assert made["named"].name in [d.id for d in corpus]
+    reasons = {s.path: s.reason for s in corpus.skipped}
+    assert set(reasons) == {"deep_front_matter.md", "binary.md", "latin1.md", "pipe.md"}
+    assert reasons["pipe.md"] == "not a regular file"
+    assert all(reason and "\n" not in reason for reason in reasons.values())
