@@ -17,6 +17,8 @@ from chunklab.cli import main
 from conftest import FIXTURES
 
 MINI = FIXTURES / "mini_corpus"
+REPO_RESULTS = Path(__file__).resolve().parents[1] / "results"
+"""Where a report with no --out goes (under the repo root, whatever the working folder)."""
 QUICK = ["--strategies", "rct", "--sizes", "300", "--budgets", "none", "--contrast", "none"]
 
 
@@ -219,6 +221,7 @@ def argv(line: str, where: dict[str, str]) -> list[str]:
 @pytest.mark.parametrize("line,expected", CASES, ids=[c[0][:70] for c in CASES])
 def test_a_bad_parameter_is_one_line_and_exit_2(line, expected, where, capsys, elsewhere):
     args = argv(line, where)
+    before = set(REPO_RESULTS.glob("*"))
     code = main(args)  # an uncaught exception here is the traceback this test forbids
     err = capsys.readouterr().err
     lines = err.strip().splitlines()
@@ -227,6 +230,7 @@ def test_a_bad_parameter_is_one_line_and_exit_2(line, expected, where, capsys, e
     assert "unexpected" not in lines[0], err  # named by its own message, not the safety net
     assert re.search(expected if ".*" in expected else re.escape(expected), lines[0]), err
     assert not list(elsewhere.iterdir()), "a refused command wrote into the current folder"
+    assert set(REPO_RESULTS.glob("*")) == before, "a refused report wrote into results/"
 
 
 def test_debug_shows_the_traceback(where):
