@@ -8,13 +8,14 @@ import sys
 import tempfile
 import threading
 import time
+import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from ..errors import NotebookNotFoundError
+from ..errors import NotebookNotFoundError, WriteError
 from ..evaluation.defaults import (
     DEFAULT_BUDGETS,
     DEFAULT_CORPUS,
@@ -24,9 +25,10 @@ from ..evaluation.defaults import (
     DEFAULT_STRATEGIES,
     default_contrasts,
 )
-from ..evaluation.runs import clear_run, run_folder
+from ..evaluation.runs import clear_run, run_folder, writing
 from ..evaluation.structure import GOLD_FILE
-from ..util.atomic import write_text_atomic
+from ..util.atomic import remove_leftovers, write_atomic, write_text_atomic
+from ..util.paths import shown_paths
 from .index_page import chosen_config, write_index
 from .params import repo_root, resolve_output
 from .params import validate as validate_params
@@ -211,6 +213,14 @@ def to_html(notebook: Path) -> Path:
     return write_text_atomic(notebook.with_suffix(".html"), body)
 
 
+def share(path: Path, folders: Sequence[str | os.PathLike]) -> Path:
+    """Rewrite the text file ``path`` with the machine's folders (``folders``, the repo root,
+    the home folder) named as ``shown_paths`` names them, atomically."""
+    base = repo_root() or Path.cwd()
+    text = path.read_text(encoding="utf-8")
+    return write_text_atomic(path, shown_paths(text, [f for f in folders if f], base=base))
+
+
 def run_notebook(name: str, source: Path, out_dir: Path, values: dict, *,
                  progress: str = "") -> NotebookRun:
     """Execute ``source`` into ``out_dir/<name>.ipynb`` (cwd = repo root), then export it.
@@ -218,25 +228,41 @@ def run_notebook(name: str, source: Path, out_dir: Path, values: dict, *,
     ``HEARTBEAT`` seconds says the notebook is still running."""
     import papermill
 
-    run = NotebookRun(name, source, notebook=out_dir / f"{name}.ipynb")
+    notebook = out_dir / f"{name}.ipynb"
+    run = NotebookRun(name, source, notebook=notebook)
     parameters = {k: v for k, v in values.items() if k in declared_parameters(source)}
     began = time.perf_counter()
     bar = {"desc": progress, "leave": False, "disable": not sys.stderr.isatty()}
+
+    def execute(tmp: Path) -> None:  # into a temporary file, renamed over the notebook once
+        try:                          # complete: a full disk never leaves half a notebook
+            with warnings.catch_warnings(), heartbeat(progress, began), \
+                    tempfile.TemporaryDirectory(prefix="chunklab-kernel-") as sockets:
+                warnings.filterwarnings("ignore", message=".*does not end in one of")
+                papermill.execute_notebook(str(source), str(tmp), parameters=parameters,
+                                           kernel_name=KERNEL,
+                                           cwd=str(repo_root() or Path.cwd()),
+                                           progress_bar=bar if progress else False,
+                                           log_output=False,
+                                           config=kernel_config(Path(sockets) / "kernel"))
+            run.status = "ok"
+        except OSError:
+            raise
+        except Exception as err:  # a failed notebook is reported; the others still run
+            run.status, run.error = "failed", _describe(err)
+            if not tmp.stat().st_size:
+                raise
+
     try:
-        with heartbeat(progress, began), tempfile.TemporaryDirectory(
-                prefix="chunklab-kernel-") as sockets:
-            papermill.execute_notebook(str(source), str(run.notebook), parameters=parameters,
-                                       kernel_name=KERNEL, cwd=str(repo_root() or Path.cwd()),
-                                       progress_bar=bar if progress else False, log_output=False,
-                                       config=kernel_config(Path(sockets) / "kernel"))
-        run.status = "ok"
-    except Exception as err:  # a failed notebook is reported; the others still run
+        write_atomic(notebook, execute)
+    except Exception as err:
         run.status = "failed"
-        run.error = _describe(err)
+        run.error = run.error or (str(err) if isinstance(err, WriteError) else _describe(err))
     run.seconds = time.perf_counter() - began
     executed = out_dir / f"{name}.ipynb"
     if executed.is_file():
         try:
+            share(executed, [out_dir, values.get("CORPUS", "")])
             run.html = to_html(executed)
         except Exception as err:  # reported in the index, never fatal
             run.error = (run.error + "\n" if run.error else "") + f"HTML export: {err}"
@@ -335,18 +361,21 @@ def build_report(out_dir: str | os.PathLike, *, corpus: str = DEFAULT_CORPUS,
     out = folder.path
     if progress and folder.note:
         print(f"chunklab: {folder.note}", file=sys.stderr, flush=True)
-    if folder.overwrite:
-        clear_run(out)
-    out.mkdir(parents=True, exist_ok=True)
     runs = []
-    for i, (name, source) in enumerate(found, start=1):
-        values = notebook_values(out, params, queries=queries, name=name)
-        label = f"[{i}/{len(found)}] {name}"
-        if progress:
-            print(f"{label}: running", flush=True)
-        run = run_notebook(name, source, out, values, progress=label if progress else "")
-        runs.append(run)
-        if progress:
-            print(f"{label}: {run.status} ({run.seconds:.1f} s)"
-                  + (f" - {run.error.splitlines()[0]}" if run.error else ""), flush=True)
-    return Report(out, write_index(out, runs, params), runs, strict, folder.note)
+    with writing(out, kind="report", name="OUT_DIR"):  # a second report into it is refused
+        if folder.overwrite:
+            clear_run(out)
+        remove_leftovers(out, names=[f"{name}{suffix}" for name, _ in found
+                                     for suffix in (".ipynb", ".html")])
+        for i, (name, source) in enumerate(found, start=1):
+            values = notebook_values(out, params, queries=queries, name=name)
+            label = f"[{i}/{len(found)}] {name}"
+            if progress:
+                print(f"{label}: running", flush=True)
+            run = run_notebook(name, source, out, values, progress=label if progress else "")
+            runs.append(run)
+            if progress:
+                print(f"{label}: {run.status} ({run.seconds:.1f} s)"
+                      + (f" - {run.error.splitlines()[0]}" if run.error else ""), flush=True)
+        index = share(write_index(out, runs, params), [out, params.corpus])
+        return Report(out, index, runs, strict, folder.note)
