@@ -76,23 +76,6 @@ def test_an_unknown_set_key_lists_the_valid_keys(tmp_path, capsys):
     assert "overlap" in err.split("valid options:")[1]
 
 
-def test_a_missing_corpus_is_one_error_naming_the_option_for_every_command(tmp_path, capsys):
-    missing = str(tmp_path / "nowhere")
-    for argv in (["chunk", "--corpus", missing, "--strategy", "rct", "--out", "x.jsonl"],
-                 ["summary", "--corpus", missing], ["queries", "mine", "--corpus", missing,
-                                                    "--out", "q.jsonl"]):
-        assert main(argv) == 2
-        err = capsys.readouterr().err.strip()
-        assert err == f"chunklab: error: --corpus: no folder {missing!r}"
-
-
-def test_a_query_file_that_does_not_exist_is_not_called_bad_lines(tmp_path, capsys):
-    code = main(["sweep", "--corpus", str(FIXTURES / "mini_corpus"), "--queries",
-                 str(tmp_path / "q.jsonl"), "--out", str(tmp_path / "run")])
-    err = capsys.readouterr().err
-    assert code == 2 and "--queries: no file" in err and "bad line" not in err
-
-
 def test_every_subcommand_help_shows_defaults_and_an_example(capsys):
     for command in (["sweep"], ["report"], ["summary"], ["queries", "mine"]):
         with pytest.raises(SystemExit):

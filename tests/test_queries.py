@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from chunklab.document.corpus import make_document
-from chunklab.errors import ChunklabError, InputNotFoundError, QueryValidationError
+from chunklab.errors import ChunklabError, QueryValidationError
 from chunklab.evaluation.queries import (
     Query,
     given_split,
@@ -204,8 +204,8 @@ def test_a_file_without_queries_is_an_error(tmp_path, corpus, content):
         load_queries(path, corpus)
 
 
-def test_missing_file_is_reported_as_missing_not_as_bad_lines(tmp_path, corpus):
-    with pytest.raises(InputNotFoundError, match=r"^query file: no file '.*absent.jsonl'$"):
+def test_missing_file_is_reported(tmp_path, corpus):
+    with pytest.raises(QueryValidationError, match="cannot read the file"):
         load_queries(tmp_path / "absent.jsonl", corpus)
 
 

@@ -24,7 +24,6 @@ from .errors import (
     ConfigError,
     FileValidationError,
     GridWarning,
-    InputNotFoundError,
     disk_fault,
     validation_message,
 )
@@ -431,30 +430,11 @@ HANDLERS = {"strategies": cmd_strategies, "chunk": cmd_chunk, "summary": cmd_sum
             "report": cmd_report}
 
 
-INPUTS = (("corpus", "--corpus", "folder"), ("queries", "--queries", "file"),
-          ("test_queries", "--test-queries", "file"), ("config", "--config", "file"),
-          ("vs_config", "--vs-config", "file"))
-"""The options naming an input that must exist: attribute, option, file or folder."""
-
-
-def check_inputs(args: argparse.Namespace) -> None:
-    """Every input file or folder the command names exists, else one error naming the
-    option and where it looked (the same words for every command)."""
-    for attribute, option, kind in INPUTS:
-        value = getattr(args, attribute, None)
-        if not value:
-            continue
-        path = Path(value).expanduser()
-        if not (path.is_dir() if kind == "folder" else path.is_file()):
-            raise InputNotFoundError(option, kind, str(value), str(path.resolve()))
-
-
 def main(argv: list[str] | None = None) -> int:
     """Run one command; every failure is one line on stderr and exit 2 (130 when
     interrupted), its traceback only with ``--debug``."""
     args = _parser().parse_args(argv)
     try:
-        check_inputs(args)
         return HANDLERS[args.command](args)
     except KeyboardInterrupt:
         if args.debug:

@@ -215,15 +215,6 @@ class ChartError(ChunklabError, ValueError):
     """A chart asked of a table that lacks what it draws (a metric, a column)."""
 
 
-class InputNotFoundError(ChunklabError, FileNotFoundError):
-    """A file or folder named as an input that does not exist; the message names the
-    option and where it looked."""
-
-    def __init__(self, name: str, kind: str, value: str, looked: str):
-        where = f" (looked for {looked})" if looked != value else ""
-        super().__init__(f"{name}: no {kind} {value!r}{where}")
-
-
 class NotebookNotFoundError(ChunklabError, FileNotFoundError):
     """A report notebook that is not where the package keeps its notebooks."""
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TypedDict
 
-from ..errors import FileReadError, InputNotFoundError, QueryValidationError
+from ..errors import FileReadError, QueryValidationError
 from ..util.atomic import write_text_atomic
 from ..util.files import read_utf8
 
@@ -157,8 +157,6 @@ def check_record(data, docs: dict) -> list[str]:
 def load_queries(path: str | os.PathLike, corpus) -> list[Query]:
     """Read a JSONL query file, checked against ``corpus``; raises listing every bad line."""
     docs = documents_by_id(corpus)
-    if not Path(path).is_file():
-        raise InputNotFoundError("query file", "file", str(path), str(Path(path).resolve()))
     try:
         lines = read_utf8(path, what="query file").splitlines()
     except FileReadError as err:
