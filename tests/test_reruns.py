@@ -50,7 +50,7 @@ def test_overwrite_replaces_the_run_there(tmp_path):
     folder = run_folder(tmp_path, changed, overwrite=True, switch="OVERWRITE=True")
     assert folder.path == tmp_path and folder.overwrite
     assert f"k: {params().k} -> 3" in folder.note
-    with pytest.raises(ConfigError, match="holds another run"):
+    with pytest.raises(ConfigError, match="holds an unfinished other run"):
         prepare(changed, tmp_path)  # without overwrite the folder is still refused
     prepare(changed, tmp_path, overwrite=True)
     assert json.loads((tmp_path / "params.json").read_text())["run_id"] == changed.run_id

@@ -107,8 +107,8 @@ def _parser() -> argparse.ArgumentParser:
     summary.add_argument("--corpus", default=DEFAULT_CORPUS,
                          help="folder of .md/.markdown/.txt files")
     summary.add_argument("--size", type=int, default=1000, help="chunk size in --unit")
-    summary.add_argument("--unit", default="chars", choices=["chars", "words", "tokens"],
-                         help="what --size counts")
+    summary.add_argument("--unit", default="chars", help="what --size counts: chars, words or "
+                                                          "tokens")
     queries = command("queries", "query files: mine queries from a corpus",
                        EXAMPLES["mine"])
     queries_sub = queries.add_subparsers(dest="queries_command", required=True,
