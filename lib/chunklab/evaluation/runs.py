@@ -29,7 +29,8 @@ from .defaults import (
     DEFAULT_SIZES,
     DEFAULT_STRATEGIES,
 )
-from .queries import MAX_SOURCES, MIN_SPLIT, DroppedQueries
+from .mining import MAX_SOURCES, DroppedQueries
+from .queries import MIN_SPLIT
 from .retrieve import retriever_names
 
 PACKAGES = ("chunklab", "markdown-it-py", "langchain-text-splitters", "bm25s",

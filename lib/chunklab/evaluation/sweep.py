@@ -22,7 +22,8 @@ from ..document.corpus import Corpus, load_corpus
 from ..errors import GridWarning
 from ..util.atomic import write_atomic
 from . import budget, grid, metrics, stats, tables
-from .queries import QuerySplit, given_split, load_queries, mine, split_queries
+from .mining import mine
+from .queries import QuerySplit, given_split, load_queries, split_queries
 from .retrieve import make_retriever
 from .runs import (
     DroppedQueries,
