@@ -278,7 +278,9 @@ def test_renewal_clause_ranks_first_when_it_carries_its_heading(tmp_path):
 
 
 def test_a_corpus_whose_one_query_finds_nothing_still_sweeps(tmp_path):
-    (tmp_path / "a.md").write_text("just some plain words about lanterns.\n")  # mined query "a"
+    # one mined query, the title "this" (a stop word: it finds nothing); the sentence is too
+    # short to be a body query
+    (tmp_path / "this.md").write_text("plain words about brass lanterns.\n")
     params = SweepParams(corpus=str(tmp_path), strategies=("rct", "ast_breadcrumb"),
                          sizes=(200,))
     result = run_sweep(params, tmp_path / "run", progress=False)

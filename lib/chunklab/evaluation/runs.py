@@ -169,6 +169,10 @@ class RunInfo(TypedDict):
     queries: int
     """Queries scored."""
     queries_dropped: DroppedQueries
+    queries_by_source: dict[str, int]
+    """Queries per source: each mined source (title, section heading, heading code span,
+    heading signature, heading identifier, definition list, table, body sentence), or the
+    query file(s)."""
     query_split: dict[str, Any]
     """How the queries were split into tuning and held-out sets (``QuerySplit.report``)."""
     token_method: str
