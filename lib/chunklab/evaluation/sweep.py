@@ -115,7 +115,8 @@ def run_sweep(params: SweepParams, out_dir: str | os.PathLike | None = None, *,
                                           planned=params.planned_pairs(),
                                           twins={s["config_id"] for s in same})
     notes = [s["text"] for s in same] + [w for w in [grid.one_chunk_warning(chunk_stats)] if w]
-    notes += leakage.leak_warnings(per_query)
+    twins = {s["config_id"] for s in same}  # their rows repeat an earlier config's
+    notes += leakage.leak_warnings(per_query[~per_query["config_id"].isin(twins)])
     for note in notes:
         warnings.warn(note, GridWarning, stacklevel=2)
     info: RunInfo = {

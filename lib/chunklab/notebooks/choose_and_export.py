@@ -162,7 +162,8 @@ def head_to_head(choice: Choice) -> pd.DataFrame:
 
 def describe(choice: Choice) -> pd.DataFrame:
     """The choice in one small table: chosen and runner-up, primary metric with interval,
-    the bundle size, and the verdict of the paired test between them."""
+    the bundle size, the configs whose chunks are identical to each (the same config in
+    effect, scored once), and the verdict of the paired test between them."""
     metric = choice.rule.primary_metric
     rows = []
     for role, row in (("chosen", choice.chosen), ("runner-up", choice.runner_up)):
@@ -171,7 +172,7 @@ def describe(choice: Choice) -> pd.DataFrame:
         rows.append({"role": role, "config_id": row["config_id"], "strategy": row["strategy"],
                      "size": row["size"], "unit": row["unit"], "options": row["options"],
                      metric: row[metric], "ci_low": row["ci_low"], "ci_high": row["ci_high"],
-                     BUNDLE: row[BUNDLE]})
+                     BUNDLE: row[BUNDLE], "identical": row.get("identical", "")})
     frame = pd.DataFrame(rows)
     frame["verdict"] = [verdict_text(choice), ""][: len(frame)]
     return frame
