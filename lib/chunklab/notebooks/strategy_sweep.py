@@ -9,11 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 from pydantic import ValidationInfo, field_validator
 
 from ..errors import ConfigError
-import pandas as pd
-
 from ..evaluation import leakage
 from ..evaluation.budget import budget_name
 from ..evaluation.sweep import GROUP, KEY_METRICS, SweepParams, SweepResult, headline, summary_table
