@@ -37,7 +37,8 @@ def rule(**values):
 
 
 @pytest.mark.parametrize(("text", "retrievers", "shown"), [
-    ("over_encoder_limit <= 0.05", ("dense", "hybrid"), "over_encoder_limit <= 0.05 on dense,hybrid"),
+    ("over_encoder_limit <= 0.05", ("dense", "hybrid"),
+     "over_encoder_limit <= 0.05 on dense,hybrid"),
     ("over_encoder_limit ≤ 0.05 on all", (), "over_encoder_limit <= 0.05 on all"),
     ("code_integrity >= 1", (), "code_integrity >= 1"),
     ("tokens_p50 <= 40 on bm25, dense", ("bm25", "dense"), "tokens_p50 <= 40 on bm25,dense"),
@@ -106,3 +107,18 @@ def test_identical_configs_count_once_and_the_runner_up_differs(run):
     assert choice.runner_up["identical"] != ""  # the other ast_breadcrumb size, twin shown
     described = cx.describe(choice)
     assert described.loc[0, "identical"] == choice.identical[0]
+
+
+def test_notebook_text_names_what_was_excluded_not_binding_and_identical(run):
+    scoped = ch.choose(run, rule(constraints=("tokens_p50 <= 21.5 on dense",)))
+    text = cx.constraints_text(scoped)
+    assert "excluded: nothing" in text
+    assert "not binding: tokens_p50 <= 21.5 on dense (does not apply to bm25)" in text
+    assert cx.margins_chart(scoped.candidates, scoped.rule).startswith("no constraint binds bm25")
+    binding = ch.choose(run, rule(constraints=("tokens_p50 <= 21.5 on all",)))
+    lines = cx.constraints_text(binding).splitlines()
+    assert lines[:len(binding.excluded)] == [f"excluded: {e}" for e in binding.excluded]
+    assert not isinstance(cx.margins_chart(binding.candidates, binding.rule), str)
+    twins = ch.choose(run, rule(primary_metric="query_in_prefix", tie_margin=0.0))
+    assert f"identical to the chosen config (the same chunks, scored once): " \
+           f"{twins.identical[0]}" in cx.constraints_text(twins)
