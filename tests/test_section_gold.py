@@ -3,6 +3,7 @@ share (bundle_efficiency), and the token-level span metrics against the gold sec
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from chunklab.evaluation.metrics import score_run
 from chunklab.evaluation.mining import mine
 from chunklab.evaluation.queries import GoldSpan, Query
 from chunklab.evaluation.spans import section_efficiency
+from chunklab.evaluation.sweep import SweepParams, headline, run_sweep
 
 FIXTURES = Path(__file__).parent / "fixtures" / "leakage"
 
@@ -80,3 +82,21 @@ def test_gold_spans_need_their_documents(doc):
     chunks = chunk_document(doc, make_config(strategy="ast_merge", size=200))
     with pytest.raises(MetricError, match="gold span document"):
         score_run([[]], [query], chunks, docs=[doc])
+
+
+def test_mined_runs_test_section_density_pairwise(tmp_path):
+    params = SweepParams(corpus=str(Path(__file__).parent / "fixtures" / "mining"),
+                         sizes=(200,), min_split=10, strategies=("rct", "ast_breadcrumb"),
+                         contrasts=("ast_breadcrumb:rct",))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = run_sweep(params, tmp_path / "run", progress=False)
+    metric = "section_efficiency@5"
+    tested = result.significance[result.significance["metric"] == metric]
+    assert set(tested["family"]) == {"planned", "exploratory"}
+    [planned] = tested[(tested.family == "planned") & (tested.query_group == "all")].itertuples()
+    rows = result.per_query[result.per_query["metric"] == metric]
+    means = rows.groupby("config_id")["value"].mean()
+    assert planned.mean_a == pytest.approx(means[planned.config_a])
+    assert planned.mean_b == pytest.approx(means[planned.config_b])
+    assert metric in headline(result).columns

@@ -37,7 +37,9 @@ from .runs import (
     write_results,
 )
 
-KEY_METRICS = ("recall@{k}", "hit@{k}", "answer_hit@{k}", "bundle_efficiency@{k}")
+# section_efficiency is measured on queries with gold sections (mined ones) only
+KEY_METRICS = ("recall@{k}", "hit@{k}", "answer_hit@{k}", "bundle_efficiency@{k}",
+               "section_efficiency@{k}")
 
 
 class _Stage:
