@@ -13,6 +13,7 @@ from chunklab.document.corpus import load_corpus
 from chunklab.errors import QueryValidationError
 from chunklab.evaluation.mining import mine
 from chunklab.evaluation.queries import load_queries, save_queries
+from chunklab.evaluation.query_text import junk_reason
 
 FIXTURES = Path(__file__).parent / "fixtures" / "mining"
 
@@ -155,3 +156,13 @@ def test_queries_mine_writes_gold_spans_and_counts_each_source(tmp_path, capsys,
     assert "dropped: navigational heading 1, file name 1" in printed
     written = load_queries(out, corpus)
     assert written and all(q.gold_spans for q in written)
+
+
+@pytest.mark.parametrize(("text", "reason"), [
+    ("認証", None),  # two wide characters: one word of Japanese, a query
+    ("認", "too short"),
+    ("auth", None),
+    ("./guide.md", "file name"),
+])
+def test_a_wide_character_counts_as_two_towards_the_shortest_query(text, reason):
+    assert junk_reason(text) == reason

@@ -5,6 +5,7 @@ names, URLs, a few characters)."""
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from ..document.inline import inline_parser
 
@@ -20,7 +21,8 @@ NAVIGATIONAL = frozenset(
 )
 """Heading texts (casefolded words, section numbers removed) that label no topic."""
 MIN_QUERY_CHARS = 4
-"""A mined text with fewer non-space characters than this is dropped: too short to ask."""
+"""A mined text shorter than this is dropped: too short to ask. Its length counts non-space
+characters, a wide one (CJK) as two: two Japanese characters can be a word."""
 
 CODE_SPAN, SIGNATURE, IDENTIFIER = "heading code span", "heading signature", "heading identifier"
 """Where in a heading a symbol was found (``symbols``)."""
@@ -64,9 +66,15 @@ def junk_reason(text: str) -> str | None:
         return "file name"
     if _URL.search(stripped):
         return "URL"
-    if len("".join(stripped.split())) < MIN_QUERY_CHARS:
+    if _width(stripped) < MIN_QUERY_CHARS:
         return "too short"
     return None
+
+
+def _width(text: str) -> int:
+    """Non-space characters of ``text``, a wide or full-width one counted as two."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1
+               for ch in text if not ch.isspace())
 
 
 def _inline_parts(raw: str) -> tuple[list[str], str]:
