@@ -3,25 +3,20 @@ a sentence of the section body does not; a question in other words is in neither
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pandas as pd
 import pytest
 
 from chunklab.chunking.build import chunk_document
 from chunklab.chunking.config import make_config
-from chunklab.document.corpus import load_corpus
 from chunklab.evaluation import leakage
 from chunklab.evaluation.metrics import score_run
 from chunklab.evaluation.mining import mine
 from chunklab.evaluation.queries import Query
 
-FIXTURES = Path(__file__).parent / "fixtures" / "leakage"
-
 
 @pytest.fixture(scope="module")
-def doc():
-    return next(iter(load_corpus(FIXTURES)))
+def doc(tokens_doc):
+    return tokens_doc
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,6 @@ import pytest
 from chunklab.chunking.build import chunk_document
 from chunklab.chunking.config import make_config
 from chunklab.chunking.sizes import token_starts, tokens_between
-from chunklab.document.corpus import load_corpus
 from chunklab.errors import MetricError
 from chunklab.evaluation.metrics import score_run
 from chunklab.evaluation.mining import mine
@@ -19,12 +18,10 @@ from chunklab.evaluation.queries import GoldSpan, Query
 from chunklab.evaluation.spans import section_efficiency
 from chunklab.evaluation.sweep import SweepParams, headline, run_sweep
 
-FIXTURES = Path(__file__).parent / "fixtures" / "leakage"
-
 
 @pytest.fixture(scope="module")
-def doc():
-    return next(iter(load_corpus(FIXTURES)))
+def doc(tokens_doc):
+    return tokens_doc
 
 
 @pytest.fixture(scope="module")

@@ -230,8 +230,8 @@ def score_run(
     for qid, targets in sections.items():
         values[qid]["section_precision_omega"] = best_precision(chunks, targets, docs)
     for query in queries:
-        targets = sections.get(query.id) or ([spans[query.id]] if query.id in spans else None)
-        values[query.id].update(leakage.leak_values(query, by_doc, targets))
+        targets_of = sections.get(query.id) or ([spans[query.id]] if query.id in spans else None)
+        values[query.id].update(leakage.leak_values(query, by_doc, targets_of))
     return [
         {"config_id": config_id, "query_id": query.id, "query_kind": query.kind,
          "metric": name, "value": value}

@@ -148,7 +148,7 @@ def _check_span(span, sources: list, docs: dict) -> list[str]:
     doc, start, end = span.get("doc"), span.get("start"), span.get("end")
     if doc not in sources:
         return [f"gold span document {doc!r} is not one of the sources"]
-    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (start, end)):
+    if not (isinstance(start, int) and isinstance(end, int)) or bool in (type(start), type(end)):
         return [f"gold span start and end must be integers, got {start!r} and {end!r}"]
     scope = span.get("scope", "section")
     problems = [] if scope in SCOPES else [
@@ -166,7 +166,7 @@ def _check_gold_spans(data: dict, docs: dict) -> list[str]:
     if not isinstance(spans, list):
         return [f"gold_spans must be a list of {{doc, start, end}} objects, got {spans!r}"]
     sources = data.get("sources", data.get("source"))
-    sources = [sources] if isinstance(sources, str) else list(sources)
+    sources = [sources] if isinstance(sources, str) else list(sources or [])
     return [p for span in spans for p in _check_span(span, sources, docs)]
 
 

@@ -97,6 +97,7 @@ def parse_constraint(text: str) -> Constraint:
                          "'over_encoder_limit <= 0.05 on dense,hybrid'")
     op = ALIASES.get(match["op"], match["op"])
     given = match["retrievers"]
+    retrievers: tuple[str, ...]
     if given is None:
         retrievers = ENCODER_MEASURES.get(match["name"], ())
     else:

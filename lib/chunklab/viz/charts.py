@@ -325,7 +325,7 @@ def matched_size(matched: pd.DataFrame) -> alt.FacetChart:
 
 
 def per_source(summary: pd.DataFrame, metric: str, *, retriever: str | None = None,
-               split: str = "structure_source") -> alt.Chart:
+               split: str = "structure_source") -> alt.LayerChart | alt.FacetChart:
     """Grouped bars: per config, the blend next to each structure source's mean, with
     95% intervals (none below ``MIN_INTERVAL_N`` queries; n in the tooltip); one panel per
     retriever when several are shown. A blend over sources of different quality hides their
@@ -350,7 +350,7 @@ def per_source(summary: pd.DataFrame, metric: str, *, retriever: str | None = No
 
 
 def significance_matrix(significance: pd.DataFrame, metric: str, labels: pd.DataFrame, *,
-                        retriever: str | None = None) -> alt.Chart:
+                        retriever: str | None = None) -> alt.LayerChart | alt.FacetChart:
     """Row config minus column config on ``metric`` (mean paired difference) as colour;
     ``▲``/``▼`` marks a Holm-significant difference (row better / worse), blank none; one
     panel per retriever when several are shown (each its own family of tests).
