@@ -14,7 +14,7 @@ from ..chunking.sentences import sentence_spans
 from ..document.inline import plain_text
 from ..document.sections import Sections
 from ..document.terms import defined_terms
-from ..errors import SegmenterError
+from ..errors import QueryValidationError, SegmenterError
 from .queries import MINED_KINDS, GoldSpan, Query, documents_by_id
 from .query_text import (
     heading_text,
@@ -126,6 +126,15 @@ class Mined:
         for reason, texts in sorted(self.junk.items()):
             parts.append(f"{_count(len(texts))} dropped as {reason} (e.g. {texts[0]!r})")
         return "; ".join(parts)
+
+    def require(self, root: str) -> Mined:
+        """Itself when it holds a query; QueryValidationError saying why none was mined."""
+        if not self.queries:
+            why = self.reason() or ("no document has a title, heading, API symbol or body "
+                                    "sentence that a query could name")
+            raise QueryValidationError(root, [f"no queries could be mined: {why}; write a "
+                                              "query file instead (--queries)"])
+        return self
 
     def report(self) -> DroppedQueries:
         """``{count, reason, examples, by_reason}`` for run.json."""

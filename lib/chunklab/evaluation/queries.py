@@ -11,8 +11,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import QueryValidationError
+from ..errors import FileReadError, QueryValidationError
 from ..util.atomic import write_text_atomic
+from ..util.files import read_utf8
 
 FIELDS = ("id", "query", "source", "sources", "answer", "kind", "gold_spans")
 DEFAULT_KIND = "manual"
@@ -197,9 +198,9 @@ def load_queries(path: str | os.PathLike, corpus) -> list[Query]:
     """Read a JSONL query file, checked against ``corpus``; raises listing every bad line."""
     docs = documents_by_id(corpus)
     try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as err:
-        raise QueryValidationError(str(path), [f"cannot read the file: {err}"]) from None
+        lines = read_utf8(path, what="query file").splitlines()
+    except FileReadError as err:
+        raise QueryValidationError(str(path), [f"cannot read the file: {err.reason}"]) from None
     queries: list[Query] = []
     problems: list[str] = []
     first_line: dict[str, int] = {}
@@ -210,6 +211,10 @@ def load_queries(path: str | os.PathLike, corpus) -> list[Query]:
             data = json.loads(line)
         except json.JSONDecodeError as err:
             problems.append(f"line {number}: not valid JSON ({err.msg} at column {err.colno})")
+            continue
+        except RecursionError:
+            problems.append(f"line {number}: nested too deep to read (a query is one flat "
+                            "JSON object)")
             continue
         found = check_record(data, docs)
         qid = data.get("id") if isinstance(data, dict) else None
