@@ -24,7 +24,8 @@ _HOMES = {
     "chunklab.chunking.config": ("ChunkerConfig", "load_config", "make_config", "save_config"),
     "chunklab.chunking.registry": ("get_strategy", "strategy_names"),
     "chunklab.chunking.build": ("chunk_corpus", "chunk_document", "chunk_text"),
-    "chunklab.evaluation.queries": ("Query", "load_queries", "mine_queries", "save_queries"),
+    "chunklab.evaluation.queries": ("Query", "load_queries", "save_queries"),
+    "chunklab.evaluation.mining": ("mine_queries",),
     "chunklab.evaluation.retrieve": ("make_retriever", "retriever_names"),
     "chunklab.evaluation.runs": ("SweepParams", "SweepResult"),
     "chunklab.evaluation.sweep": ("run_sweep",),
@@ -108,7 +109,8 @@ if TYPE_CHECKING:
         UnknownRetrieverError,
         UnknownStrategyError,
     )
-    from .evaluation.queries import Query, load_queries, mine_queries, save_queries
+    from .evaluation.mining import mine_queries
+    from .evaluation.queries import Query, load_queries, save_queries
     from .evaluation.retrieve import make_retriever, retriever_names
     from .evaluation.runs import SweepParams, SweepResult
     from .evaluation.sweep import run_sweep

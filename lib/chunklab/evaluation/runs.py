@@ -33,7 +33,8 @@ from .defaults import (
     DEFAULT_SIZES,
     DEFAULT_STRATEGIES,
 )
-from .queries import MAX_SOURCES, MIN_SPLIT, DroppedQueries
+from .mining import MAX_SOURCES, DroppedQueries
+from .queries import MIN_SPLIT
 from .retrieve import retriever_names
 
 PACKAGES = ("chunklab", "markdown-it-py", "langchain-text-splitters", "bm25s",
@@ -185,6 +186,10 @@ class RunInfo(TypedDict):
     queries_fingerprint: str
     """sha256 over every query scored (``query_fingerprint``): a key of the scored parts."""
     queries_dropped: DroppedQueries
+    queries_by_source: dict[str, int]
+    """Queries per source: each mined source (title, section heading, heading code span,
+    heading signature, heading identifier, definition list, table, body sentence), or the
+    query file(s)."""
     query_split: dict[str, Any]
     """How the queries were split into tuning and held-out sets (``QuerySplit.report``)."""
     token_method: str
@@ -295,8 +300,9 @@ def prepare(params: SweepParams, out_dir: str | os.PathLike | None) -> Path | No
 
 
 def query_fingerprint(queries: Iterable[Any]) -> str:
-    """sha256 over every query record (id, text, sources, answer, kind), in order: changes
-    when any query changes, so parts scored on other queries are never reused."""
+    """sha256 over every query record (id, text, sources, answer, kind, gold spans), in
+    order: changes when any query changes, so parts scored on other queries are never
+    reused."""
     digest = hashlib.sha256()
     for query in queries:
         digest.update(json.dumps(query.as_dict(), sort_keys=True).encode())

@@ -239,7 +239,7 @@ def notebook_values(out_dir: Path, params, *, queries: str, name: str = "") -> d
     ones notebook ``name`` declares are passed to it). Every value works on any corpus: 02
     and 04 pick their pages, 05 scores headings only when the corpus has a gold file."""
     k = params.k
-    first = "answer_hit" if queries else "hit"  # mined queries carry no answer span
+    first = "answer_hit" if queries else "hit"  # mined queries carry gold sections, no answer
     values = {
         "CORPUS": params.corpus, "QUERIES": params.queries, "OUT_DIR": str(out_dir),
         "RUN_DIR": str(out_dir), "STRATEGIES": list(params.strategies),
@@ -249,6 +249,7 @@ def notebook_values(out_dir: Path, params, *, queries: str, name: str = "") -> d
         "RETRIEVER": params.retrievers[0], "DOC": "", "PRESET_DOCS": [],
         "GOLD": default_gold(params.corpus), "PRIMARY_METRIC": f"{first}@{k}",
         "METRICS": [f"{metric}@{k}" for metric in (first, "recall", "bundle_efficiency",
+                                                    *([] if queries else ["section_efficiency"]),
                                                     "code_integrity")],
     }
     if name.startswith(SWEEP_SIZE_NOTEBOOKS):
@@ -359,11 +360,24 @@ def _choice(out_dir: Path) -> str:
                  "were too few to split.</p>")
     chart = ("<p><a href='constraint_margins.svg'>margin of every config to every constraint"
              "</a></p>" if (out_dir / "constraint_margins.svg").is_file() else "")
+    reach = _listed("Excluded by a constraint", data.get("excluded_by_constraints"))
+    reach += _listed("Constraints that do not bind this retriever",
+                     data.get("constraints_not_binding"))
+    reach += _listed("Identical to the chosen config (same chunks, scored once)",
+                     data.get("identical_configs"))
     return (f"{head}<p><b>{html.escape(str(chunker.get('strategy')))}</b>, size "
             f"{chunker.get('size')} {html.escape(str(chunker.get('unit')))} (config "
             f"{html.escape(str(data.get('config_id')))}), chosen on {chosen_on}; against the "
             f"runner-up there: {html.escape(str(data.get('verdict', '')))}</p>{note}"
-            f"{held_text}{chart}")
+            f"{held_text}{reach}{chart}")
+
+
+def _listed(title: str, items) -> str:
+    """A titled list of ``items`` (nothing when there are none)."""
+    if not items:
+        return ""
+    shown = "".join(f"<li>{html.escape(str(i))}</li>" for i in items)
+    return f"<p>{html.escape(title)}:</p><ul>{shown}</ul>"
 
 
 def _notes(out_dir: Path) -> str:
