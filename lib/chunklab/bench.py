@@ -61,7 +61,7 @@ def copies_within(probe_seconds: float, copies: int, repeat: int, budget: float)
 
 
 def run(corpus_dir: str, megabytes: float, size: int, repeat: int,
-        budget: float = 60.0) -> list[dict]:
+        budget: float = 60.0, strategies: list[str] | None = None) -> list[dict]:
     corpus = load_corpus(corpus_dir)
     docs = replicate(corpus, megabytes)
     per_copy = max(len(corpus), 1)
@@ -82,7 +82,7 @@ def run(corpus_dir: str, megabytes: float, size: int, repeat: int,
     references = _reference_rows(docs, copies, repeat)
     rows += references
     parsers = ["python", "rust"] if rust_available() else ["python"]
-    for name in available_names():
+    for name in strategies or available_names():
         config = make_config(strategy=name, size=size)
         for parser in parsers if REGISTRY[name].family == "ast" else [None]:
             rows.append(_strategy_row(name, config, parser, docs, per_copy, copies, repeat,
@@ -92,6 +92,7 @@ def run(corpus_dir: str, megabytes: float, size: int, repeat: int,
         row["MB"] = sum(len(d.text.encode()) for d in chunked) / 1_000_000
         row["MB/s"] = row["MB"] / row["seconds"]
         row["x parse"] = parse_time(row["copies"]) / row["seconds"]
+    for row in rows:  # a reference's time scaled to the row's MB, over the row's time
         for ref in references:
             row[ref["column"]] = (ref["seconds"] * row["MB"] / ref["MB"]) / row["seconds"]
     total_mb = rows[0]["MB"]
@@ -152,6 +153,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budget", type=float, default=60.0,
                         help="seconds a strategy's timed passes may take before it is timed "
                              "on fewer copies of the corpus")
+    parser.add_argument("--strategies", nargs="+", choices=available_names(), default=None,
+                        help="time only these strategies (default: every available one)")
     parser.add_argument("--scale", action="store_true",
                         help="time generated documents of growing size and heading count "
                              "instead (bench_scale.py)")
@@ -160,10 +163,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.scale:
         from .bench_scale import run_scale
+        from .evaluation.defaults import DEFAULT_STRATEGIES
 
-        run_scale(args.scale_mb, args.headings, args.size)
+        run_scale(args.scale_mb, args.headings, args.size,
+                  tuple(args.strategies or DEFAULT_STRATEGIES))
         return 0
-    rows = run(args.corpus, args.mb, args.size, args.repeat, args.budget)
+    rows = run(args.corpus, args.mb, args.size, args.repeat, args.budget, args.strategies)
     extra = [c for c in ("x rust", "x LC header") if c in rows[-1]]
     print(f"{'stage':<34}{'MB':>7}{'passes':>7}{'seconds':>9}{'MB/s':>8}{'x parse':>9}"
           + "".join(f"{c:>12}" for c in extra))
