@@ -92,7 +92,8 @@ def test_a_report_with_a_bad_parameter_fails_before_running_anything(tmp_path, v
 
 def test_a_report_folder_holding_another_run_is_refused(tmp_path):
     (tmp_path / "run.json").write_text(json.dumps({"run_id": "0123456789ab"}))
-    with pytest.raises(ConfigError, match=r"^OUT_DIR: .* holds another run \(0123456789ab\)"):
+    refused = r"^OUT_DIR: .* holds another run \(0123456789ab, run\.json\)"
+    with pytest.raises(ConfigError, match=refused):
         build_report(tmp_path, corpus=str(MINI), queries=str(MINI_QUERIES), progress=False,
                      **SWEEP)
 

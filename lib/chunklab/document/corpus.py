@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import difflib
+import errno
 import hashlib
 import os
+import stat
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import yaml
 
-from ..errors import CorpusError, DocumentNotFoundError
+from ..errors import CorpusError, DocumentNotFoundError, UndecodableFileError
 from .blocks import (
     Block,
     LineIndex,
@@ -147,6 +149,15 @@ class Corpus:
                 "documents": dict(Counter(d.parser for d in self.documents)),
                 "fallbacks": dict(Counter(d.fallback for d in self.documents if d.fallback))}
 
+    def require_documents(self) -> Corpus:
+        """The corpus itself when it holds a document; CorpusError saying what was found."""
+        if not self.documents:
+            found = (f"{len(self.skipped)} file(s) skipped, e.g. {self.skipped[0].path}: "
+                     f"{self.skipped[0].reason}" if self.skipped else "no files")
+            raise CorpusError(f"corpus {self.root!r} holds no documents ({found}): point "
+                              f"--corpus at a folder of {', '.join(SUFFIXES)} files")
+        return self
+
     def report(self) -> list[dict]:
         """One row per file considered: loaded documents and skipped files with the reason."""
         rows = [{"path": d.id, "status": "loaded", "reason": _note(d)} for d in self.documents]
@@ -164,13 +175,14 @@ def _note(doc: Document) -> str:
 
 
 def decode(raw: bytes) -> str:
-    """UTF-8 text with the BOM dropped; raises ValueError naming the problem otherwise."""
+    """UTF-8 text with the BOM dropped; raises UndecodableFileError (a ValueError) naming the
+    problem otherwise."""
     if b"\0" in raw:
-        raise ValueError("holds NUL bytes (binary file?)")
+        raise UndecodableFileError("holds NUL bytes (binary file?)")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
-        raise ValueError(f"not valid UTF-8 (byte {err.start})") from None
+        raise UndecodableFileError(f"not valid UTF-8 (byte {err.start})") from None
     return text.removeprefix("\ufeff")
 
 
@@ -230,29 +242,101 @@ def make_document(
     )
 
 
-def _candidate_files(root: Path) -> list[Path]:
-    """Files under root with a known or an unsupported suffix; symlinks that leave the root
-    are not followed."""
-    real_root = root.resolve()
-    found: list[Path] = []
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
-        here = Path(dirpath)
-        dirnames[:] = sorted(
-            d
-            for d in dirnames
-            if not d.startswith(".") and (here / d).resolve().is_relative_to(real_root)
-        )
-        for name in sorted(filenames):
-            path = here / name
-            known = path.suffix.lower() in SUFFIXES + UNSUPPORTED_SUFFIXES
-            if known and path.resolve().is_relative_to(real_root):
-                found.append(path)
+def _real_folders(root: Path) -> set[str]:
+    """Real paths of every folder under root reached without following a symlink (hidden
+    ones left out): each is read under this, its own, name."""
+    found = set()
+    for dirpath, dirnames, _ in os.walk(root):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        found.add(os.path.realpath(dirpath))
     return found
 
 
-def load_corpus(root: str | os.PathLike, *, infer_headings: bool = False) -> Corpus:
-    """Load every .md/.markdown/.txt file under root; unreadable files and files of an
-    unsupported format (.mdx, .rst, .html, .htm, .adoc) are reported, not fatal."""
+def _candidate_files(root: Path) -> list[Path]:
+    """Files under root with a known or an unsupported suffix, each real file once and each
+    folder walked once (a real-path set), by its own name rather than a symlink's; symlinks
+    that leave the root are not followed, so a link loop ends."""
+    real_root = os.path.realpath(root)
+    own_names = _real_folders(root)
+    walked: set[str] = set()
+    found: dict[str, Path] = {}
+    linked: list[tuple[str, Path]] = []
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
+        here = Path(dirpath)
+        walked.add(os.path.realpath(dirpath))
+        keep = []
+        for name in sorted(dirnames):
+            path, real = here / name, os.path.realpath(here / name)
+            inside = real == real_root or real.startswith(real_root + os.sep)
+            second_name = path.is_symlink() and real in own_names
+            if not name.startswith(".") and inside and not second_name and real not in walked:
+                walked.add(real)
+                keep.append(name)
+        dirnames[:] = keep
+        for name in sorted(filenames):
+            path = here / name
+            real = os.path.realpath(path)
+            inside = real.startswith(real_root + os.sep)
+            if inside and path.suffix.lower() in SUFFIXES + UNSUPPORTED_SUFFIXES:
+                (linked.append((real, path)) if path.is_symlink()
+                 else found.setdefault(real, path))
+    for real, path in linked:  # a link to a file read under its own name adds nothing
+        found.setdefault(real, path)
+    return sorted(found.values(), key=lambda p: p.relative_to(root).as_posix())
+
+
+NOT_REGULAR = "not a regular file"
+
+
+MAX_FILE_BYTES = 8 * 2**20
+"""Files larger than this (8 MiB, some 2,000 pages of prose) are skipped unread: parsing one
+that size takes seconds to minutes (a list nested thousands deep), and documentation pages
+are far smaller. ``load_corpus(max_bytes=...)`` sets another limit."""
+
+
+def _size(n: int) -> str:
+    return f"{n / 2**20:.1f} MiB" if n >= 2**20 else f"{n / 2**10:.0f} KiB"
+
+
+def read_regular(path: Path, max_bytes: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of a regular file; OSError(NOT_REGULAR) for a FIFO, device or socket, which
+    is opened without blocking and never read, and OSError for a file over ``max_bytes``."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(NOT_REGULAR)
+        if info.st_size > max_bytes:
+            raise OSError(errno.EFBIG, f"larger than the {_size(max_bytes)} limit "
+                                       f"({_size(info.st_size)}): not read")
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "rb", closefd=False) as file:
+            return file.read()
+    finally:
+        os.close(fd)
+
+
+def _reason(err: BaseException) -> str:
+    """One line saying why a file could not be read or parsed."""
+    if isinstance(err, OSError):
+        return err.strerror or str(err)
+    if isinstance(err, UndecodableFileError):
+        return str(err)
+    text = " ".join(str(err).split())
+    return f"could not be loaded: {type(err).__name__}" + (f": {text[:200]}" if text else "")
+
+
+def _load_file(path: Path, doc_id: str, infer_headings: bool, max_bytes: int) -> Document:
+    text = decode(read_regular(path, max_bytes))
+    return make_document(doc_id, text, path=str(path.resolve()), infer_headings=infer_headings)
+
+
+def load_corpus(root: str | os.PathLike, *, infer_headings: bool = False,
+                max_bytes: int = MAX_FILE_BYTES) -> Corpus:
+    """Load every .md/.markdown/.txt file under root; unreadable files, files that are no
+    regular file (a FIFO, a device), files over ``max_bytes``, files whose load fails in any
+    way and files of an unsupported format (.mdx, .rst, .html, .htm, .adoc) are reported,
+    not fatal."""
     root_path = Path(root)
     if not root_path.is_dir():
         raise CorpusError(f"corpus folder {str(root)!r} does not exist or is not a folder")
@@ -263,12 +347,8 @@ def load_corpus(root: str | os.PathLike, *, infer_headings: bool = False) -> Cor
         if path.suffix.lower() in UNSUPPORTED_SUFFIXES:
             skipped.append(Skipped(doc_id, UNSUPPORTED))
             continue
-        try:
-            text = decode(path.read_bytes())
-        except (OSError, ValueError) as err:
-            skipped.append(Skipped(doc_id, str(err)))
-            continue
-        documents.append(
-            make_document(doc_id, text, path=str(path.resolve()), infer_headings=infer_headings)
-        )
+        try:  # one file's failure, whatever it is, skips that file alone
+            documents.append(_load_file(path, doc_id, infer_headings, max_bytes))
+        except Exception as err:
+            skipped.append(Skipped(doc_id, _reason(err)))
     return Corpus(str(root_path), tuple(documents), tuple(skipped))

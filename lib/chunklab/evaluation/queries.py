@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TypedDict
 
-from ..errors import QueryValidationError
+from ..errors import FileReadError, QueryValidationError
 from ..util.atomic import write_text_atomic
+from ..util.files import read_utf8
 
 FIELDS = ("id", "query", "source", "sources", "answer", "kind")
 DEFAULT_KIND = "manual"
@@ -157,9 +158,9 @@ def load_queries(path: str | os.PathLike, corpus) -> list[Query]:
     """Read a JSONL query file, checked against ``corpus``; raises listing every bad line."""
     docs = documents_by_id(corpus)
     try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as err:
-        raise QueryValidationError(str(path), [f"cannot read the file: {err}"]) from None
+        lines = read_utf8(path, what="query file").splitlines()
+    except FileReadError as err:
+        raise QueryValidationError(str(path), [f"cannot read the file: {err.reason}"]) from None
     queries: list[Query] = []
     problems: list[str] = []
     first_line: dict[str, int] = {}
@@ -170,6 +171,10 @@ def load_queries(path: str | os.PathLike, corpus) -> list[Query]:
             data = json.loads(line)
         except json.JSONDecodeError as err:
             problems.append(f"line {number}: not valid JSON ({err.msg} at column {err.colno})")
+            continue
+        except RecursionError:
+            problems.append(f"line {number}: nested too deep to read (a query is one flat "
+                            "JSON object)")
             continue
         found = check_record(data, docs)
         qid = data.get("id") if isinstance(data, dict) else None
@@ -295,6 +300,15 @@ class Mined:
         return (f"{count} dropped: each names more than "
                 f"{self.max_sources} gold documents (widest: {widest.query!r} in "
                 f"{len(widest.sources)}), so any of many pages answers it")
+
+    def require(self, root: str) -> Mined:
+        """Itself when it holds a query; QueryValidationError saying why none was mined."""
+        if not self.queries:
+            why = self.reason() or ("no document has a title, heading or API symbol that a "
+                                    "query could name")
+            raise QueryValidationError(root, [f"no queries could be mined: {why}; write a "
+                                              "query file instead (--queries)"])
+        return self
 
     def report(self) -> DroppedQueries:
         """``{count, reason, examples}`` for run.json."""

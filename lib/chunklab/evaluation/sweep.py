@@ -21,6 +21,7 @@ from ..chunking.sizes import token_method
 from ..document.corpus import Corpus, load_corpus
 from ..errors import GridWarning
 from ..util.atomic import write_atomic
+from ..util.paths import shown_path
 from . import budget, grid, metrics, stats, tables
 from .queries import QuerySplit, given_split, load_queries, mine, split_queries
 from .retrieve import make_retriever
@@ -31,8 +32,11 @@ from .runs import (
     SweepResult,
     config_columns,
     prepare,
+    query_fingerprint,
+    run_parts,
     versions,
     write_results,
+    writing,
 )
 
 KEY_METRICS = ("recall@{k}", "hit@{k}", "answer_hit@{k}", "bundle_efficiency@{k}")
@@ -77,21 +81,29 @@ def _score(config, retriever_name, retriever, chunks, queries, corpus, k, budget
 
 def run_sweep(params: SweepParams, out_dir: str | os.PathLike | None = None, *,
               corpus: Corpus | None = None, progress: bool = True) -> SweepResult:
-    """Run the grid; with ``out_dir``, write every table there atomically and reuse parts."""
+    """Run the grid; with ``out_dir``, write every table there atomically, holding the
+    folder's lock, and reuse the parts whose key (corpus content, queries, config, chunklab
+    version) matches this run's."""
+    with writing(out_dir):
+        return _sweep(params, out_dir, corpus=corpus, progress=progress)
+
+
+def _sweep(params: SweepParams, out_dir: str | os.PathLike | None, *, corpus: Corpus | None,
+           progress: bool) -> SweepResult:
     stage = _Stage()
-    run_dir = prepare(params, out_dir)
+    configs = params.configs()
     with stage("load"):
         corpus = corpus or load_corpus(params.corpus,
                                        infer_headings=params.options.get("infer_headings", False))
-        queries, dropped, split = _queries(params, corpus)
-    configs = params.configs()
-    parts = run_dir / "parts" if run_dir else None
+        queries, dropped, split = _queries(params, corpus.require_documents())
+    run_dir = prepare(params, out_dir)  # once the inputs hold: a refused run leaves no params
+    parts = run_parts(run_dir, params, corpus, queries)
     reused = 0
     chunk_frames: list[pd.DataFrame] = []
     chunks_by_config: dict[str, list[Chunk]] = {}
     for config in tqdm(configs, desc="chunk", disable=not progress):
         with stage("chunk"):
-            path = parts / f"{config.config_id}.chunks.parquet" if parts else None
+            path = parts.path(config.config_id, "chunks") if parts else None
             chunks, frame, hit = _chunk_part(corpus, config, path)
         reused += hit
         chunk_frames.append(frame)
@@ -117,9 +129,10 @@ def run_sweep(params: SweepParams, out_dir: str | os.PathLike | None = None, *,
         warnings.warn(note, GridWarning, stacklevel=2)
     info: RunInfo = {
         "run_id": params.run_id, "params": params.model_dump(), "versions": versions(),
-        "corpus": {"root": params.corpus, "fingerprint": corpus.fingerprint,
+        "corpus": {"root": shown_path(params.corpus), "fingerprint": corpus.fingerprint,
                    "documents": len(corpus), "skipped": [s.as_dict() for s in corpus.skipped]},
-        "queries": len(queries), "queries_dropped": dropped,
+        "queries": len(queries), "queries_fingerprint": query_fingerprint(queries),
+        "queries_dropped": dropped,
         "query_split": split.report(), "token_method": token_method(),
         "parser": corpus.parsers(),
         "configs": len(configs), "identical_configs": same, "warnings": notes,
@@ -129,8 +142,9 @@ def run_sweep(params: SweepParams, out_dir: str | os.PathLike | None = None, *,
     chunks = tables.CHUNKS.conform(pd.concat(chunk_frames, ignore_index=True))
     result = SweepResult(params, run_dir, chunks, retrieved, tables.PER_QUERY.conform(per_query),
                          summary, chunk_stats, significance, info)
-    if run_dir:
+    if run_dir and parts:
         write_results(result)
+        parts.remove_stale()
     return result
 
 
@@ -144,7 +158,7 @@ def _queries(params: SweepParams, corpus: Corpus) -> tuple[list, DroppedQueries,
     if params.queries:
         queries, dropped = load_queries(params.queries, corpus), NOTHING_DROPPED
     else:
-        mined = mine(corpus, max_sources=params.mined_max_sources)
+        mined = mine(corpus, max_sources=params.mined_max_sources).require(params.corpus)
         queries, dropped = mined.queries, mined.report()
     return queries, dropped, split_queries(queries, seed=params.split_seed,
                                            minimum=params.min_split)
@@ -154,8 +168,8 @@ NOTHING_DROPPED: DroppedQueries = {"count": 0, "reason": "", "examples": []}
 
 
 def _chunk_part(corpus: Corpus, config: ChunkerConfig, path: Path | None) -> tuple:
-    """(chunks, their table, reused?): read back from a finished part of an identical earlier
-    run, or chunked now (and saved when the run has a folder)."""
+    """(chunks, their table, reused?): read back from a finished part of the same key, or
+    chunked now (and saved when the run has a folder)."""
     if path is not None and path.exists():
         frame = pd.read_parquet(path)
         return _records(frame), frame, True
@@ -184,8 +198,9 @@ def _retrieve_all(params, configs, chunks_by_config, queries, corpus, parts, sta
     by_id = {c.config_id: c for c in configs}
     grid_ = [(c, name) for c in configs for name in params.retrievers]
     for config, name in tqdm(grid_, desc="retrieve + score", disable=not progress):
-        stem = f"{config.config_id}.{name}"
-        finished = parts and (parts / f"{stem}.per_query.parquet").exists()
+        scored_part, ranks_part = (parts.path(config.config_id, table, name) if parts else None
+                                   for table in ("per_query", "retrieved"))
+        finished = scored_part and scored_part.exists()
         with stage(f"retrieve:{name}"):
             if config.config_id in same_as:
                 twin = by_id[same_as[config.config_id]]
@@ -195,16 +210,16 @@ def _retrieve_all(params, configs, chunks_by_config, queries, corpus, parts, sta
                 scored, ranks = (grid.copy_scores(f, columns, ids)
                                  for f in done[(twin.config_id, name)])
             elif finished:
-                scored = pd.read_parquet(parts / f"{stem}.per_query.parquet")
-                ranks = pd.read_parquet(parts / f"{stem}.retrieved.parquet")
+                scored = pd.read_parquet(scored_part)
+                ranks = pd.read_parquet(ranks_part)
                 reused += 1
             else:
                 scored, ranks = _score(config, name, retrievers[name],
                                        chunks_by_config[config.config_id], queries, corpus,
                                        params.k, params.budgets)
-                if parts:
-                    _parquet(parts / f"{stem}.retrieved.parquet", ranks)
-                    _parquet(parts / f"{stem}.per_query.parquet", scored)
+                if scored_part and ranks_part:
+                    _parquet(ranks_part, ranks)
+                    _parquet(scored_part, scored)
         done[(config.config_id, name)] = (scored, ranks)
         per_query.append(scored)
         retrieved.append(ranks)

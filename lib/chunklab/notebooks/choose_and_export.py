@@ -49,7 +49,7 @@ def _constraints(texts: list[str]) -> list[str]:
 
 
 def _tie_break(value: Any) -> str:
-    if value not in TIE_BREAKS:
+    if not isinstance(value, str) or value not in TIE_BREAKS:
         raise ValueError(f"expected one of {', '.join(TIE_BREAKS)}; got {value!r}")
     return value
 

@@ -6,6 +6,7 @@ import html
 import os
 import re
 import time
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import yaml
 
-from ..errors import NotebookNotFoundError
+from ..errors import NotebookNotFoundError, WriteError
 from ..evaluation.defaults import (
     DEFAULT_BUDGETS,
     DEFAULT_CORPUS,
@@ -23,10 +24,11 @@ from ..evaluation.defaults import (
     DEFAULT_STRATEGIES,
     default_contrasts,
 )
-from ..evaluation.runs import load_run, refuse_other_run
+from ..evaluation.runs import load_run, refuse_other_run, writing
 from ..evaluation.structure import GOLD_FILE
 from ..evaluation.sweep import headline
-from ..util.atomic import write_text_atomic
+from ..util.atomic import remove_leftovers, write_atomic, write_text_atomic
+from ..util.paths import shown_paths
 from .params import repo_root, resolve_output
 from .params import validate as validate_params
 from .strategy_sweep import SweepInputs, sweep_params
@@ -177,25 +179,49 @@ def to_html(notebook: Path) -> Path:
     return write_text_atomic(notebook.with_suffix(".html"), body)
 
 
+def share(path: Path, folders: Sequence[str | os.PathLike]) -> Path:
+    """Rewrite the text file ``path`` with the machine's folders (``folders``, the repo root,
+    the home folder) named as ``shown_paths`` names them, atomically."""
+    base = repo_root() or Path.cwd()
+    text = path.read_text(encoding="utf-8")
+    return write_text_atomic(path, shown_paths(text, [f for f in folders if f], base=base))
+
+
 def run_notebook(name: str, source: Path, out_dir: Path, values: dict) -> NotebookRun:
     """Execute ``source`` into ``out_dir/<name>.ipynb`` (cwd = repo root), then export it."""
     import papermill
 
-    run = NotebookRun(name, source, notebook=out_dir / f"{name}.ipynb")
+    notebook = out_dir / f"{name}.ipynb"
+    run = NotebookRun(name, source, notebook=notebook)
     parameters = {k: v for k, v in values.items() if k in declared_parameters(source)}
     began = time.perf_counter()
+
+    def execute(tmp: Path) -> None:  # into a temporary file, renamed over the notebook once
+        try:                          # complete: a full disk never leaves half a notebook
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", message=".*does not end in one of")
+                papermill.execute_notebook(str(source), str(tmp), parameters=parameters,
+                                           kernel_name=KERNEL,
+                                           cwd=str(repo_root() or Path.cwd()),
+                                           progress_bar=False, log_output=False)
+            run.status = "ok"
+        except OSError:
+            raise
+        except Exception as err:  # a failed notebook is reported; the others still run
+            run.status, run.error = "failed", _describe(err)
+            if not tmp.stat().st_size:
+                raise
+
     try:
-        papermill.execute_notebook(str(source), str(run.notebook), parameters=parameters,
-                                   kernel_name=KERNEL, cwd=str(repo_root() or Path.cwd()),
-                                   progress_bar=False, log_output=False)
-        run.status = "ok"
-    except Exception as err:  # a failed notebook is reported; the others still run
+        write_atomic(notebook, execute)
+    except Exception as err:
         run.status = "failed"
-        run.error = _describe(err)
+        run.error = run.error or (str(err) if isinstance(err, WriteError) else _describe(err))
     run.seconds = time.perf_counter() - began
     executed = out_dir / f"{name}.ipynb"
     if executed.is_file():
         try:
+            share(executed, [out_dir, values.get("CORPUS", "")])
             run.html = to_html(executed)
         except Exception as err:  # reported in the index, never fatal
             run.error = (run.error + "\n" if run.error else "") + f"HTML export: {err}"
@@ -256,17 +282,19 @@ def build_report(out_dir: str | os.PathLike, *, corpus: str = DEFAULT_CORPUS,
         CONTRASTS=default_contrasts(strategies) if contrasts is None else list(contrasts)))
     out = resolve_output(out_dir, name="OUT_DIR")
     refuse_other_run(out, params.run_id, name="OUT_DIR")
-    out.mkdir(parents=True, exist_ok=True)
     runs = []
     found = find_notebooks(notebooks)
-    for i, (name, source) in enumerate(found, start=1):
-        values = notebook_values(out, params, queries=queries, name=name)
-        run = run_notebook(name, source, out, values) if source else NotebookRun(name, None)
-        runs.append(run)
-        if progress and source:
-            print(f"[{i}/{len(found)}] {name}: {run.status} ({run.seconds:.1f} s)"
-                  + (f" - {run.error.splitlines()[0]}" if run.error else ""), flush=True)
-    return Report(out, write_index(out, runs, params), runs, strict)
+    with writing(out, kind="report", name="OUT_DIR"):  # a second report into it is refused
+        remove_leftovers(out, names=[f"{name}{suffix}" for name, _ in found
+                                     for suffix in (".ipynb", ".html")])
+        for i, (name, source) in enumerate(found, start=1):
+            values = notebook_values(out, params, queries=queries, name=name)
+            run = run_notebook(name, source, out, values) if source else NotebookRun(name, None)
+            runs.append(run)
+            if progress and source:
+                print(f"[{i}/{len(found)}] {name}: {run.status} ({run.seconds:.1f} s)"
+                      + (f" - {run.error.splitlines()[0]}" if run.error else ""), flush=True)
+        return Report(out, write_index(out, runs, params), runs, strict)
 
 
 # --- index.html ---------------------------------------------------------------------------
@@ -373,4 +401,4 @@ def write_index(out_dir: Path, runs: list[NotebookRun], params) -> Path:
 <h2>Chunk views</h2><ul>{''.join(views) or '<li>none</li>'}</ul>
 <h2>Files</h2><ul>{''.join(files) or '<li>none</li>'}</ul>
 </body></html>"""
-    return write_text_atomic(out_dir / "index.html", page)
+    return share(write_text_atomic(out_dir / "index.html", page), [out_dir, params.corpus])
