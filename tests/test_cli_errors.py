@@ -28,9 +28,9 @@ def where(tmp_path_factory) -> dict[str, str]:
     root = tmp_path_factory.mktemp("cli")
     corpus = root / "docs"
     shutil.copytree(MINI, corpus)
-    flat = root / "flat"  # no headings, no front matter titles worth a query
+    flat = root / "flat"  # no headings, no title, no sentence long enough to ask (6 words)
     flat.mkdir()
-    (flat / "notes.txt").write_text("just some words\nand more words\n", encoding="utf-8")
+    (flat / "notes.txt").write_text("just words\nand more\n", encoding="utf-8")
     empty = root / "empty"
     empty.mkdir()
     save_config(make_config(strategy="ast_merge", size=300), root / "good.yaml")

@@ -37,7 +37,7 @@ from .evaluation.defaults import (
     DEFAULT_STRATEGIES,
     default_contrasts,
 )
-from .evaluation.queries import MAX_SOURCES
+from .evaluation.mining import MAX_SOURCES
 from .util.atomic import write_text_atomic
 
 DESCRIPTION = ("Compare ways of splitting Markdown for retrieval: chunk a corpus, measure every "
@@ -306,7 +306,8 @@ def cmd_summary(args) -> int:
 
 
 def cmd_queries(args) -> int:
-    from .evaluation.queries import mine, save_queries
+    from .evaluation.mining import mine
+    from .evaluation.queries import save_queries
 
     out_file(args.out, "queries.jsonl")
     if args.max_sources < 1:
@@ -322,6 +323,9 @@ def cmd_queries(args) -> int:
     for query in queries:
         kinds[query.kind] = kinds.get(query.kind, 0) + 1
     print(f"{len(queries)} queries mined from {len(corpus)} documents {kinds} -> {args.out}")
+    print("by source: " + ", ".join(f"{name} {n}" for name, n in mined.sources().items()))
+    dropped = mined.by_reason()
+    print("dropped: " + (", ".join(f"{why} {n}" for why, n in dropped.items()) or "none"))
     return 0
 
 

@@ -17,6 +17,7 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 
 from .headings import EXPLICIT, infer_heading
 from .inline import plain_text
+from .nesting import limit_nesting
 
 # markdown-it splits lines exactly where this pattern matches (its normalize rule).
 _NEWLINE = re.compile(r"\r\n?|\n")
@@ -27,6 +28,7 @@ _CONTAINERS = {
     "list_item_open": "item",
     "blockquote_open": "blockquote",
     "container_directive_open": "container",
+    "deep_open": "deep",
 }
 """Openers of blocks that hold blocks: their children are recorded."""
 _WHOLE = {"paragraph_open": "paragraph", "heading_open": "heading", "table_open": "table"}
@@ -38,8 +40,9 @@ _LEAVES = {
     "html_block": "html",
     "front_matter": "front_matter",
     "definition": "reference",
+    "deep_text": "deep_text",
 }
-ATOMIC = frozenset({"fence", "code", "table"})
+ATOMIC = frozenset({"fence", "code", "table", "deep_text"})
 """Blocks that no cut may fall inside, at any depth."""
 _WORDLESS = frozenset({"hr", "empty_heading"})
 _ALWAYS_CONTENT = frozenset({"fence", "code", "table", "front_matter"})
@@ -52,7 +55,9 @@ class Block:
     kind: str
     """heading, paragraph, fence, code, table, list, item, blockquote, container, html, hr,
     reference (link reference definitions), front_matter, empty_heading (a heading with no
-    text: never a heading of the stack) or text (text markdown-it gave no block)."""
+    text: never a heading of the stack), text (text markdown-it gave no block), deep (what lies
+    past the nesting limit, parsed on its own: ``nesting.py``) or deep_text (the same, too deep
+    even for that: never cut)."""
     start: int
     """Char offset of the block's first character in ``Document.text``."""
     end: int
@@ -141,16 +146,15 @@ def _names_a_container(params: str, *_markup: str) -> bool:
     return bool(params.strip())
 
 
-@lru_cache(maxsize=1)
-def _markdown() -> MarkdownIt:
-    md = (
-        MarkdownIt("commonmark", {"inline_definitions": True})  # definitions become tokens
-        .enable("table")
-        .use(front_matter_plugin)
-        .use(container_plugin, name=DIRECTIVE, validate=_names_a_container)
-    )
+@lru_cache(maxsize=2)
+def _markdown(front_matter: bool = True) -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"inline_definitions": True})  # definitions become tokens
+    md.enable("table")
+    if front_matter:
+        md.use(front_matter_plugin)
+    md.use(container_plugin, name=DIRECTIVE, validate=_names_a_container)
     md.disable("inline")  # block structure is all chunking needs; inline parsing doubles cost
-    return md
+    return limit_nesting(md, lambda: _markdown(front_matter=False))
 
 
 class _HeadingText(HTMLParser):
@@ -312,9 +316,10 @@ def parse_blocks(
     lines: LineIndex | None = None,
     env: dict | None = None,
 ) -> tuple[Block, ...]:
-    """The top-level blocks of ``text`` in order (a Document parses its text once and keeps
-    them; pass its ``lines`` to reuse its line index). ``env`` receives markdown-it's parse
-    environment: ``env["references"]`` holds the link reference definitions."""
+    """The top-level blocks of ``text`` in order, read by markdown-it-py (a Document parses its
+    text once and keeps them; pass its ``lines`` to reuse its line index). ``env`` receives
+    markdown-it's parse environment: ``env["references"]`` holds the link reference
+    definitions. ``parsers.parse_blocks`` picks this parser or the rust one."""
     lines = lines or LineIndex(text)
     if is_markdown:
         return tuple(_markdown_blocks(text, lines, infer, {} if env is None else env))

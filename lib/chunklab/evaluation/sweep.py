@@ -22,8 +22,10 @@ from ..document.corpus import Corpus, load_corpus
 from ..errors import GridWarning
 from ..util.atomic import write_atomic
 from ..util.paths import shown_path
-from . import budget, grid, metrics, stats, tables
-from .queries import QuerySplit, given_split, load_queries, mine, split_queries
+from . import budget, grid, leakage, metrics, stats, tables
+from .defaults import MIN_INTERVAL_N
+from .mining import mine
+from .queries import QuerySplit, given_split, load_queries, query_group, split_queries
 from .retrieve import make_retriever
 from .runs import (
     DroppedQueries,
@@ -39,7 +41,9 @@ from .runs import (
     writing,
 )
 
-KEY_METRICS = ("recall@{k}", "hit@{k}", "answer_hit@{k}", "bundle_efficiency@{k}")
+# section_efficiency is measured on queries with gold sections (mined ones) only
+KEY_METRICS = ("recall@{k}", "hit@{k}", "answer_hit@{k}", "bundle_efficiency@{k}",
+               "section_efficiency@{k}")
 
 
 class _Stage:
@@ -98,7 +102,7 @@ def _sweep(params: SweepParams, out_dir: str | os.PathLike | None, *, corpus: Co
     with stage("load"):
         corpus = corpus or load_corpus(params.corpus,
                                        infer_headings=params.options.get("infer_headings", False))
-        queries, dropped, split = _queries(params, corpus.require_documents())
+        queries, dropped, split, by_source = _queries(params, corpus.require_documents())
     run_dir = prepare(params, out_dir,  # once the inputs hold: a refused run leaves no params
                       overwrite=overwrite)
     parts = run_parts(run_dir, params, corpus, queries)
@@ -129,6 +133,8 @@ def _sweep(params: SweepParams, out_dir: str | os.PathLike | None, *, corpus: Co
                                           planned=params.planned_pairs(),
                                           twins={s["config_id"] for s in same})
     notes = [s["text"] for s in same] + [w for w in [grid.one_chunk_warning(chunk_stats)] if w]
+    twins = {s["config_id"] for s in same}  # their rows repeat an earlier config's
+    notes += leakage.leak_warnings(per_query[~per_query["config_id"].isin(twins)])
     for note in notes:
         warnings.warn(note, GridWarning, stacklevel=2)
     info: RunInfo = {
@@ -136,8 +142,9 @@ def _sweep(params: SweepParams, out_dir: str | os.PathLike | None, *, corpus: Co
         "corpus": {"root": shown_path(params.corpus), "fingerprint": corpus.fingerprint,
                    "documents": len(corpus), "skipped": [s.as_dict() for s in corpus.skipped]},
         "queries": len(queries), "queries_fingerprint": query_fingerprint(queries),
-        "queries_dropped": dropped,
+        "queries_dropped": dropped, "queries_by_source": by_source,
         "query_split": split.report(), "token_method": token_method(),
+        "parser": corpus.parsers(),
         "configs": len(configs), "identical_configs": same, "warnings": notes,
         "reused_parts": reused, "embedding_cache": cache_stats,
         "seconds": {name: round(v, 3) for name, v in stage.seconds.items()},
@@ -151,23 +158,26 @@ def _sweep(params: SweepParams, out_dir: str | os.PathLike | None, *, corpus: Co
     return result
 
 
-def _queries(params: SweepParams, corpus: Corpus) -> tuple[list, DroppedQueries, QuerySplit]:
-    """The run's queries, what mining dropped (nothing when they come from a file), and their
-    split into tuning and held-out sets."""
+def _queries(params: SweepParams, corpus: Corpus) -> tuple[list, DroppedQueries, QuerySplit,
+                                                             dict[str, int]]:
+    """The run's queries, what mining dropped (nothing when they come from a file), their
+    split into tuning and held-out sets, and how many each mined source gave."""
     if params.held_out_queries:
         tuning = load_queries(params.queries, corpus)
         held_out = load_queries(params.held_out_queries, corpus)
-        return [*tuning, *held_out], NOTHING_DROPPED, given_split(tuning, held_out)
+        return ([*tuning, *held_out], NOTHING_DROPPED, given_split(tuning, held_out),
+                {"query files": len(tuning) + len(held_out)})
     if params.queries:
         queries, dropped = load_queries(params.queries, corpus), NOTHING_DROPPED
+        by_source = {"query file": len(queries)}
     else:
         mined = mine(corpus, max_sources=params.mined_max_sources).require(params.corpus)
-        queries, dropped = mined.queries, mined.report()
+        queries, dropped, by_source = mined.queries, mined.report(), mined.sources()
     return queries, dropped, split_queries(queries, seed=params.split_seed,
-                                           minimum=params.min_split)
+                                           minimum=params.min_split), by_source
 
 
-NOTHING_DROPPED: DroppedQueries = {"count": 0, "reason": "", "examples": []}
+NOTHING_DROPPED: DroppedQueries = {"count": 0, "reason": "", "examples": [], "by_reason": {}}
 
 
 def _chunk_part(corpus: Corpus, config: ChunkerConfig, path: Path | None) -> tuple:
@@ -177,7 +187,10 @@ def _chunk_part(corpus: Corpus, config: ChunkerConfig, path: Path | None) -> tup
         frame = pd.read_parquet(path)
         return _records(frame), frame, True
     chunks = [chunk for doc in corpus for chunk in chunk_document(doc, config)]
-    frame = tables.CHUNKS.frame({**config_columns(config), **chunk.as_dict()} for chunk in chunks)
+    of_doc = {doc.id: {name: getattr(doc, name) for name in tables.DOCUMENT_NAMES}
+              for doc in corpus}
+    frame = tables.CHUNKS.frame({**config_columns(config), **chunk.as_dict(),
+                                 **of_doc[chunk.doc_id]} for chunk in chunks)
     if path is not None:
         _parquet(path, frame)
     return chunks, frame, False
@@ -238,7 +251,8 @@ def _retrieve_all(params, configs, chunks_by_config, queries, corpus, parts, sta
 def _annotate(per_query: pd.DataFrame, queries, corpus: Corpus, chunks_by_config,
               split: QuerySplit) -> pd.DataFrame:
     """Each row gets the structure source of its query's first gold document, the strategy
-    actually applied to that document and its query set, so results split by all three."""
+    actually applied to that document, its query set and its query group (heading-derived
+    or leak-free kinds), so results split by all four."""
     first_source = {q.id: q.sources[0] for q in queries}
     structure = {d.id: d.structure_source for d in corpus}
     applied = {
@@ -252,13 +266,14 @@ def _annotate(per_query: pd.DataFrame, queries, corpus: Corpus, chunks_by_config
         applied[c].get(s, "") for c, s in zip(per_query["config_id"], sources, strict=True)
     ]
     per_query["query_set"] = per_query["query_id"].map(split.sets)
+    per_query["query_group"] = per_query["query_kind"].map(query_group)
     return per_query
 
 
 GROUP = ["config_id", "strategy", "size", "unit", "options", "retriever"]
 REALISED = ("tokens_p50", "tokens_p95")
 """chunk_stats columns every summary row carries: the config's realised size in tokens."""
-SPLITS = ("structure_source", "applied_strategy", "query_kind", "query_set")
+SPLITS = ("structure_source", "applied_strategy", "query_kind", "query_set", "query_group")
 
 
 SUMMARY_RESAMPLES = 1000
@@ -270,7 +285,7 @@ def _mean_ci(values: np.ndarray) -> dict[str, float]:
     if len(values) == 0:
         return {"mean": np.nan, "ci_low": np.nan, "ci_high": np.nan, "n": 0}
     low, high = stats.bootstrap_ci(values, n_resamples=SUMMARY_RESAMPLES, seed=0,
-                                   methods=("percentile",), min_n=1)
+                                   methods=("percentile",), min_n=MIN_INTERVAL_N)
     return {"mean": float(values.mean()), "ci_low": low, "ci_high": high, "n": len(values)}
 
 
@@ -306,26 +321,47 @@ def key_metrics(k: int, budgets: Sequence[int] = ()) -> list[str]:
 def significance_table(per_query: pd.DataFrame, k: int, budgets: Sequence[int] = (), *,
                        planned: Sequence[tuple[str, str]] = (),
                        twins: set[str] | frozenset[str] = frozenset()) -> pd.DataFrame:
-    """Paired tests per retriever on the key metrics: the ``planned`` pairs as one Holm family,
-    then every pair of configs as another (leaving out ``twins``, configs whose chunks equal
-    an earlier config's, whose tests would only repeat that one's)."""
+    """Paired tests per retriever on the key metrics: the ``planned`` pairs as one Holm family
+    over all queries (and again on each query group, heading-derived and leak-free kinds,
+    when the run has both), then every pair of configs as another (leaving out ``twins``,
+    configs whose chunks equal an earlier config's, whose tests would only repeat that
+    one's)."""
     frames = []
     for retriever, rows in per_query.groupby("retriever"):
         scored = rows[["config_id", "query_id", "metric", "value"]].dropna()
         explored = scored[~scored["config_id"].isin(twins)]
+        groups = _query_groups(rows, scored)
         for metric in key_metrics(k, budgets):
             if metric not in set(scored["metric"]):
                 continue  # e.g. bundle_efficiency is NaN for every query when nothing is found
-            present = set(scored.loc[scored["metric"] == metric, "config_id"])
-            pairs = [p for p in planned if set(p) <= present]
-            tables_ = [stats.compare_pairs(scored, metric, pairs)] if pairs else []
+            tables_ = _planned_tests(groups, metric, planned)
             if explored.loc[explored["metric"] == metric, "config_id"].nunique() >= 2:
-                tables_.append(stats.compare_all(explored, metric))
+                tables_.append(stats.compare_all(explored, metric).assign(query_group="all"))
             for table in tables_:
                 table.insert(0, "retriever", retriever)
                 frames.append(table)
     return tables.SIGNIFICANCE.frame(
         row for frame in frames for row in frame.to_dict("records"))
+
+
+def _query_groups(rows: pd.DataFrame, scored: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """``all`` the scored rows, then each query group's when the run has more than one."""
+    groups = {"all": scored}
+    if "query_group" in rows and rows["query_group"].nunique() > 1:
+        for name, ids in rows.groupby("query_group")["query_id"]:
+            groups[str(name)] = scored[scored["query_id"].isin(set(ids))]
+    return groups
+
+
+def _planned_tests(groups: dict[str, pd.DataFrame], metric: str,
+                   planned: Sequence[tuple[str, str]]) -> list[pd.DataFrame]:
+    found = []
+    for name, scored in groups.items():
+        present = set(scored.loc[scored["metric"] == metric, "config_id"])
+        pairs = [p for p in planned if set(p) <= present]
+        if pairs:
+            found.append(stats.compare_pairs(scored, metric, pairs).assign(query_group=name))
+    return found
 
 
 def headline(result: SweepResult) -> pd.DataFrame:

@@ -68,6 +68,8 @@ class ChoiceView:
     constraints: str
     meets_rule: bool
     margins: bool
+    reach: tuple[tuple[str, tuple[str, ...]], ...]
+    """Titled lists of what the rule left out or does not apply (only those not empty)."""
 
 
 def choice_view(out_dir: Path, data: dict) -> ChoiceView:
@@ -86,7 +88,18 @@ def choice_view(out_dir: Path, data: dict) -> ChoiceView:
         held_out=held_text, metric=str(rule.get("primary_metric", "")),
         constraints=", ".join(rule.get("constraints") or []),
         meets_rule=data.get("meets_rule", True) is not False,
-        margins=(out_dir / "constraint_margins.svg").is_file())
+        margins=(out_dir / "constraint_margins.svg").is_file(), reach=reach_lists(data))
+
+
+REACH = (("excluded_by_constraints", "Excluded by a constraint"),
+         ("constraints_not_binding", "Constraints that do not bind this retriever"),
+         ("identical_configs", "Identical to the chosen config (same chunks, scored once)"))
+
+
+def reach_lists(data: dict) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The titled lists chosen_config.yaml holds about the rule's reach, empty ones left out."""
+    return tuple((title, tuple(str(item) for item in data[key]))
+                 for key, title in REACH if data.get(key))
 
 
 def candidate_table(table: pd.DataFrame, rule: ChoiceRule) -> pd.DataFrame:

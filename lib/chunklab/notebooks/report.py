@@ -312,7 +312,7 @@ def notebook_values(out_dir: Path, params, *, queries: str, name: str = "") -> d
     ones notebook ``name`` declares are passed to it). Every value works on any corpus: 02
     and 04 pick their pages, 05 scores headings only when the corpus has a gold file."""
     k = params.k
-    first = "answer_hit" if queries else "hit"  # mined queries carry no answer span
+    first = "answer_hit" if queries else "hit"  # mined queries carry gold sections, no answer
     values = {
         "CORPUS": params.corpus, "QUERIES": params.queries, "OUT_DIR": str(out_dir),
         "RUN_DIR": str(out_dir), "STRATEGIES": list(params.strategies),
@@ -322,6 +322,7 @@ def notebook_values(out_dir: Path, params, *, queries: str, name: str = "") -> d
         "RETRIEVER": params.retrievers[0], "DOC": "", "PRESET_DOCS": [],
         "GOLD": default_gold(params.corpus), "PRIMARY_METRIC": f"{first}@{k}",
         "METRICS": [f"{metric}@{k}" for metric in (first, "recall", "bundle_efficiency",
+                                                    *([] if queries else ["section_efficiency"]),
                                                     "code_integrity")],
     }
     if name.startswith(SWEEP_SIZE_NOTEBOOKS):
