@@ -84,23 +84,27 @@ def _score(config, retriever_name, retriever, chunks, queries, corpus, k, budget
 
 
 def run_sweep(params: SweepParams, out_dir: str | os.PathLike | None = None, *,
-              corpus: Corpus | None = None, progress: bool = True) -> SweepResult:
+              corpus: Corpus | None = None, progress: bool = True,
+              overwrite: bool = False) -> SweepResult:
     """Run the grid; with ``out_dir``, write every table there atomically, holding the
     folder's lock, and reuse the parts whose key (corpus content, queries, config, chunklab
-    version) matches this run's."""
+    version) matches this run's. A folder holding another run is refused, or with
+    ``overwrite`` that run is replaced (``runs.run_folder`` picks a folder of its own
+    instead)."""
     with writing(out_dir):
-        return _sweep(params, out_dir, corpus=corpus, progress=progress)
+        return _sweep(params, out_dir, corpus=corpus, progress=progress, overwrite=overwrite)
 
 
 def _sweep(params: SweepParams, out_dir: str | os.PathLike | None, *, corpus: Corpus | None,
-           progress: bool) -> SweepResult:
+           progress: bool, overwrite: bool = False) -> SweepResult:
     stage = _Stage()
     configs = params.configs()
     with stage("load"):
         corpus = corpus or load_corpus(params.corpus,
                                        infer_headings=params.options.get("infer_headings", False))
         queries, dropped, split, by_source = _queries(params, corpus.require_documents())
-    run_dir = prepare(params, out_dir)  # once the inputs hold: a refused run leaves no params
+    run_dir = prepare(params, out_dir,  # once the inputs hold: a refused run leaves no params
+                      overwrite=overwrite)
     parts = run_parts(run_dir, params, corpus, queries)
     reused = 0
     chunk_frames: list[pd.DataFrame] = []
