@@ -48,8 +48,15 @@ def test_what_a_killed_report_left_is_removed(tmp_path, monkeypatch, leftover):
     out = tmp_path / "report"
     out.mkdir()
     (out / leftover).write_text("{half", encoding="utf-8")
-    monkeypatch.setattr(report_module, "find_notebooks", lambda names: [(n, None) for n in names])
+    seen = []
+
+    def not_run(name, source, out_dir, values, *, progress=""):  # the leftover is gone first
+        seen.append((name, (out_dir / leftover).exists()))
+        return report_module.NotebookRun(name, source, status="failed", error="not run here")
+
+    monkeypatch.setattr(report_module, "run_notebook", not_run)
     build_report(out, corpus=str(MINI), queries=str(MINI / "queries.jsonl"), sizes=[300],
                  strategies=["rct"], retrievers=["bm25"], budgets=[], progress=False,
                  notebooks=["01_corpus_profile"])
     assert not (out / leftover).exists()
+    assert seen == [("01_corpus_profile", False)]

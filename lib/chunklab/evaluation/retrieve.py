@@ -289,7 +289,7 @@ class DenseRetriever:
         parts = []
         with tqdm(total=len(texts), desc="embed", unit="text", unit_scale=False,
                   disable=None if self.progress is None else not self.progress,
-                  leave=False) as bar:
+                  leave=False, mininterval=0, miniters=1) as bar:  # a step: 16 batches
             for start in range(0, len(texts), step):
                 part = texts[start : start + step]
                 parts.append(np.asarray(self._encoder.encode(
