@@ -1,8 +1,8 @@
 """Command line: chunklab strategies | chunk | summary | queries | sweep | view | report.
 
-Thin wrappers over the library. The evaluation, notebook and view stages are imported inside
-their command, so that ``chunklab --help`` and ``chunklab chunk`` do not load pandas, scipy
-or the notebook machinery."""
+Thin wrappers over the library. Every stage is imported inside the command that uses it, so
+that ``chunklab --help`` loads the parser's defaults only (no Markdown parser, no strategy,
+no pandas, scipy, bm25s or torch)."""
 
 from __future__ import annotations
 
@@ -13,10 +13,6 @@ import warnings
 from importlib import metadata
 
 from . import __version__
-from .chunking.build import chunk_corpus
-from .chunking.config import load_config, make_config, parse_value, provenance_warnings
-from .chunking.registry import REGISTRY
-from .document.corpus import load_corpus
 from .errors import ChunklabError, ConfigError, GridWarning, validation_message
 from .evaluation.defaults import (
     DEFAULT_BUDGETS,
@@ -29,7 +25,6 @@ from .evaluation.defaults import (
     default_contrasts,
 )
 from .evaluation.queries import MAX_SOURCES
-from .util.atomic import write_text_atomic
 
 DESCRIPTION = ("Compare ways of splitting Markdown for retrieval: chunk a corpus, measure every "
                "strategy, sweep strategies x sizes x retrievers, draw chunk boundaries, and run "
@@ -70,6 +65,7 @@ def _parser() -> argparse.ArgumentParser:
     sweep.add_argument("--unit", default="chars", choices=["chars", "words", "tokens"])
     sweep.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                        help="an option applied to every config")
+    _add_engine_args(sweep)
     sweep.add_argument("--out", required=True, help="run folder (created; reused if same run)")
 
     view = sub.add_parser("view", help="write a standalone HTML view of one document's chunks")
@@ -90,6 +86,7 @@ def _parser() -> argparse.ArgumentParser:
                              "else queries mined from the corpus)")
     _add_query_split_args(report)
     _add_grid_args(report)
+    _add_engine_args(report)
     report.add_argument("--strict", action="store_true",
                         help="exit non-zero when no config meets the choice rule (the report "
                              "is written either way, naming the closest config)")
@@ -122,11 +119,36 @@ def _add_grid_args(parser: argparse.ArgumentParser) -> None:
                              f"{', '.join(DEFAULT_CONTRASTS)} when both are swept)")
 
 
+def _add_engine_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--all-pairs", action="store_true",
+                        help="test every pair of configs (default: every pair up to 12 "
+                             "configs, else each config against the best)")
+    parser.add_argument("--engine", default="local", choices=["local", "ray"],
+                        help="where the sweep runs: local processes, or a Ray cluster "
+                             "(needs the ray extra); the results are the same")
+    parser.add_argument("--workers", type=int, default=None, metavar="N",
+                        help="processes (local) or actors (ray); default: every core, or "
+                             "every CPU of the cluster; 1: in this process")
+    parser.add_argument("--address", default="", metavar="ADDR",
+                        help="ray: the cluster to join (e.g. auto, or ray://head:10001); "
+                             "default: a running instance, else a new local one")
+
+
+def engine_from_args(args):
+    """The Engine the --engine, --workers and --address options describe."""
+    from .evaluation.engine import Engine
+
+    return make_sweep_params(Engine, kind=args.engine, workers=args.workers,
+                             address=args.address)
+
+
 def _split(text: str) -> list[str]:
     return [part.strip() for part in text.replace(" ", ",").split(",") if part.strip()]
 
 
 def _options(items: list[str]) -> dict:
+    from .chunking.config import parse_value
+
     options = {}
     for item in items:
         key, sep, value = item.partition("=")
@@ -149,6 +171,8 @@ def _add_config_args(parser: argparse.ArgumentParser, *, extra: bool = True) -> 
 
 
 def config_from_args(args):
+    from .chunking.config import load_config, make_config
+
     if args.config:
         if args.size or args.unit or args.set:
             raise ChunklabError("--config cannot be combined with --size, --unit or --set")
@@ -162,6 +186,8 @@ def config_from_args(args):
 
 
 def cmd_strategies(args) -> int:
+    from .chunking.registry import REGISTRY
+
     width = max(len(n) for n in REGISTRY)
     for name, strategy in REGISTRY.items():
         status = strategy.status()
@@ -171,6 +197,11 @@ def cmd_strategies(args) -> int:
 
 
 def cmd_chunk(args) -> int:
+    from .chunking.build import chunk_corpus
+    from .chunking.config import provenance_warnings
+    from .document.corpus import load_corpus
+    from .util.atomic import write_text_atomic
+
     config = config_from_args(args)
     corpus = load_corpus(args.corpus, infer_headings=config.infer_headings)
     if args.config:
@@ -190,6 +221,7 @@ def cmd_chunk(args) -> int:
 
 
 def cmd_summary(args) -> int:
+    from .document.corpus import load_corpus
     from .evaluation.summary import strategy_summary
 
     corpus = load_corpus(args.corpus)
@@ -200,6 +232,7 @@ def cmd_summary(args) -> int:
 
 
 def cmd_queries(args) -> int:
+    from .document.corpus import load_corpus
     from .evaluation.queries import mine, save_queries
 
     corpus = load_corpus(args.corpus)
@@ -225,10 +258,11 @@ def cmd_sweep(args) -> int:
                                retrievers=tuple(_split(args.retrievers)), unit=args.unit,
                                k=args.k, budgets=tuple(_budgets(args.budgets)),
                                contrasts=tuple(_contrasts(args.contrast, strategies)),
-                               options=_options(args.set))
+                               options=_options(args.set), all_pairs=args.all_pairs)
+    engine = engine_from_args(args)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", GridWarning)  # printed below, once, as one line each
-        result = run_sweep(params, args.out)
+        result = run_sweep(params, args.out, engine=engine)
     print(headline(result).to_string(index=False))
     info = result.run_info
     for note in [*info["warnings"], info["queries_dropped"]["reason"]]:
@@ -274,7 +308,8 @@ def cmd_report(args) -> int:
                           split_seed=args.split_seed, sizes=_sizes(args.sizes),
                           strategies=strategies, retrievers=_split(args.retrievers), k=args.k,
                           budgets=_budgets(args.budgets),
-                          contrasts=_contrasts(args.contrast, strategies), strict=args.strict)
+                          contrasts=_contrasts(args.contrast, strategies), strict=args.strict,
+                          all_pairs=args.all_pairs, engine=engine_from_args(args))
     for run in report.failed:
         print(f"chunklab: notebook {run.name} failed: {run.error.splitlines()[0]}",
               file=sys.stderr)

@@ -162,6 +162,21 @@ class EmbeddingCache:
             db.executemany("INSERT OR REPLACE INTO vectors (key, vec) VALUES (?, ?)", rows)
 
 
+class MemoryCache(EmbeddingCache):
+    """An embedding cache held in memory: the vectors a retriever on another machine is
+    handed (keys as ``EmbeddingCache.key``), and any it embeds itself."""
+
+    def __init__(self, model: str, vectors: dict[str, np.ndarray] | None = None):
+        self.model = model
+        self.vectors = dict(vectors or {})
+
+    def get(self, keys: list[str]) -> dict[str, np.ndarray]:
+        return {k: self.vectors[k] for k in keys if k in self.vectors}
+
+    def put(self, items: dict[str, np.ndarray]) -> None:
+        self.vectors.update(items)
+
+
 class DenseRetriever:
     """Normalised sentence embeddings, exact top-k by dot product, every vector cached on disk."""
 
@@ -174,11 +189,12 @@ class DenseRetriever:
         model_name: str | None = None,
         cache_dir: str | None = None,
         batch_size: int = 64,
+        cache: EmbeddingCache | None = None,
     ):
         self.model_path = model_path
         self.model_name = model_name or (Path(model_path).name if model_path else ENCODER)
         self.batch_size = batch_size
-        self.cache = EmbeddingCache(cache_dir or default_cache_dir(), self.model_name)
+        self.cache = cache or EmbeddingCache(cache_dir or default_cache_dir(), self.model_name)
         self.cache_stats = {"hits": 0, "misses": 0}
         """Texts that needed no embedding (cached or repeated) and distinct texts embedded."""
         self._encoder: Any = None

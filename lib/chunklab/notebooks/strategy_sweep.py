@@ -7,17 +7,19 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import ValidationInfo, field_validator
+from pydantic import BeforeValidator, ValidationInfo, field_validator
 
 from ..errors import ConfigError
 from ..evaluation.budget import budget_name
+from ..evaluation.engine import ENGINES, Engine
 from ..evaluation.sweep import KEY_METRICS, SweepParams, SweepResult, headline
 from ..util.atomic import write_text_atomic
 from ..viz import charts
 from .params import (
     CorpusFolder,
+    Flag,
     NonNegativeInt,
     NotebookParams,
     OutputFolder,
@@ -30,8 +32,11 @@ from .params import (
     Texts,
     TextsOrNone,
     Unit,
+    one_of,
 )
 from .params import validate as validate_params
+
+EngineName = Annotated[str, BeforeValidator(one_of(lambda: ENGINES))]
 
 
 class SweepInputs(NotebookParams):
@@ -48,6 +53,10 @@ class SweepInputs(NotebookParams):
     SPLIT_SEED: NonNegativeInt = 0
     BUDGETS: PositiveInts = []
     CONTRASTS: TextsOrNone = []
+    ALL_PAIRS: Flag = False
+    ENGINE: EngineName = "local"
+    WORKERS: NonNegativeInt = 0
+    ADDRESS: str = ""
 
     @field_validator("CONTRASTS")
     @classmethod
@@ -76,10 +85,14 @@ class StrategySweepSetup:
     metrics: list[str]
     """The metrics charted; the first is broken down and tested pairwise."""
     out_dir: Path
+    engine: Engine
+    """Where the sweep runs (ENGINE, WORKERS, ADDRESS)."""
 
     def describe(self) -> str:
+        workers = self.engine.workers or "every core"
         return (f"run {self.params.run_id}: {len(self.params.configs())} configs x "
-                f"{len(self.params.retrievers)} retriever(s) -> {self.out_dir}")
+                f"{len(self.params.retrievers)} retriever(s) -> {self.out_dir} "
+                f"({self.engine.kind} engine, workers: {workers})")
 
 
 def sweep_params(inputs: SweepInputs, *, options: dict[str, Any] | None = None) -> SweepParams:
@@ -92,14 +105,19 @@ def sweep_params(inputs: SweepInputs, *, options: dict[str, Any] | None = None) 
                        strategies=tuple(inputs.STRATEGIES), sizes=tuple(inputs.SIZES),
                        retrievers=tuple(inputs.RETRIEVERS), k=inputs.K, unit=inputs.UNIT,
                        budgets=tuple(inputs.BUDGETS), contrasts=tuple(inputs.CONTRASTS),
-                       options=options or {})
+                       options=options or {}, all_pairs=inputs.ALL_PAIRS)
+
+
+def sweep_engine(inputs: SweepInputs) -> Engine:
+    """Where the checked inputs say the sweep runs (WORKERS 0: every core)."""
+    return Engine(kind=inputs.ENGINE, workers=inputs.WORKERS or None, address=inputs.ADDRESS)
 
 
 def validate(**params: Any) -> StrategySweepSetup:
     """Check notebook 03's parameters (errors name the parameter)."""
     checked = validate_params(StrategySweepParams, **params)
     return StrategySweepSetup(sweep_params(checked), check_metrics(checked.METRICS, k=checked.K),
-                              Path(checked.OUT_DIR))
+                              Path(checked.OUT_DIR), sweep_engine(checked))
 
 
 def check_metrics(metrics: list[str], *, k: int, name: str = "METRICS") -> list[str]:
