@@ -115,3 +115,16 @@ def test_results_come_back_in_order_with_a_bounded_window():
         results = ordered(submit, range(10), window=3)
         assert next(results) == 0 and len(submitted) == 3  # no more than 3 ahead
         assert list(results) == [x * x for x in range(1, 10)]
+
+
+def test_the_default_worker_count_comes_from_the_environment(monkeypatch):
+    from chunklab.errors import ConfigError
+    from chunklab.evaluation.engine import all_cores, default_workers
+
+    monkeypatch.setenv("CHUNKLAB_WORKERS", "3")
+    assert default_workers() == 3
+    monkeypatch.delenv("CHUNKLAB_WORKERS")
+    assert default_workers() == all_cores()
+    monkeypatch.setenv("CHUNKLAB_WORKERS", "many")
+    with pytest.raises(ConfigError, match="CHUNKLAB_WORKERS must be a positive integer; got 'many'"):
+        default_workers()

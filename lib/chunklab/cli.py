@@ -10,7 +10,6 @@ import argparse
 import json
 import sys
 import warnings
-from importlib import metadata
 
 from . import __version__
 from .errors import ChunklabError, ConfigError, GridWarning, validation_message
@@ -197,6 +196,8 @@ def cmd_strategies(args) -> int:
 
 
 def cmd_chunk(args) -> int:
+    from importlib import metadata
+
     from .chunking.build import chunk_corpus
     from .chunking.config import provenance_warnings
     from .document.corpus import load_corpus

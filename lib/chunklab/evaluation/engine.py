@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt
@@ -19,13 +19,29 @@ from pydantic import BaseModel, ConfigDict, Field, PositiveInt
 from ..chunking.config import ChunkerConfig
 from ..chunking.records import Chunk
 from ..document.corpus import Document
+from ..errors import ConfigError
 from . import units
 from .queries import Query
 from .runs import read_chunks
 
 ENGINES = ("local", "ray")
+PRELOAD = ["chunklab.evaluation.sweep", "bm25s", "Stemmer"]
+"""Imported once by the process local workers are forked from (clean: no thread or lock of
+this process is inherited), so that a worker starts ready."""
+WORKERS_VARIABLE = "CHUNKLAB_WORKERS"
+"""Environment variable: the default number of local workers (else every core)."""
 SHARDS_PER_WORKER = 4
 """Document shards per worker: enough to even out documents of unequal length."""
+
+
+def default_workers() -> int:
+    """``$CHUNKLAB_WORKERS`` when set, else every core."""
+    value = os.environ.get(WORKERS_VARIABLE, "").strip()
+    if value:
+        if not value.isdigit() or int(value) < 1:
+            raise ConfigError(f"{WORKERS_VARIABLE} must be a positive integer; got {value!r}")
+        return int(value)
+    return all_cores()
 
 
 def all_cores() -> int:
@@ -45,7 +61,8 @@ class Engine(BaseModel):
         default="local", description="local: processes on this machine; ray: a Ray cluster")
     workers: PositiveInt | None = Field(
         default=None, description="processes (local) or actors (ray); default: every core "
-                                  "of this machine, or every CPU of the cluster")
+                                  "of this machine ($CHUNKLAB_WORKERS if set), or every CPU "
+                                  "of the cluster")
     address: str = Field(
         default="", description="ray: the cluster to join (e.g. ray://head:10001 or auto); "
                                 "default: the running instance, else a local one")
@@ -68,6 +85,11 @@ class Executor:
         """Each job scored on the chunks kept at its path."""
         raise NotImplementedError
 
+    def stats(self, config: ChunkerConfig, path: Path) -> Pending:
+        """The config's chunk statistics (``units.config_stats``) of the chunks at ``path``,
+        computed while the sweep goes on; ``.result()`` waits for them."""
+        raise NotImplementedError
+
     def keep(self, path: Path, chunks: list[Chunk]) -> None:
         """The chunks just written to ``path`` (an engine without the folder keeps them)."""
 
@@ -79,6 +101,17 @@ class Executor:
 
     def close(self) -> None:
         pass
+
+
+class Pending(Protocol):
+    def result(self) -> Any: ...
+
+
+def done(value: Any) -> Future:
+    """A finished Future holding ``value``."""
+    future: Future = Future()
+    future.set_result(value)
+    return future
 
 
 class _Encoder:
@@ -112,6 +145,9 @@ class InProcess(Executor):
         return (units.score_config(job, read_chunks(path), self.queries, self.docs)
                 for job, path in jobs)
 
+    def stats(self, config, path):
+        return done(units.config_stats(config, read_chunks(path), self.docs))
+
 
 _STATE: dict[str, Any] = {}
 """A pool worker's documents, shards and queries, handed over once when it starts."""
@@ -132,6 +168,10 @@ def _score_task(job: tuple[units.ScoreJob, Path]) -> units.Scored:
     return units.score_config(score_job, read_chunks(path), _STATE["queries"], _STATE["docs"])
 
 
+def _stats_task(config: ChunkerConfig, path: Path) -> dict[str, Any]:
+    return units.config_stats(config, read_chunks(path), _STATE["docs"])
+
+
 class LocalPool(Executor):
     """Units over ``workers`` local processes. Each worker is handed the parsed documents once
     (no worker reads or parses the corpus again); a config's chunks reach a scoring worker
@@ -146,7 +186,7 @@ class LocalPool(Executor):
             bounds.append((start, start + len(shard)))
             start += len(shard)
         context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["chunklab.evaluation.engine"])
+        context.set_forkserver_preload(PRELOAD)
         self.pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker,
                                         initargs=(docs, bounds, list(queries)))
 
@@ -155,6 +195,9 @@ class LocalPool(Executor):
 
     def score(self, jobs):
         return ordered(lambda job: self.pool.submit(_score_task, job), jobs, 2 * self.workers)
+
+    def stats(self, config, path):
+        return self.pool.submit(_stats_task, config, path)
 
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)
@@ -181,10 +224,10 @@ def start(engine: Engine, docs: Sequence[Document], queries: Sequence[Query]
         from .ray_engine import RayExecutor
 
         executor = RayExecutor(engine, docs, queries)
-    elif (engine.workers or all_cores()) == 1:
+    elif (engine.workers or default_workers()) == 1:
         executor = InProcess(docs, queries)
     else:
-        executor = LocalPool(docs, queries, engine.workers or all_cores())
+        executor = LocalPool(docs, queries, engine.workers or default_workers())
     try:
         yield executor
     finally:

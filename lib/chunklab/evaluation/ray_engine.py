@@ -45,6 +45,9 @@ class SweepWorker:
     def score(self, job: units.ScoreJob, chunks: list[Chunk]) -> units.Scored:
         return units.score_config(job, chunks, self.queries, self.docs)
 
+    def stats(self, config: ChunkerConfig, chunks: list[Chunk]) -> dict[str, Any]:
+        return units.config_stats(config, chunks, self.docs)
+
 
 class EmbedWorker:
     """A Ray actor holding the sentence-transformers model, loaded once."""
@@ -58,6 +61,16 @@ class EmbedWorker:
 
     def encode(self, texts: list[str]) -> np.ndarray:
         return self.encoder(texts)
+
+
+class _Ref:
+    """A Ray object ref that waits like a Future."""
+
+    def __init__(self, ray: Any, ref: Any):
+        self.ray, self.ref = ray, ref
+
+    def result(self) -> Any:
+        return self.ray.get(self.ref)
 
 
 class RayExecutor(Executor):
@@ -81,6 +94,7 @@ class RayExecutor(Executor):
         self.pool = ray.util.ActorPool(self.actors)
         self.kept: dict[Path, Any] = {}
         self.embedders: list[Any] = []
+        self.turn = 0
 
     def chunk(self, jobs):
         refs = self.shard_refs
@@ -93,6 +107,11 @@ class RayExecutor(Executor):
         if path not in self.kept:
             self.kept[path] = self.ray.put(read_chunks(path))
         return self.kept[path]
+
+    def stats(self, config, path):
+        actor = self.actors[self.turn % len(self.actors)]
+        self.turn += 1
+        return _Ref(self.ray, actor.stats.remote(config, self._chunks(path)))
 
     def score(self, jobs):
         ready = [(self._with_vectors(job, path), self._chunks(path)) for job, path in jobs]

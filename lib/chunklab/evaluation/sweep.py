@@ -20,7 +20,7 @@ from ..chunking.sizes import ENCODER, token_method
 from ..document.corpus import Corpus, load_corpus
 from ..errors import GridWarning
 from . import budget, embedding, grid, stats, tables, units
-from .engine import Engine, Executor, start
+from .engine import Engine, Executor, Pending, start
 from .queries import QuerySplit, given_split, load_queries, mine, split_queries
 from .retrieve import EmbeddingCache, default_cache_dir
 from .runs import (
@@ -77,7 +77,7 @@ def run_sweep(params: SweepParams, out_dir: str | os.PathLike | None = None, *,
     configs = params.configs()
     with _parts_folder(run_dir) as parts, start(engine, list(corpus), queries) as executor:
         with stage("chunk"):
-            digests, reused = _chunk_all(configs, corpus, parts, executor, progress)
+            digests, pending, reused = _chunk_all(configs, parts, executor, progress)
         same = grid.identical_configs(configs, {i: d.signature for i, d in digests.items()})
         with stage("embed"):
             embedded = _embed_all(params, configs, parts, queries, executor, progress)
@@ -89,7 +89,8 @@ def run_sweep(params: SweepParams, out_dir: str | os.PathLike | None = None, *,
         per_query = _annotate(per_query, queries, corpus,
                               {i: d.applied for i, d in digests.items()}, split)
         with stage("statistics"):
-            chunk_stats = tables.CHUNK_STATS.frame(digests[c.config_id].stats for c in configs)
+            chunk_stats = tables.CHUNK_STATS.frame(pending[c.config_id].result()
+                                                   for c in configs)
             summary = summary_table(per_query, chunk_stats)
             significance = significance_table(per_query, params.k, params.budgets,
                                               planned=params.planned_pairs(),
@@ -150,15 +151,15 @@ def _queries(params: SweepParams, corpus: Corpus) -> tuple[list, DroppedQueries,
 NOTHING_DROPPED: DroppedQueries = {"count": 0, "reason": "", "examples": []}
 
 
-def _chunk_all(configs: list[ChunkerConfig], corpus: Corpus, parts: Path, executor: Executor,
-               progress: bool) -> tuple[dict[str, units.Digest], int]:
+def _chunk_all(configs: list[ChunkerConfig], parts: Path, executor: Executor, progress: bool
+               ) -> tuple[dict[str, units.Digest], dict[str, Pending], int]:
     """Every config's chunks on disk (read back from a finished part of an identical earlier
-    run, or chunked now, shard by shard, and written) and their digests: one config's chunks
-    in memory at a time."""
+    run, or chunked now, shard by shard, and written), their digests, and their chunk
+    statistics under way: one config's chunks in memory at a time."""
     todo = [c for c in configs if not has_part(chunk_part(parts, c.config_id))]
     n = len(executor.shards)
     made = executor.chunk([(i, config) for config in todo for i in range(n)])
-    digests, reused = {}, 0
+    digests, pending, reused = {}, {}, 0
     for config in tqdm(configs, desc="chunk", disable=not progress):
         path = chunk_part(parts, config.config_id)
         if config in todo:
@@ -168,8 +169,9 @@ def _chunk_all(configs: list[ChunkerConfig], corpus: Corpus, parts: Path, execut
         else:
             chunks, reused = read_chunks(path), reused + 1
         executor.keep(path, chunks)
-        digests[config.config_id] = units.digest(config, chunks, corpus)
-    return digests, reused
+        digests[config.config_id] = units.digest(config, chunks)
+        pending[config.config_id] = executor.stats(config, path)
+    return digests, pending, reused
 
 
 def _embed_all(params: SweepParams, configs: list[ChunkerConfig], parts: Path, queries,

@@ -52,18 +52,20 @@ class Digest:
     config_id: str
     signature: str
     """``grid.signature`` of the chunks: equal for configs whose chunks are identical."""
-    stats: dict[str, Any]
-    """The config's row of chunk_stats.csv."""
     applied: dict[str, str]
     """Document id -> the strategy that cut it (they differ under ``structure_routed``)."""
 
 
-def digest(config: ChunkerConfig, chunks: Sequence[Chunk], docs: Any) -> Digest:
-    """The signature, chunk statistics and applied strategies of one config's chunks."""
+def digest(config: ChunkerConfig, chunks: Sequence[Chunk]) -> Digest:
+    """The signature and applied strategies of one config's chunks."""
     return Digest(config.config_id, grid.signature(chunks),
-                  {**config_columns(config),
-                   **metrics.chunk_stats(chunks, config, docs=docs).as_dict()},
                   {c.doc_id: c.applied_strategy for c in chunks})
+
+
+def config_stats(config: ChunkerConfig, chunks: Sequence[Chunk], docs: Any) -> dict[str, Any]:
+    """The config's row of chunk_stats.csv (``metrics.chunk_stats``)."""
+    return {**config_columns(config),
+            **metrics.chunk_stats(chunks, config, docs=docs).as_dict()}
 
 
 @dataclass(frozen=True, slots=True)
