@@ -193,9 +193,8 @@ def test_a_reference_link_in_a_heading_resolves():
 
 @pytest.mark.parametrize("window", [40, 300, 5000])
 def test_a_document_parsed_window_by_window_has_the_same_blocks(window):
-    from conftest import FIXTURES, SAMPLE
-
     from chunklab.document.blocks import parse_blocks as parse
+    from conftest import FIXTURES, SAMPLE
 
     paths = sorted([*FIXTURES.rglob("*.md"), *SAMPLE.rglob("*.md")])
     assert len(paths) > 20

@@ -126,5 +126,6 @@ def test_the_default_worker_count_comes_from_the_environment(monkeypatch):
     monkeypatch.delenv("CHUNKLAB_WORKERS")
     assert default_workers() == all_cores()
     monkeypatch.setenv("CHUNKLAB_WORKERS", "many")
-    with pytest.raises(ConfigError, match="CHUNKLAB_WORKERS must be a positive integer; got 'many'"):
+    with pytest.raises(ConfigError,
+                       match="CHUNKLAB_WORKERS must be a positive integer; got 'many'"):
         default_workers()

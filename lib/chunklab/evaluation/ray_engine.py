@@ -147,7 +147,8 @@ class RayExecutor(Executor):
 
         actor = ray.remote(num_cpus=0)(EmbedWorker)
         return [actor.options(scheduling_strategy=NodeAffinitySchedulingStrategy(
-                    node["NodeID"], soft=False)).remote(model_path, int(node["Resources"].get("CPU", 1)))
+                    node["NodeID"], soft=False)).remote(model_path,
+                                                        int(node["Resources"].get("CPU", 1)))
                 for node in ray.nodes() if node.get("Alive")]
 
     def close(self) -> None:

@@ -95,7 +95,7 @@ def mean_intervals(samples: Sequence[np.ndarray], *, n_resamples: int, seed: int
         if len(values):
             by_size.setdefault(len(values), []).append(i)
     tail = (1.0 - confidence) / 2
-    for n, members in by_size.items():
+    for members in by_size.values():
         stacked = np.stack([np.asarray(samples[i], dtype=float) for i in members])
         means = np.concatenate(list(_resampled_means(stacked, n_resamples, seed)), axis=1)
         lo, hi = np.quantile(means, [tail, 1.0 - tail], axis=1)
