@@ -28,7 +28,7 @@ empty :=
 space := $(empty) $(empty)
 csv = $(subst $(space),$(comma),$(strip $(1)))
 
-.PHONY: install install-dense install-all test run bench lint hooks lab clean
+.PHONY: install install-dense install-all test run bench bench-sweep lint hooks lab clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -68,6 +68,10 @@ run: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m chunklab.bench
+
+# The sweep's costs: sizes, workers 1 vs all cores, statistics share, start time, per MB.
+bench-sweep: $(STAMP)
+	$(PY) -m chunklab.bench --sweep
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check lib tests

@@ -3,6 +3,7 @@ included), on a replicated corpus.
 
     python -m chunklab.bench [--corpus data/sample] [--mb 5] [--size 1000] [--repeat 3]
                              [--budget 60]
+    python -m chunklab.bench --sweep   (the sweep's costs: see chunklab.sweep_bench)
 
 Ratios are measured in the same run, so a noisy machine moves both sides alike. A strategy
 too slow to chunk every copy ``repeat`` times within ``budget`` seconds (an embedding model
@@ -105,14 +106,32 @@ def run(corpus_dir: str, megabytes: float, size: int, repeat: int,
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m chunklab.bench", description=__doc__)
     parser.add_argument("--corpus", default="data/sample")
-    parser.add_argument("--mb", type=float, default=5.0)
+    parser.add_argument("--mb", type=float, default=None,
+                        help="corpus size in MB (default 5; with --sweep 2)")
     parser.add_argument("--size", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--budget", type=float, default=60.0,
                         help="seconds a strategy's timed passes may take before it is timed "
                              "on fewer copies of the corpus")
+    parser.add_argument("--sweep", action="store_true",
+                        help="benchmark the sweep instead: sizes, workers, statistics share, "
+                             "start time, CPU and memory per MB of one file")
+    parser.add_argument("--queries", default="",
+                        help="with --sweep: a JSONL query file (default: the corpus's "
+                             "queries.jsonl)")
+    parser.add_argument("--file-mb", default="1,4,16,32",
+                        help="with --sweep: sizes in MB of the one file chunked")
     args = parser.parse_args(argv)
-    rows = run(args.corpus, args.mb, args.size, args.repeat, args.budget)
+    if args.sweep:
+        from pathlib import Path
+
+        from . import sweep_bench
+
+        queries = args.queries or str(Path(args.corpus) / "queries.jsonl")
+        sweep_bench.run(args.corpus, queries, args.mb or 2.0,
+                        [float(x) for x in args.file_mb.split(",") if x])
+        return 0
+    rows = run(args.corpus, args.mb or 5.0, args.size, args.repeat, args.budget)
     print(f"{'stage':<28}{'MB':>7}{'passes':>7}{'seconds':>9}{'MB/s':>8}{'x parse':>9}")
     for row in rows:
         print(f"{row['stage']:<28}{row['MB']:>7.2f}{row['passes']:>7}{row['seconds']:>9.2f}"
