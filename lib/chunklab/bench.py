@@ -107,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m chunklab.bench", description=__doc__)
     parser.add_argument("--corpus", default="data/sample")
     parser.add_argument("--mb", type=float, default=None,
-                        help="corpus size in MB (default 5; with --sweep 2)")
+                        help="corpus size in MB (default 5; with --sweep 1)")
     parser.add_argument("--size", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--budget", type=float, default=60.0,
@@ -128,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
         from . import sweep_bench
 
         queries = args.queries or str(Path(args.corpus) / "queries.jsonl")
-        sweep_bench.run(args.corpus, queries, args.mb or 2.0,
+        sweep_bench.run(args.corpus, queries, args.mb or 1.0,
                         [float(x) for x in args.file_mb.split(",") if x])
         return 0
     rows = run(args.corpus, args.mb or 5.0, args.size, args.repeat, args.budget)

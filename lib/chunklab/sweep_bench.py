@@ -1,6 +1,6 @@
 """Sweep benchmark: what a sweep's cost grows with, every figure measured in one run.
 
-    python -m chunklab.bench --sweep [--corpus data/sample] [--queries FILE] [--mb 2]
+    python -m chunklab.bench --sweep [--corpus data/sample] [--queries FILE] [--mb 1]
                                      [--file-mb 1,4,16,32]
 
 Prints: the start time of ``import chunklab`` and ``chunklab --help`` (fresh interpreters);
