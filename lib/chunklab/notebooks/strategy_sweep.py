@@ -110,7 +110,8 @@ def sweep_params(inputs: SweepInputs, *, options: dict[str, Any] | None = None) 
 
 def sweep_engine(inputs: SweepInputs) -> Engine:
     """Where the checked inputs say the sweep runs (WORKERS 0: every core)."""
-    return Engine(kind=inputs.ENGINE, workers=inputs.WORKERS or None, address=inputs.ADDRESS)
+    return Engine.model_validate({"kind": inputs.ENGINE, "workers": inputs.WORKERS or None,
+                                  "address": inputs.ADDRESS})
 
 
 def validate(**params: Any) -> StrategySweepSetup:
