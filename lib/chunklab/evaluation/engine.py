@@ -1,6 +1,7 @@
 """Where a sweep's units of work run: in this process, over local processes (every core by
-default) or on a Ray cluster (``ray_engine``). An engine changes only where and how fast the
-work runs: the units (``units``) and their order are the same, and so are the results."""
+default) or on a Ray cluster (``ray_engine``); ``launch`` starts the one an Engine names. An
+engine changes only where and how fast the work runs: the units (``units``) and their order
+are the same, and so are the results."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -213,22 +213,3 @@ def ordered(submit: Callable[[Any], Future], items: Iterable[Any], window: int) 
             yield pending.popleft().result()
     while pending:
         yield pending.popleft().result()
-
-
-@contextmanager
-def start(engine: Engine, docs: Sequence[Document], queries: Sequence[Query]
-          ) -> Iterator[Executor]:
-    """The executor ``engine`` describes, closed on exit."""
-    executor: Executor
-    if engine.kind == "ray":
-        from .ray_engine import RayExecutor
-
-        executor = RayExecutor(engine, docs, queries)
-    elif (engine.workers or default_workers()) == 1:
-        executor = InProcess(docs, queries)
-    else:
-        executor = LocalPool(docs, queries, engine.workers or default_workers())
-    try:
-        yield executor
-    finally:
-        executor.close()

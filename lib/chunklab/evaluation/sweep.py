@@ -20,7 +20,8 @@ from ..chunking.sizes import ENCODER, token_method
 from ..document.corpus import Corpus, load_corpus
 from ..errors import GridWarning
 from . import budget, embedding, grid, stats, tables, units
-from .engine import Engine, Executor, Pending, start
+from .engine import Engine, Executor, Pending
+from .launch import start
 from .queries import QuerySplit, given_split, load_queries, mine, split_queries
 from .retrieve import EmbeddingCache, default_cache_dir
 from .runs import (
