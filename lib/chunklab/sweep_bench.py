@@ -18,6 +18,7 @@ import json
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from .document.corpus import Corpus, load_corpus, make_document
@@ -66,16 +67,13 @@ def timed_sweep(params: SweepParams, corpus: Corpus, workers: int | None = None
 
 def one_file(megabytes: float, corpus_dir: str) -> dict[str, float]:
     """CPU seconds of chunking one Markdown file of ``megabytes``, and the process's peak
-    RSS above what it held before the file was read (run in a fresh process: peak RSS is
-    the process's)."""
-    import resource
-
+    RSS above what it held before the file was read (run it in a fresh process)."""
     from .chunking.build import chunk_document
     from .chunking.config import make_config
 
     config = make_config(strategy="ast_breadcrumb", size=1000)
     chunk_document(make_document("warm.md", "# Warm\n\nup.\n"), config)  # lazy imports
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+    before = peak_rss_mb()
     texts = [d.text for d in load_corpus(corpus_dir)]
     parts, size = [], 0
     while size < megabytes * 1_000_000:
@@ -86,10 +84,19 @@ def one_file(megabytes: float, corpus_dir: str) -> dict[str, float]:
     began = time.process_time()
     chunks = chunk_document(make_document("one.md", text), config)
     cpu = time.process_time() - began
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    peak = peak_rss_mb()
     return {"MB": len(text.encode()) / 1_000_000, "cpu": cpu, "rss_mb": peak - before,
             "base_mb": before,
             "chunks": len(chunks)}
+
+
+def peak_rss_mb() -> float:
+    """This process's peak resident set (VmHWM; unlike ru_maxrss, it does not carry the
+    parent's peak over into a new program)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024  # kB
+    return float("nan")  # not Linux
 
 
 def file_row(megabytes: float, corpus_dir: str) -> dict[str, float]:
