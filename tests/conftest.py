@@ -40,3 +40,9 @@ def fixture_doc(name: str, **kwargs):
 @pytest.fixture(scope="session")
 def sample_corpus():
     return load_corpus(SAMPLE)
+
+
+@pytest.fixture(scope="session")
+def tokens_doc():
+    """``leakage/tokens.md``: a section a heading query and a body-sentence query both find."""
+    return next(iter(load_corpus(FIXTURES / "leakage")))

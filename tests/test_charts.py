@@ -91,7 +91,8 @@ def test_results_table_shows_mean_and_interval(result):
                            & (result.summary["metric"] == "answer_hit@5")]
     assert len(table) == len(blend)
     best = blend.sort_values("mean", ascending=False).iloc[0]
-    assert table["answer_hit@5"].iloc[0].startswith(f"{best['mean']:.3f} [")
+    # 8 queries: fewer than MIN_INTERVAL_N, so the mean and n are shown, no interval
+    assert table["answer_hit@5"].iloc[0] == f"{best['mean']:.3f} (n={best['n']}, no interval)"
     assert list(table.columns[:5]) == ["config", "requested size", "tokens_p50", "tokens_p95",
                                        "retriever"]
     assert table.iloc[0]["tokens_p50"] == best["tokens_p50"]
@@ -129,3 +130,32 @@ def test_chunk_stats_table_is_ordered_by_config(result):
     table = charts.chunk_stats_table(result.chunk_stats)
     assert table["config"].tolist() == ["ast_breadcrumb/200", "ast_breadcrumb/400", "rct/200",
                                         "rct/400"]
+
+
+def test_an_interval_is_shown_from_the_stated_minimum_n():
+    from chunklab.evaluation.defaults import MIN_INTERVAL_N
+
+    rows = pd.DataFrame({"mean": [0.5, 1.0], "ci_low": [0.3, math.nan],
+                         "ci_high": [0.7, math.nan], "n": [MIN_INTERVAL_N, 1]})
+    assert charts.interval_text(rows).tolist() == ["0.500 [0.300, 0.700]",
+                                                   "1.000 (n=1, no interval)"]
+
+
+def _two_retrievers(frame: pd.DataFrame) -> pd.DataFrame:
+    return pd.concat([frame, frame.assign(retriever="dense")], ignore_index=True)
+
+
+@pytest.mark.parametrize("draw", [
+    lambda r: charts.by_query_kind(_two_retrievers(r.summary), "answer_hit@5"),
+    lambda r: charts.per_source(_two_retrievers(r.summary), "answer_hit@5"),
+    lambda r: charts.significance_matrix(_two_retrievers(r.significance), "answer_hit@5",
+                                         r.chunk_stats),
+])
+def test_each_retriever_gets_its_own_panel(result, draw):
+    chart = draw(result)
+    spec = chart.to_dict()
+    facet = spec.get("facet", {})
+    fields = {part.get("field") for part in facet.values()} if "field" not in facet else {
+        facet["field"]}
+    assert "retriever" in fields
+    assert charts.to_svg(chart).lstrip().startswith("<svg")

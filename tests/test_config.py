@@ -23,11 +23,22 @@ from chunklab.chunking.config import parse_value
     ({"overlap": 1000, "size": 500}, "overlap"),
     ({"min_size": 900, "size": 500}, "min_size"),
     ({"prefix_template": "no placeholder"}, "prefix_template"),
+    ({"prefix_template": "{path} {x}"}, r"prefix_template: only the placeholder \{path\}"),
+    ({"prefix_template": "{path} {0}"}, r"prefix_template: only the placeholder \{path\}"),
+    ({"prefix_template": "{path.upper}"}, r"prefix_template: only the placeholder \{path\}"),
+    ({"prefix_template": "{path} }"}, "prefix_template: .*braces"),
     ({"colour": "red"}, "colour"),
 ])
 def test_bad_values_name_the_field(values, field):
     with pytest.raises(ConfigError, match=field):
         make_config(values)
+
+
+def test_a_template_with_literal_braces_renders():
+    config = make_config(strategy="ast_breadcrumb", prefix=True,
+                         prefix_template="{{doc}} {path}")
+    doc = make_document("a.md", "# A\n\ntext\n")
+    assert chunk_document(doc, config)[0].embed_text.startswith("{doc} A")
 
 
 def test_unknown_strategy_lists_valid_names():
@@ -60,6 +71,26 @@ def test_edited_config_file_is_detected(tmp_path):
 def test_unreadable_config_is_a_clear_error(tmp_path):
     with pytest.raises(ConfigError, match="cannot read config"):
         load_config(tmp_path / "missing.yaml")
+
+
+@pytest.mark.parametrize("content,message", [
+    (b"chunker: ast_merge\n", "'chunker:' must be a mapping of config fields"),
+    (b"chunker:\n  strategy: ast_merge\n  size: \xff\n", "not UTF-8 text"),
+    (b"- a\n- b\n", "must be a YAML mapping"),
+    (b"chunker: {size: [1\n", "not valid YAML"),
+    (b"[" * 5000 + b"]" * 5000, "nested too deep"),
+])
+def test_a_malformed_config_file_is_one_clear_error(tmp_path, content, message):
+    path = tmp_path / "c.yaml"
+    path.write_bytes(content)
+    with pytest.raises(ConfigError, match=message) as caught:
+        load_config(path)
+    assert str(path) in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_a_folder_given_as_config_is_one_clear_error(tmp_path):
+    with pytest.raises(ConfigError, match="is a folder"):
+        load_config(tmp_path)
 
 
 def test_chunk_document_applies_the_config():

@@ -77,10 +77,8 @@ def test_symlink_leaving_root_is_not_followed(tmp_path, folder):
     write(outside / "secret.md", b"# Secret\n")
     os.symlink(outside, folder / "linked")
     os.symlink(outside / "secret.md", folder / "secret-link.md")
-    os.symlink(folder / "sub", folder / "inside-link")
     ids = {d.id for d in load_corpus(folder)}
     assert not any("secret" in i for i in ids)
-    assert "inside-link/b.markdown" in ids
 
 
 def test_symlink_loop_terminates(folder):
@@ -98,3 +96,73 @@ def test_fingerprint_changes_with_content(folder):
     before = load_corpus(folder).fingerprint
     (folder / "a.md").write_text("# Alpha\n\nChanged.\n")
     assert load_corpus(folder).fingerprint != before
+
+
+def test_symlinked_folder_inside_the_root_is_read_once_under_its_own_name(folder):
+    os.symlink(folder / "sub", folder / "a-link")  # sorts before "sub": still read as sub/
+    os.symlink(folder / "a.md", folder / "alias.md")
+    ids = [d.id for d in load_corpus(folder)]
+    assert "sub/b.markdown" in ids and not any(i.startswith("a-link/") for i in ids)
+    assert "alias.md" not in ids and ids.count("a.md") == 1
+
+
+def test_symlink_loop_reads_each_file_once(folder):
+    os.symlink(".", folder / "loop")
+    os.symlink("..", folder / "sub" / "up")
+    ids = [d.id for d in load_corpus(folder)]
+    assert sorted(ids) == ["a.md", "crlf.md", "fm.md", "notes.txt", "sub/b.markdown"]
+
+
+def test_a_fifo_is_skipped_not_read(folder):
+    os.mkfifo(folder / "pipe.md")
+    corpus = load_corpus(folder)  # reading the FIFO would block forever
+    assert {s.path: s.reason for s in corpus.skipped}["pipe.md"] == "not a regular file"
+
+
+def test_a_file_over_the_size_limit_is_skipped_unread(folder):
+    # a list nested 600 deep: some 360 KB, the shape that makes a parser take seconds per MB
+    write(folder / "huge.md", "".join("  " * i + "- x\n" for i in range(600)).encode())
+    corpus = load_corpus(folder, max_bytes=100_000)
+    reason = {s.path: s.reason for s in corpus.skipped}["huge.md"]
+    assert reason == "larger than the 98 KiB limit (353 KiB): not read", reason
+    assert len(corpus) == 5  # the others load
+    assert "huge.md" in [d.id for d in load_corpus(folder)]  # under the default limit
+
+
+def test_front_matter_nested_too_deep_skips_that_file_alone(folder):
+    deep = "---\n" + "".join("  " * i + f"k{i}:\n" for i in range(500)) + "---\n# Deep\n"
+    write(folder / "deep.md", deep.encode())
+    corpus = load_corpus(folder)
+    reason = {s.path: s.reason for s in corpus.skipped}["deep.md"]
+    assert reason.startswith("could not be loaded: RecursionError")
+    assert "\n" not in reason and len(corpus) == 5
+
+
+def test_any_exception_while_loading_one_file_skips_that_file(folder, monkeypatch):
+    from chunklab.document import corpus as corpus_module
+
+    real = corpus_module.make_document
+
+    def fragile(doc_id, text, **kwargs):
+        if doc_id == "crlf.md":
+            raise ValueError("parser gave up")
+        return real(doc_id, text, **kwargs)
+
+    monkeypatch.setattr(corpus_module, "make_document", fragile)
+    corpus = load_corpus(folder)
+    assert "crlf.md" not in [d.id for d in corpus] and len(corpus) == 4
+    assert {s.path: s.reason for s in corpus.skipped}["crlf.md"] == (
+        "could not be loaded: ValueError: parser gave up")
+
+
+def test_the_hostile_corpus_loads_what_it_can_and_names_the_rest(tmp_path):
+    from hostile import LOADED, write_hostile_corpus
+
+    made = write_hostile_corpus(tmp_path / "docs")
+    corpus = load_corpus(tmp_path / "docs")  # a FIFO or a link loop would hang or repeat
+    assert len(corpus) == LOADED
+    assert made["named"].name in [d.id for d in corpus]
+    reasons = {s.path: s.reason for s in corpus.skipped}
+    assert set(reasons) == {"deep_front_matter.md", "binary.md", "latin1.md", "pipe.md"}
+    assert reasons["pipe.md"] == "not a regular file"
+    assert all(reason and "\n" not in reason for reason in reasons.values())

@@ -16,6 +16,7 @@ from chunklab import chunk_document, make_config, make_document
 from chunklab.chunking.registry import REGISTRY
 from chunklab.evaluation.invariants import InvariantReport, check
 from conftest import AVAILABLE, BASELINES, OURS
+from generated import markdown_docs
 
 SIZES = [200, 800]
 # One to six '#', then mandatory whitespace, then content: '##[error]' log markers never match.
@@ -81,108 +82,6 @@ def test_deterministic_across_runs(sample_corpus, strategy):
     first = [c.as_dict() for c in chunk_document(doc, config)]
     rebuilt = make_document(doc.id, doc.text)
     assert first == [c.as_dict() for c in chunk_document(rebuilt, config)]
-
-
-# --- generated Markdown ------------------------------------------------------------------
-
-words = st.sampled_from(["alpha", "beta", "gamma", "delta", "renewal", "#", "`x`", "**b**",
-                         "|", "~~~", "```", "-", "1.", "##[error]", "é", "数据", ":::", "[a][r1]",
-                         "[b]", "<!--", "-->", "Dr.", "e.g.", "end.", "完了。"])
-line = st.lists(words, min_size=1, max_size=12).map(" ".join)
-LEAF_KINDS = ["heading", "para", "fence", "open_fence", "table", "list", "blank", "setext",
-              "empty_heading", "definitions", "html", "comment", "hr", "long_line", "cjk"]
-NESTED_KINDS = ["steps", "quote", "directive"]
-
-
-def indent(text: str, prefix: str, first: str | None = None) -> str:
-    lines = text.split("\n")
-    head = first if first is not None else prefix
-    return "\n".join([head + lines[0]] + [prefix + ln if ln else ln for ln in lines[1:]])
-
-
-@st.composite
-def leaf_blocks(draw, kinds=LEAF_KINDS):
-    kind = draw(st.sampled_from(kinds))
-    if kind == "heading":
-        return "#" * draw(st.integers(1, 6)) + " " + draw(line)
-    if kind == "empty_heading":
-        marks = "#" * draw(st.integers(1, 6))
-        return draw(st.sampled_from([marks, f"{marks} {marks}", f"{marks} "]))
-    if kind == "setext":
-        underline = draw(st.sampled_from(["===", "---"]))
-        return draw(line).replace("#", "x").strip("-= ") + "\n" + underline
-    if kind == "para":
-        return "\n".join(draw(st.lists(line, min_size=1, max_size=4)))
-    if kind in ("fence", "open_fence"):
-        mark = draw(st.sampled_from(["```", "~~~"]))
-        body = "\n".join(draw(st.lists(st.sampled_from([*LINES, ""]), min_size=0, max_size=5)))
-        return f"{mark}py\n{body}" + (f"\n{mark}" if kind == "fence" else "")
-    if kind == "table":
-        rows = draw(st.integers(1, 4))
-        return "| a | b |\n|---|---|\n" + "\n".join(f"| {i} | v{i} |" for i in range(rows))
-    if kind == "list":
-        return "\n".join(f"- {draw(line)}" for _ in range(draw(st.integers(1, 3))))
-    if kind == "definitions":
-        labels = draw(st.lists(st.sampled_from(["r1", "r2", "docs", "Guide"]), min_size=1,
-                               max_size=3))
-        return "\n".join(f"[{label}]: https://example.org/{label} \"T\"" for label in labels)
-    if kind == "html":
-        return f"<div class=\"note\">\n{draw(line)}\n</div>"
-    if kind == "comment":
-        return "<!-- " + draw(st.sampled_from(["TODO", "generated", "数据"])) + " -->"
-    if kind == "hr":
-        return draw(st.sampled_from(["---", "***", "___", ":::"]))
-    if kind == "long_line":  # an unwrapped paragraph: sentences on one line
-        return " ".join(draw(st.lists(st.sampled_from(SENTENCES), min_size=3, max_size=12)))
-    if kind == "cjk":
-        return "".join(draw(st.lists(st.sampled_from(CJK), min_size=2, max_size=10)))
-    return ""
-
-
-LINES = ["x = 1", "# not a heading", "| a |", ":::", "- item", "> quoted", "[r1]: /x"]
-SENTENCES = ["Run the installer first.", "It asks for the install path, e.g. /opt/tern.",
-             "Dr. Lee wrote the defaults!", "Does it work?", "Version 2.4.1 is required.",
-             "Each step below assumes a shell with sudo."]
-CJK = ["客户端会检查配置文件。", "令牌文件必须只对当前用户可读！", "同期します。",
-       "完了しましたか？"]
-
-
-@st.composite
-def nested_blocks(draw, depth=0):
-    """A list item, quote or ``:::`` container holding leaves and (once) nested containers."""
-    kind = draw(st.sampled_from(NESTED_KINDS))
-    inner_kinds = ["para", "fence", "table", "list", "definitions", "long_line", "cjk", "hr"]
-    children = draw(st.lists(leaf_blocks(inner_kinds), min_size=1, max_size=4))
-    if depth == 0 and draw(st.booleans()):
-        children.append(draw(nested_blocks(depth=1)))
-    gap = draw(st.sampled_from(["\n\n", "\n"]))
-    if kind == "steps":
-        items = []
-        for n, child in enumerate(children, 1):
-            lead = f"{n}. {draw(line)}"
-            items.append(lead + "\n\n" + indent(child, "   "))
-        return gap.join(items)
-    if kind == "quote":
-        return indent("\n\n".join(children), "> ").replace("\n\n", "\n>\n")
-    name = draw(st.sampled_from(["tip", "warning Careful", "details Click me"]))
-    return f"::: {name}\n" + "\n\n".join(children) + "\n:::"
-
-
-@st.composite
-def markdown_blocks(draw):
-    return draw(st.one_of(leaf_blocks(), leaf_blocks(), nested_blocks()))
-
-
-@st.composite
-def markdown_docs(draw):
-    blocks = draw(st.lists(markdown_blocks(), min_size=1, max_size=14))
-    if draw(st.booleans()):
-        blocks.insert(0, "---\ntitle: " + draw(st.sampled_from(["Guide", "数据", "x"])) +
-                      "\ndescription: d\n---")
-    gaps = draw(st.lists(st.sampled_from(["\n\n", "\n\n\n", "\n"]), min_size=len(blocks),
-                         max_size=len(blocks)))
-    text = "".join(b + g for b, g in zip(blocks, gaps, strict=True))
-    return text.replace("\n", "\r\n") if draw(st.booleans()) else text
 
 
 AST_FAMILY = [name for name, s in REGISTRY.items() if s.family == "ast"]

@@ -241,7 +241,7 @@ def test_score_run_rows(run, guide):
     assert list(frame.columns) == ["config_id", "query_id", "query_kind", "metric", "value"]
     assert set(frame["config_id"]) == {"cfgA"}
     values = frame.set_index(["query_id", "metric"])["value"]
-    assert len(frame[frame.query_id == "q1"]) == 14 and len(frame[frame.query_id == "q2"]) == 6
+    assert len(frame[frame.query_id == "q1"]) == 16 and len(frame[frame.query_id == "q2"]) == 8
     assert values["q1", "mrr@5"] == 0.5
     assert values["q1", "answer_hit@5"] == 1.0
     assert values["q1", "answer_mrr@5"] == 0.5

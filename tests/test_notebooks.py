@@ -92,7 +92,8 @@ def test_a_report_with_a_bad_parameter_fails_before_running_anything(tmp_path, v
 
 def test_a_report_folder_holding_another_run_is_refused(tmp_path):
     (tmp_path / "run.json").write_text(json.dumps({"run_id": "0123456789ab"}))
-    with pytest.raises(ConfigError, match=r"^OUT_DIR: .* holds another run \(0123456789ab\)"):
+    refused = r"^OUT_DIR: .* holds another run \(0123456789ab, run\.json\)"
+    with pytest.raises(ConfigError, match=refused):
         build_report(tmp_path, corpus=str(MINI), queries=str(MINI_QUERIES), progress=False,
                      **SWEEP)
 
@@ -289,16 +290,33 @@ UNMET = FIXTURES / "unmet_rule"
 """Six pages, each with one Python fence of about 1,400 tokens: the strategies that keep the
 fence whole make a chunk longer than the encoder window (over_encoder_limit above 0.05), and
 those that cut by size split it (code_integrity below 1), so no config meets 06's default
-rule."""
+rule for dense retrieval (the encoder limit binds dense and hybrid only)."""
+UNMET_GRID = {"corpus": str(UNMET), "queries": "", "sizes": [300, 600],
+              "notebooks": ["03_strategy_sweep", "06_choose_and_export"],
+              "strategies": ["rct", "ast_merge", "ast_breadcrumb"], "progress": False}
+
+
+@pytest.mark.slow
+def test_the_encoder_limit_binds_no_bm25_choice_and_the_report_says_so(tmp_path):
+    report = build_report(tmp_path / "run", retrievers=["bm25"], **UNMET_GRID)
+    assert not report.failed, [r.error for r in report.failed]
+    data = yaml.safe_load((report.out_dir / "chosen_config.yaml").read_text())
+    assert data["meets_rule"] is True and data["chunker"]["strategy"] != "rct"
+    assert data["constraints_not_binding"] == [
+        "over_encoder_limit <= 0.05 on dense,hybrid (does not apply to bm25)"]
+    assert data["excluded_by_constraints"]
+    assert all(line.startswith("rct/") and "fails code_integrity >= 1" in line
+               for line in data["excluded_by_constraints"])
+    index = report.index.read_text()
+    assert "Constraints that do not bind this retriever" in index
+    assert "Excluded by a constraint" in index
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("strict", [False, True], ids=["default", "strict"])
 def test_a_report_where_no_config_meets_the_rule_still_completes(tmp_path, strict):
-    report = build_report(tmp_path / "run", corpus=str(UNMET), queries="",
-                          notebooks=["03_strategy_sweep", "06_choose_and_export"],
-                          sizes=[300, 600], strategies=["rct", "ast_merge", "ast_breadcrumb"],
-                          strict=strict, progress=False)
+    pytest.importorskip("sentence_transformers", reason="dense extra not installed")
+    report = build_report(tmp_path / "run", retrievers=["dense"], strict=strict, **UNMET_GRID)
     assert not report.failed, [r.error for r in report.failed]
     data = yaml.safe_load((report.out_dir / "chosen_config.yaml").read_text())
     assert data["meets_rule"] is False and "closest" in data["note"]

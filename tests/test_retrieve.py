@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 
 import numpy as np
@@ -300,3 +301,20 @@ def test_bm25_finds_japanese_text():
     [hits] = retriever.search(["トークンの有効期限は？"], 3)
     best = next(c for c in pieces if c.id == hits[0][0])
     assert "有効期限" in best.text
+
+
+def test_garbage_vectors_in_the_cache_never_reach_a_ranking(tmp_path, chunks):
+    from chunklab.errors import CacheWarning
+
+    clean = DenseRetriever(cache_dir=str(tmp_path))
+    clean._encoder = FakeEncoder()
+    clean.index(chunks)
+    [expected] = clean.search(["token token"], len(chunks))
+    with sqlite3.connect(clean.cache.path) as db:  # same-length garbage over every vector
+        db.execute("UPDATE vectors SET vec = ?", (np.full(3, 7, np.float32).tobytes(),))
+    later = DenseRetriever(cache_dir=str(tmp_path))
+    later._encoder = FakeEncoder()
+    with pytest.warns(CacheWarning, match="checksum"):
+        later.index(chunks)
+    assert later.cache_stats == {"hits": 0, "misses": len(chunks)}
+    assert later.search(["token token"], len(chunks)) == [expected]

@@ -325,7 +325,7 @@ def test_without_gold_nothing_is_scored_and_the_note_says_how_to_mark(splits, tm
     note = scores_line(bare, heading_scores(bare))
     assert note == gold_note(bare) and "not scored: GOLD is empty" in note
     assert "data/sample/headings.gold.yaml" in note and "`headings.gold.yaml` in CORPUS" in note
-    assert ", ".join(d.id for d in bare.sample) in note
+    assert ", ".join(f"`{d.id}`" for d in bare.sample) in note  # code spans: never HTML
     assert f"```yaml\n{bare.sample[0].id}:" in note and DRAFT_FILE in note
     assert scored(bare, "table").data == NOT_SCORED and scored(bare, "t", note=False) is None
     tail = tail_stats(tail_sections(bare.corpus), size=300)

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from chunklab.chunking.records import Chunk
+from chunklab.document.corpus import Document
 from chunklab.evaluation import tables
 from chunklab.evaluation.metrics import ChunkStats
 from chunklab.evaluation.runs import RunInfo, SweepParams, load_run
@@ -53,7 +54,9 @@ def test_a_frame_that_is_not_the_schema_is_refused():
 
 def test_records_agree_with_the_schemas():
     chunk_fields = [f.name for f in fields(Chunk)]
-    assert set(tables.CHUNKS.names) == set(chunk_fields) | set(tables.CONFIG_NAMES)
+    assert set(tables.CHUNKS.names) == (set(chunk_fields) | set(tables.CONFIG_NAMES)
+                                        | set(tables.DOCUMENT_NAMES))
+    assert {f.name for f in fields(Document)} >= set(tables.DOCUMENT_NAMES)
     stats_fields = [f.name for f in fields(ChunkStats)]
     assert [n for n in tables.CHUNK_STATS.names if n != "options"] == stats_fields
 

@@ -17,14 +17,16 @@ _HOMES = {
         "MetricError", "MissingExtraError", "QueryValidationError", "RetrieverError",
         "UnknownRetrieverError", "UnknownStrategyError",
     ),
-    "chunklab.document.blocks": ("Block", "parse_blocks"),
+    "chunklab.document.blocks": ("Block",),
+    "chunklab.document.parsers": ("parse_blocks",),
     "chunklab.document.corpus": ("Corpus", "Document", "load_corpus", "make_document"),
     "chunklab.document.sections": ("Breadcrumbs", "breadcrumb_at", "dominant_level"),
     "chunklab.chunking.records": ("Chunk",),
     "chunklab.chunking.config": ("ChunkerConfig", "load_config", "make_config", "save_config"),
     "chunklab.chunking.registry": ("get_strategy", "strategy_names"),
     "chunklab.chunking.build": ("chunk_corpus", "chunk_document", "chunk_text"),
-    "chunklab.evaluation.queries": ("Query", "load_queries", "mine_queries", "save_queries"),
+    "chunklab.evaluation.queries": ("Query", "load_queries", "save_queries"),
+    "chunklab.evaluation.mining": ("mine_queries",),
     "chunklab.evaluation.retrieve": ("make_retriever", "retriever_names"),
     "chunklab.evaluation.runs": ("SweepParams", "SweepResult"),
     "chunklab.evaluation.sweep": ("run_sweep",),
@@ -92,8 +94,9 @@ if TYPE_CHECKING:
     from .chunking.config import ChunkerConfig, load_config, make_config, save_config
     from .chunking.records import Chunk
     from .chunking.registry import get_strategy, strategy_names
-    from .document.blocks import Block, parse_blocks
+    from .document.blocks import Block
     from .document.corpus import Corpus, Document, load_corpus, make_document
+    from .document.parsers import parse_blocks
     from .document.sections import Breadcrumbs, breadcrumb_at, dominant_level
     from .errors import (
         ChunklabError,
@@ -108,7 +111,8 @@ if TYPE_CHECKING:
         UnknownRetrieverError,
         UnknownStrategyError,
     )
-    from .evaluation.queries import Query, load_queries, mine_queries, save_queries
+    from .evaluation.mining import mine_queries
+    from .evaluation.queries import Query, load_queries, save_queries
     from .evaluation.retrieve import make_retriever, retriever_names
     from .evaluation.runs import SweepParams, SweepResult
     from .evaluation.sweep import run_sweep

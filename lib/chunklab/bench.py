@@ -1,8 +1,12 @@
 """Throughput benchmark: markdown-it block parse vs every available strategy (peers
-included), on a replicated corpus.
+included), on a replicated corpus; each strategy of the ast family is timed with both block
+parsers when markdown-it-pyrs (extra ``fast``) is installed, beside markdown-it-pyrs's own block
+parse and LangChain's MarkdownHeaderTextSplitter alone (``x rust``, ``x LC header``: their time
+over the row's).
 
     python -m chunklab.bench [--corpus data/sample] [--mb 5] [--size 1000] [--repeat 3]
                              [--budget 60]
+    python -m chunklab.bench --scale [--scale-mb 5 10 20 50] [--headings 10000 20000 40000]
     python -m chunklab.bench --sweep   (the sweep's costs: see chunklab.sweep_bench)
 
 Ratios are measured in the same run, so a noisy machine moves both sides alike. A strategy
@@ -23,6 +27,7 @@ from .chunking.config import make_config
 from .chunking.registry import REGISTRY, available_names
 from .document.blocks import parse_blocks
 from .document.corpus import load_corpus, make_document
+from .document.rust_blocks import available as rust_available
 
 
 def replicate(corpus, megabytes: float) -> list:
@@ -57,7 +62,7 @@ def copies_within(probe_seconds: float, copies: int, repeat: int, budget: float)
 
 
 def run(corpus_dir: str, megabytes: float, size: int, repeat: int,
-        budget: float = 60.0) -> list[dict]:
+        budget: float = 60.0, strategies: list[str] | None = None) -> list[dict]:
     corpus = load_corpus(corpus_dir)
     docs = replicate(corpus, megabytes)
     per_copy = max(len(corpus), 1)
@@ -75,31 +80,68 @@ def run(corpus_dir: str, megabytes: float, size: int, repeat: int,
         {"stage": "block parse (markdown-it)", "copies": copies, "passes": repeat,
          "seconds": parse_time(copies)}
     ]
-    for name in available_names():
+    references = _reference_rows(docs, copies, repeat)
+    rows += references
+    parsers = ["python", "rust"] if rust_available() else ["python"]
+    for name in strategies or available_names():
         config = make_config(strategy=name, size=size)
-
-        # From text to chunks: the document is made (parsed) inside the timed call.
-        def chunk(d, c=config):
-            return chunk_document(make_document(d.id, d.text), c)
-
-        chunk(docs[0])  # loads what a peer needs (a model, a converter): untimed
-        probe = _timed(chunk, docs[:per_copy], 1)
-        if probe * repeat > budget:  # one copy, once: the probe is the measurement
-            rows.append({"stage": name, "copies": 1, "passes": 1, "seconds": probe})
-            continue
-        n = copies_within(probe, copies, repeat, budget)
-        rows.append({"stage": name, "copies": n, "passes": repeat,
-                     "seconds": _timed(chunk, docs[: n * per_copy], repeat)})
+        for parser in parsers if REGISTRY[name].family == "ast" else [None]:
+            rows.append(_strategy_row(name, config, parser, docs, per_copy, copies, repeat,
+                                      budget))
     for row in rows:
         chunked = docs[: row["copies"] * per_copy]
         row["MB"] = sum(len(d.text.encode()) for d in chunked) / 1_000_000
         row["MB/s"] = row["MB"] / row["seconds"]
         row["x parse"] = parse_time(row["copies"]) / row["seconds"]
+    for row in rows:  # a reference's time scaled to the row's MB, over the row's time
+        for ref in references:
+            row[ref["column"]] = (ref["seconds"] * row["MB"] / ref["MB"]) / row["seconds"]
     total_mb = rows[0]["MB"]
     print(f"{len(docs)} documents, {total_mb:.2f} MB, size={size} chars, best of {repeat}")
     for name, strategy in REGISTRY.items():
         if not strategy.available:
             print(f"not timed: {name} ({strategy.status()})")
+    return rows
+
+
+def _strategy_row(name, config, parser, docs, per_copy, copies, repeat, budget) -> dict:
+    """One strategy's best time from text to chunks (the document is made, so parsed,
+    inside the timed call), on as many copies as the budget allows."""
+    stage = name if parser is None else f"{name} [{parser}]"
+
+    def chunk(d, c=config):
+        return chunk_document(make_document(d.id, d.text, parser=parser), c)
+
+    chunk(docs[0])  # loads what a peer needs (a model, a converter): untimed
+    probe = _timed(chunk, docs[:per_copy], 1)
+    if probe * repeat > budget:  # one copy, once: the probe is the measurement
+        return {"stage": stage, "copies": 1, "passes": 1, "seconds": probe}
+    n = copies_within(probe, copies, repeat, budget)
+    return {"stage": stage, "copies": n, "passes": repeat,
+            "seconds": _timed(chunk, docs[: n * per_copy], repeat)}
+
+
+def _reference_rows(docs, copies: int, repeat: int) -> list[dict]:
+    """markdown-it-pyrs's own block parse and LangChain's header splitter alone, when
+    installed: what the ``x rust`` and ``x LC header`` columns compare with."""
+    rows = []
+    if rust_available():
+        from .document.rust_blocks import _parser
+
+        tree = _parser().tree
+        rows.append({"stage": "block parse (markdown-it-pyrs)", "column": "x rust",
+                     "copies": copies, "passes": repeat,
+                     "seconds": _timed(lambda d: tree(d.text), docs, repeat)})
+    try:
+        from langchain_text_splitters import MarkdownHeaderTextSplitter
+    except ImportError:
+        return rows
+    from .chunking.strategies.baselines import MHS_HEADERS
+
+    splitter = MarkdownHeaderTextSplitter(MHS_HEADERS, strip_headers=False)
+    rows.append({"stage": "LangChain header splitter", "column": "x LC header",
+                 "copies": copies, "passes": repeat,
+                 "seconds": _timed(lambda d: splitter.split_text(d.text), docs, repeat)})
     return rows
 
 
@@ -113,6 +155,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budget", type=float, default=60.0,
                         help="seconds a strategy's timed passes may take before it is timed "
                              "on fewer copies of the corpus")
+    parser.add_argument("--strategies", nargs="+", choices=available_names(), default=None,
+                        help="time only these strategies (default: every available one)")
+    parser.add_argument("--scale", action="store_true",
+                        help="time generated documents of growing size and heading count "
+                             "instead (bench_scale.py)")
+    parser.add_argument("--scale-mb", type=float, nargs="+", default=[5, 10, 20, 50])
+    parser.add_argument("--headings", type=int, nargs="+", default=[10_000, 20_000, 40_000])
     parser.add_argument("--sweep", action="store_true",
                         help="benchmark the sweep instead: sizes, workers, statistics share, "
                              "start time, CPU and memory per MB of one file")
@@ -131,11 +180,21 @@ def main(argv: list[str] | None = None) -> int:
         sweep_bench.run(args.corpus, queries, args.mb or 1.0,
                         [float(x) for x in args.file_mb.split(",") if x])
         return 0
-    rows = run(args.corpus, args.mb or 5.0, args.size, args.repeat, args.budget)
-    print(f"{'stage':<28}{'MB':>7}{'passes':>7}{'seconds':>9}{'MB/s':>8}{'x parse':>9}")
+    if args.scale:
+        from .bench_scale import run_scale
+        from .evaluation.defaults import DEFAULT_STRATEGIES
+
+        run_scale(args.scale_mb, args.headings, args.size,
+                  tuple(args.strategies or DEFAULT_STRATEGIES))
+        return 0
+    rows = run(args.corpus, args.mb or 5.0, args.size, args.repeat, args.budget, args.strategies)
+    extra = [c for c in ("x rust", "x LC header") if c in rows[-1]]
+    print(f"{'stage':<34}{'MB':>7}{'passes':>7}{'seconds':>9}{'MB/s':>8}{'x parse':>9}"
+          + "".join(f"{c:>12}" for c in extra))
     for row in rows:
-        print(f"{row['stage']:<28}{row['MB']:>7.2f}{row['passes']:>7}{row['seconds']:>9.2f}"
-              f"{row['MB/s']:>8.3g}{row['x parse']:>9.3g}")
+        print(f"{row['stage']:<34}{row['MB']:>7.2f}{row['passes']:>7}{row['seconds']:>9.2f}"
+              f"{row['MB/s']:>8.3g}{row['x parse']:>9.3g}"
+              + "".join(f"{row[c]:>12.3g}" for c in extra))
     return 0
 
 

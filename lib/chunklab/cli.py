@@ -7,12 +7,21 @@ no pandas, scipy, bm25s or torch)."""
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 import warnings
+from pathlib import Path
 
 from . import __version__
-from .errors import ChunklabError, ConfigError, GridWarning, validation_message
+from .errors import (
+    ChunklabError,
+    ConfigError,
+    FileValidationError,
+    GridWarning,
+    disk_fault,
+    validation_message,
+)
 from .evaluation.defaults import (
     DEFAULT_BUDGETS,
     DEFAULT_CONTRASTS,
@@ -30,30 +39,39 @@ DESCRIPTION = ("Compare ways of splitting Markdown for retrieval: chunk a corpus
                "the six notebooks into one shareable report.")
 
 
+DEBUG_HELP = "show the traceback of an error instead of its one-line message"
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="chunklab", description=DESCRIPTION)
     parser.add_argument("--version", action="version", version=f"chunklab {__version__}")
+    parser.add_argument("--debug", action="store_true", help=DEBUG_HELP)
+    common = argparse.ArgumentParser(add_help=False)  # --debug after the command works too
+    common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                        help=DEBUG_HELP)
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("strategies", help="list strategies with a one-line description")
+    command = functools.partial(sub.add_parser, parents=[common])
+    command("strategies", help="list strategies with a one-line description")
 
-    chunk = sub.add_parser("chunk", help="chunk a corpus and write one JSON object per chunk")
+    chunk = command("chunk", help="chunk a corpus and write one JSON object per chunk")
     chunk.add_argument("--corpus", required=True, help="folder of .md/.markdown/.txt files")
     _add_config_args(chunk)
     chunk.add_argument("--out", required=True, help="output .jsonl file")
 
-    summary = sub.add_parser("summary", help="chunk a corpus with every strategy; print a table")
+    summary = command("summary", help="chunk a corpus with every strategy; print a table")
     summary.add_argument("--corpus", default=DEFAULT_CORPUS)
     summary.add_argument("--size", type=int, default=1000)
     summary.add_argument("--unit", default="chars")
-    queries = sub.add_parser("queries", help="query files: mine queries from a corpus")
+    queries = command("queries", help="query files: mine queries from a corpus")
     queries_sub = queries.add_subparsers(dest="queries_command", required=True)
-    mine = queries_sub.add_parser("mine", help="queries from titles, headings and API symbols")
+    mine = queries_sub.add_parser("mine", parents=[common],
+                                  help="queries from titles, headings and API symbols")
     mine.add_argument("--corpus", required=True)
     mine.add_argument("--out", required=True, help="output .jsonl file")
     mine.add_argument("--max-sources", type=int, default=MAX_SOURCES,
                       help="drop a mined query naming more gold documents than this")
 
-    sweep = sub.add_parser("sweep", help="strategies x sizes x retrievers, scored per query")
+    sweep = command("sweep", help="strategies x sizes x retrievers, scored per query")
     sweep.add_argument("--corpus", default=DEFAULT_CORPUS)
     source = sweep.add_mutually_exclusive_group(required=True)
     source.add_argument("--queries", "--dev-queries", dest="queries",
@@ -67,7 +85,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_engine_args(sweep)
     sweep.add_argument("--out", required=True, help="run folder (created; reused if same run)")
 
-    view = sub.add_parser("view", help="write a standalone HTML view of one document's chunks")
+    view = command("view", help="write a standalone HTML view of one document's chunks")
     view.add_argument("--corpus", required=True, help="folder of .md/.markdown/.txt files")
     view.add_argument("--doc", required=True, help="document id: its path relative to --corpus")
     _add_config_args(view, extra=False)
@@ -76,7 +94,7 @@ def _parser() -> argparse.ArgumentParser:
     other.add_argument("--vs-config", metavar="FILE", help="draw this config side by side")
     view.add_argument("--out", required=True, help="output .html file")
 
-    report = sub.add_parser("report", help="run every notebook headless into one folder: "
+    report = command("report", help="run every notebook headless into one folder: "
                                            "executed .ipynb, offline .html, index.html")
     report.add_argument("--corpus", default=DEFAULT_CORPUS,
                         help="folder of .md/.markdown/.txt")
@@ -195,6 +213,36 @@ def cmd_strategies(args) -> int:
     return 0
 
 
+def out_file(text: str, example: str) -> str:
+    """``--out`` naming a file that can be written; ChunklabError saying what is wrong."""
+    if not text.strip():
+        raise ChunklabError(f"--out: name a file, e.g. --out {example}")
+    path = Path(text)
+    if path.is_dir():
+        raise ChunklabError(f"--out: {text} is a folder; name a file in it, e.g. "
+                            f"{path / example}")
+    _parents_are_folders(path)
+    return text
+
+
+def out_folder(text: str, example: str = "results/run1") -> str:
+    """``--out`` naming a folder for a run or report; ChunklabError saying what is wrong."""
+    if not text.strip():
+        raise ChunklabError(f"--out: name a folder for the results, e.g. --out {example}")
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise ChunklabError(f"--out: {text} is a file, not a folder: name a folder")
+    _parents_are_folders(path)
+    return text
+
+
+def _parents_are_folders(path: Path) -> None:
+    for parent in path.parents:
+        if parent.exists() and not parent.is_dir():
+            raise ChunklabError(f"--out: {parent} is a file, not a folder, so {path} cannot "
+                                "be made")
+
+
 def cmd_chunk(args) -> int:
     from importlib import metadata
 
@@ -203,8 +251,9 @@ def cmd_chunk(args) -> int:
     from .document.corpus import load_corpus
     from .util.atomic import write_text_atomic
 
+    out_file(args.out, "chunks.jsonl")
     config = config_from_args(args)
-    corpus = load_corpus(args.corpus, infer_headings=config.infer_headings)
+    corpus = load_corpus(args.corpus, infer_headings=config.infer_headings).require_documents()
     if args.config:
         for warning in provenance_warnings(args.config, fingerprint=corpus.fingerprint,
                                            version=metadata.version("chunklab")):
@@ -225,7 +274,7 @@ def cmd_summary(args) -> int:
     from .document.corpus import load_corpus
     from .evaluation.summary import strategy_summary
 
-    corpus = load_corpus(args.corpus)
+    corpus = load_corpus(args.corpus).require_documents()
     table = strategy_summary(corpus, size=args.size, unit=args.unit)
     print(f"corpus {args.corpus}: {len(corpus)} documents, {len(corpus.skipped)} skipped")
     print(table.to_string(index=False))
@@ -234,10 +283,15 @@ def cmd_summary(args) -> int:
 
 def cmd_queries(args) -> int:
     from .document.corpus import load_corpus
-    from .evaluation.queries import mine, save_queries
+    from .evaluation.mining import mine
+    from .evaluation.queries import save_queries
 
-    corpus = load_corpus(args.corpus)
-    mined = mine(corpus, max_sources=args.max_sources)
+    out_file(args.out, "queries.jsonl")
+    if args.max_sources < 1:
+        raise ChunklabError(f"--max-sources must be at least 1 (gold documents a mined query "
+                            f"may name); got {args.max_sources}")
+    corpus = load_corpus(args.corpus).require_documents()
+    mined = mine(corpus, max_sources=args.max_sources).require(args.corpus)
     queries = mined.queries
     save_queries(queries, args.out)
     if mined.dropped:
@@ -246,12 +300,16 @@ def cmd_queries(args) -> int:
     for query in queries:
         kinds[query.kind] = kinds.get(query.kind, 0) + 1
     print(f"{len(queries)} queries mined from {len(corpus)} documents {kinds} -> {args.out}")
+    print("by source: " + ", ".join(f"{name} {n}" for name, n in mined.sources().items()))
+    dropped = mined.by_reason()
+    print("dropped: " + (", ".join(f"{why} {n}" for why, n in dropped.items()) or "none"))
     return 0
 
 
 def cmd_sweep(args) -> int:
     from .evaluation.sweep import SweepParams, headline, run_sweep
 
+    out_folder(args.out)
     strategies = _split(args.strategies)
     params = make_sweep_params(SweepParams, corpus=args.corpus, queries=args.queries or "",
                                held_out_queries=args.test_queries, split_seed=args.split_seed,
@@ -302,9 +360,10 @@ def _sizes(text: str) -> list[int]:
 def cmd_report(args) -> int:
     from .notebooks.report import build_report, default_queries, default_run_name
 
+    out = f"results/{default_run_name()}" if args.out is None else out_folder(args.out)
     queries = default_queries(args.corpus) if args.queries is None else args.queries
     strategies = _split(args.strategies)
-    report = build_report(args.out or f"results/{default_run_name()}", corpus=args.corpus,
+    report = build_report(out, corpus=args.corpus,
                           queries=queries, held_out_queries=args.test_queries,
                           split_seed=args.split_seed, sizes=_sizes(args.sizes),
                           strategies=strategies, retrievers=_split(args.retrievers), k=args.k,
@@ -324,6 +383,7 @@ def cmd_report(args) -> int:
 def cmd_view(args) -> int:
     from .viz import render_view
 
+    out_file(args.out, "view.html")
     path = render_view(args.corpus, args.doc, strategy=args.strategy, config_path=args.config,
                        size=args.size, unit=args.unit, vs_strategy=args.vs,
                        vs_config=args.vs_config, out=args.out)
@@ -347,9 +407,33 @@ HANDLERS = {"strategies": cmd_strategies, "chunk": cmd_chunk, "summary": cmd_sum
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one command; every failure is one line on stderr and exit 2 (130 when
+    interrupted), its traceback only with ``--debug``."""
     args = _parser().parse_args(argv)
     try:
         return HANDLERS[args.command](args)
-    except ChunklabError as err:
-        print(f"chunklab: error: {err}", file=sys.stderr)
+    except KeyboardInterrupt:
+        if args.debug:
+            raise
+        print("chunklab: interrupted", file=sys.stderr)
+        return 130
+    except Exception as err:
+        if args.debug:
+            raise
+        print(f"chunklab: error: {error_line(err)}", file=sys.stderr)
         return 2
+
+
+def error_line(err: Exception) -> str:
+    """One line for a failure: a chunklab error's own message; a write the disk refused with
+    the file named; anything else named as unexpected, with the way to see more."""
+    if isinstance(err, FileValidationError):
+        text = err.one_line()
+    elif isinstance(err, ChunklabError):
+        text = str(err)
+    elif isinstance(err, OSError) and err.filename:
+        text = f"{err.filename}: {disk_fault(err)}"
+    else:
+        text = (f"unexpected {type(err).__name__}: {err} (rerun with --debug for the "
+                "traceback, and please report it)")
+    return " ".join(text.split())

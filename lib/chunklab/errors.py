@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+
 
 class ChunklabError(Exception):
     """Base class of every error chunklab raises on purpose."""
@@ -44,6 +46,36 @@ class CorpusError(ChunklabError):
     """A corpus folder that cannot be read at all (a single bad file is only reported)."""
 
 
+class WriteError(ChunklabError, OSError):
+    """A file that could not be written (a read-only or full disk, no permission): the message
+    names the file and the fault in one line. Still an OSError, with the original errno."""
+
+    def __init__(self, path, err: OSError) -> None:
+        super().__init__(err.errno, f"cannot write {path}: {disk_fault(err)}")
+        self.errno, self.filename = err.errno, str(path)
+
+    def __str__(self) -> str:
+        return str(self.strerror)
+
+
+DISK_FAULTS = {
+    errno.EROFS: "the file system is read-only; choose a writable place",
+    errno.EACCES: "permission denied; choose a place you may write",
+    errno.EPERM: "permission denied; choose a place you may write",
+    errno.ENOSPC: "the disk is full; free some space or choose another disk",
+    errno.EDQUOT: "the disk quota is exceeded; free some space or choose another disk",
+}
+
+
+def disk_fault(err: OSError) -> str:
+    """What an OSError of a write means, in words a user acts on."""
+    return DISK_FAULTS.get(err.errno or 0, err.strerror or str(err))
+
+
+class UndecodableFileError(CorpusError, ValueError):
+    """A file whose bytes are not UTF-8 text (binary, another encoding): skipped, reported."""
+
+
 class DocumentNotFoundError(CorpusError, KeyError):
     """A document id that is not in the corpus; the message suggests the nearest ids."""
 
@@ -56,6 +88,14 @@ class DocumentNotFoundError(CorpusError, KeyError):
         return self.args[0]
 
 
+class FileReadError(ChunklabError, ValueError):
+    """A file a user named that cannot be read: missing, a folder, not UTF-8 (one line)."""
+
+    def __init__(self, path, what: str, reason: str) -> None:
+        super().__init__(f"cannot read {what} {str(path)!r}: {reason}")
+        self.path, self.reason = str(path), reason
+
+
 class FileValidationError(ChunklabError, ValueError):
     """A file with one or more bad items; the message lists every one of them."""
 
@@ -64,8 +104,19 @@ class FileValidationError(ChunklabError, ValueError):
     def __init__(self, path: str, problems: list[str]):
         self.path = path
         self.problems = problems
-        listing = "\n".join(f"  - {p}" for p in problems)
-        super().__init__(f"{path}: {len(problems)} bad {self.items}:\n{listing}")
+        listing = "\n".join(f"  - {p}" for p in problems[:LISTED])
+        more = f"\n  ... and {len(problems) - LISTED} more" if len(problems) > LISTED else ""
+        super().__init__(f"{path}: {len(problems)} bad {self.items}:\n{listing}{more}")
+
+    def one_line(self, listed: int = 3) -> str:
+        """The first ``listed`` problems on one line (the command line's error line)."""
+        more = f"; and {len(self.problems) - listed} more" if len(self.problems) > listed else ""
+        return (f"{self.path}: {len(self.problems)} bad {self.items}: "
+                + "; ".join(self.problems[:listed]) + more)
+
+
+LISTED = 50
+"""Problems a FileValidationError's message lists (the count names them all)."""
 
 
 class QueryValidationError(FileValidationError):
@@ -138,6 +189,10 @@ class RuleError(ChunklabError, ValueError):
 class GridWarning(UserWarning):
     """A sweep whose grid cannot tell configs apart: identical chunks, or documents that mostly
     fit in one chunk."""
+
+
+class CacheWarning(UserWarning):
+    """An embedding cache whose file was unsound (moved aside and rebuilt) or cannot be used."""
 
 
 class ChartError(ChunklabError, ValueError):

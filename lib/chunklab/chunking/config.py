@@ -5,14 +5,16 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import string
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from ..errors import ConfigError, validation_message
+from ..errors import ConfigError, FileReadError, validation_message
 from ..util.atomic import write_text_atomic
+from ..util.files import read_utf8
 from .registry import check_strategy
 
 DEFAULT_PREFIX = "Context: {path}"
@@ -45,8 +47,7 @@ class ChunkerConfig(BaseModel):
     @field_validator("prefix_template")
     @classmethod
     def _template_has_path(cls, template: str) -> str:
-        if "{path}" not in template:
-            raise ValueError("must contain the placeholder {path}")
+        check_template(template)
         return template
 
     @model_validator(mode="after")
@@ -76,8 +77,27 @@ class ChunkerConfig(BaseModel):
         return make_config({**self.model_dump(), **changes})
 
 
+def check_template(template: str) -> None:
+    """A prefix template renders with ``path`` alone: it holds ``{path}`` and no other
+    placeholder; literal braces are written ``{{`` and ``}}``."""
+    try:
+        fields = [field for _, field, _, _ in string.Formatter().parse(template)
+                  if field is not None]
+    except ValueError as err:
+        raise ValueError(f"{err} (write literal braces as {{{{ and }}}})") from None
+    others = sorted({f"{{{f}}}" for f in fields if f != "path"})
+    if others:
+        raise ValueError(f"only the placeholder {{path}} is allowed, found {', '.join(others)} "
+                         "(write literal braces as {{ and }})")
+    if "path" not in fields:
+        raise ValueError("must contain the placeholder {path}")
+
+
 def make_config(values: dict[str, Any] | None = None, **overrides: Any) -> ChunkerConfig:
     """Validate values into a ChunkerConfig; a bad one raises ConfigError naming the field."""
+    if values is not None and not isinstance(values, dict):
+        raise ConfigError(f"invalid chunker config: expected a mapping of config fields "
+                          f"(strategy, size, ...); got {values!r}")
     data = {**(values or {}), **overrides}
     try:
         return ChunkerConfig(**data)
@@ -100,15 +120,35 @@ def save_config(config: ChunkerConfig, path: str | os.PathLike, **extra: Any) ->
     return write_text_atomic(path, yaml.safe_dump(document, sort_keys=False, allow_unicode=True))
 
 
+def read_yaml(path: str | os.PathLike, *, what: str = "config") -> Any:
+    """A YAML file's content; a missing, unreadable, non-UTF-8, malformed or too deeply
+    nested file raises ConfigError in one line naming the file and the problem."""
+    where = f"cannot read {what} {str(path)!r}"
+    try:
+        text = read_utf8(path, what=what)
+    except FileReadError as err:
+        raise ConfigError(str(err)) from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(err, "problem", None) or type(err).__name__
+        raise ConfigError(f"{where}: not valid YAML ({problem}{at})") from None
+    except RecursionError:
+        raise ConfigError(f"{where}: nested too deep to read") from None
+
+
 def load_config(path: str | os.PathLike) -> ChunkerConfig:
     """Read a config written by save_config (or a bare mapping of fields)."""
-    try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as err:
-        raise ConfigError(f"cannot read config {str(path)!r}: {err}") from None
+    data = read_yaml(path)
     if not isinstance(data, dict):
         raise ConfigError(f"config {str(path)!r} must be a YAML mapping")
-    config = make_config(data.get("chunker", data))
+    fields = data.get("chunker", data)
+    if not isinstance(fields, dict):
+        raise ConfigError(f"config {str(path)!r}: 'chunker:' must be a mapping of config fields "
+                          f"(strategy: ..., size: ...); got {fields!r}")
+    config = make_config(fields)
     recorded = data.get("config_id")
     if recorded and recorded != config.config_id:
         raise ConfigError(
@@ -122,8 +162,8 @@ def provenance_warnings(path: str | os.PathLike, *, fingerprint: str, version: s
     """What differs between the run a chosen config was picked on (the ``chunklab_version``
     and ``corpus.fingerprint`` chosen_config.yaml records) and this chunklab and corpus."""
     try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError):
+        data = read_yaml(path)
+    except ConfigError:
         return []
     if not isinstance(data, dict):
         return []

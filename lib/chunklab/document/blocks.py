@@ -18,6 +18,7 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 
 from .headings import EXPLICIT, infer_heading
 from .inline import plain_text
+from .nesting import LIMIT_KEY, limit_nesting
 
 # markdown-it splits lines exactly where this pattern matches (its normalize rule).
 _NEWLINE = re.compile(r"\r\n?|\n")
@@ -28,6 +29,7 @@ _CONTAINERS = {
     "list_item_open": "item",
     "blockquote_open": "blockquote",
     "container_directive_open": "container",
+    "deep_open": "deep",
 }
 """Openers of blocks that hold blocks: their children are recorded."""
 _WHOLE = {"paragraph_open": "paragraph", "heading_open": "heading", "table_open": "table"}
@@ -39,8 +41,9 @@ _LEAVES = {
     "html_block": "html",
     "front_matter": "front_matter",
     "definition": "reference",
+    "deep_text": "deep_text",
 }
-ATOMIC = frozenset({"fence", "code", "table"})
+ATOMIC = frozenset({"fence", "code", "table", "deep_text"})
 """Blocks that no cut may fall inside, at any depth."""
 _WORDLESS = frozenset({"hr", "empty_heading"})
 _ALWAYS_CONTENT = frozenset({"fence", "code", "table", "front_matter"})
@@ -53,7 +56,9 @@ class Block:
     kind: str
     """heading, paragraph, fence, code, table, list, item, blockquote, container, html, hr,
     reference (link reference definitions), front_matter, empty_heading (a heading with no
-    text: never a heading of the stack) or text (text markdown-it gave no block)."""
+    text: never a heading of the stack), text (text markdown-it gave no block), deep (what lies
+    past the nesting limit, parsed on its own: ``nesting.py``) or deep_text (the same, too deep
+    even for that: never cut)."""
     start: int
     """Char offset of the block's first character in ``Document.text``."""
     end: int
@@ -151,28 +156,34 @@ def _markdown(front_matter: bool = True) -> MarkdownIt:
         md.use(front_matter_plugin)
     md.use(container_plugin, name=DIRECTIVE, validate=_names_a_container)
     md.disable("inline")  # block structure is all chunking needs; inline parsing doubles cost
-    return md
+    return limit_nesting(md, lambda: _markdown(front_matter=False))
 
 
 WINDOW = 1_000_000
 """Characters handed to markdown-it at once. It holds tens of bytes per character it parses
 (a token per block, five numbers per line), so a long document is parsed window by window:
 each window ends at a line end and the next restarts at the first line of its last top-level
-block, the only block that lines beyond the window can still change."""
+block, the only block that lines beyond the window can still change. This is markdown-it-py's
+parse only: the rust parser (``rust_blocks.py``, chosen in ``parsers.py``) reads a document in
+one piece, and a document it hands back to python (a ``Fallback``) is parsed here, window by
+window. A deep region (``nesting.py``) lies inside one top-level block, so inside one window."""
 
 
 def _windows(text: str, lines: LineIndex, env: dict, window: int) -> Iterator[list[Token]]:
     """The block tokens of ``text``, window by window (maps in document lines); every window
     holds whole top-level blocks."""
     n_lines = len(lines.starts)
+    limits: list[int] = env.pop(LIMIT_KEY, [])  # in document lines, of the blocks kept
     first = 0
     while first < n_lines:
         size = window
         while True:
             end = lines.offset(first) + size
             stop = n_lines if end >= len(text) else max(first + 1, lines.line_of(end))
+            env.pop(LIMIT_KEY, None)  # this window's own, in its lines
             tokens = _markdown(first == 0).parse(text[lines.offset(first):lines.offset(stop)],
                                                  env)
+            reached = env.pop(LIMIT_KEY, [])
             last = stop >= n_lines
             cut = len(tokens) if last else _last_top_level(tokens)
             unclosed = first == 0 and text.startswith("---") and not (
@@ -183,12 +194,16 @@ def _windows(text: str, lines: LineIndex, env: dict, window: int) -> Iterator[li
         for tok in tokens:
             if tok.map is not None:
                 tok.map = [tok.map[0] + first, tok.map[1] + first]
+        restart = n_lines
+        if not last:
+            opener = tokens[cut].map
+            assert opener is not None
+            restart = opener[0]
+        limits += [line + first for line in reached if line + first < restart]
+        if limits:
+            env[LIMIT_KEY] = limits
         yield tokens[:cut]
-        if last:
-            return
-        restart = tokens[cut].map
-        assert restart is not None
-        first = restart[0]
+        first = restart
 
 
 def _last_top_level(tokens: list[Token]) -> int:
@@ -388,10 +403,12 @@ def parse_blocks(
     env: dict | None = None,
     window: int = WINDOW,
 ) -> tuple[Block, ...]:
-    """The top-level blocks of ``text`` in order (a Document parses its text once and keeps
-    them; pass its ``lines`` to reuse its line index). ``env`` receives markdown-it's parse
-    environment: ``env["references"]`` holds the link reference definitions. Markdown is
-    parsed ``window`` characters at a time (the blocks are the same for any window)."""
+    """The top-level blocks of ``text`` in order, read by markdown-it-py (a Document parses its
+    text once and keeps them; pass its ``lines`` to reuse its line index). ``env`` receives
+    markdown-it's parse environment: ``env["references"]`` holds the link reference
+    definitions, ``env[nesting.LIMIT_KEY]`` the lines where the nesting limit was reached.
+    Markdown is parsed ``window`` characters at a time (the blocks are the same for any
+    window). ``parsers.parse_blocks`` picks this parser or the rust one."""
     lines = lines or LineIndex(text)
     if is_markdown:
         return tuple(_markdown_blocks(text, lines, infer, {} if env is None else env, window))

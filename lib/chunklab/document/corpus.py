@@ -3,24 +3,28 @@
 from __future__ import annotations
 
 import difflib
+import errno
 import hashlib
 import os
+import stat
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import yaml
 
-from ..errors import CorpusError, DocumentNotFoundError
+from ..errors import CorpusError, DocumentNotFoundError, UndecodableFileError
 from .blocks import (
     Block,
     LineIndex,
     atomic_blocks,
-    parse_blocks,
     references_of,
     structure_source_of,
 )
 from .headings import EXPLICIT
 from .inline import links, reference_label
+from .nesting import LIMIT_KEY
+from .parsers import parse_blocks, parser_choice
 
 SUFFIXES = (".md", ".markdown", ".txt")
 MARKDOWN_SUFFIXES = (".md", ".markdown")
@@ -58,18 +62,21 @@ class Document:
     """Link reference definitions (``[label]: url``): normalised label -> url."""
     atoms: tuple[Block, ...] = field(default=(), repr=False, compare=False)
     """Every fence, indented code block and table, nested ones included: no cut falls inside."""
+    parser: str = field(default="python", compare=False)
+    """The block parser that read it: python (markdown-it-py) or rust (markdown-it-pyrs)."""
+    fallback: str = field(default="", compare=False)
+    """Why the rust parser handed it to python (container, nesting), else empty."""
+    nesting_limit: tuple[int, ...] = field(default=(), compare=False)
+    """1-based lines where its blocks reached the nesting limit (``nesting.py``): what lies
+    deeper is held in a ``deep`` block."""
 
     def __post_init__(self) -> None:
         # Made directly (or by dataclasses.replace with new text): parse the text it holds.
         if self.lines is None or self.lines.text is not self.text:
-            lines = LineIndex(self.text)
-            env: dict = {}
-            blocks = parse_blocks(self.text, self.is_markdown, self.infer_headings, lines=lines,
-                                  env=env)
-            object.__setattr__(self, "lines", lines)
-            object.__setattr__(self, "blocks", blocks)
-            object.__setattr__(self, "references", references_of(env))
-            object.__setattr__(self, "atoms", tuple(atomic_blocks(blocks)))
+            parsed = parse(self.text, self.is_markdown, self.infer_headings)
+            for name in ("lines", "blocks", "references", "atoms", "parser", "fallback",
+                         "nesting_limit"):
+                object.__setattr__(self, name, parsed[name])
 
     def as_dict(self) -> dict:
         """The document's fields without its parse (blocks, line index, atoms)."""
@@ -135,21 +142,47 @@ class Corpus:
             digest.update(hashlib.sha256(doc.text.encode()).digest())
         return digest.hexdigest()[:16]
 
+    def parsers(self) -> dict:
+        """The block parser chosen now, documents per parser that read them, and why the rust
+        parser handed documents to python (what run.json records)."""
+        return {"chosen": parser_choice(),
+                "documents": dict(Counter(d.parser for d in self.documents)),
+                "fallbacks": dict(Counter(d.fallback for d in self.documents if d.fallback))}
+
+    def require_documents(self) -> Corpus:
+        """The corpus itself when it holds a document; CorpusError saying what was found."""
+        if not self.documents:
+            found = (f"{len(self.skipped)} file(s) skipped, e.g. {self.skipped[0].path}: "
+                     f"{self.skipped[0].reason}" if self.skipped else "no files")
+            raise CorpusError(f"corpus {self.root!r} holds no documents ({found}): point "
+                              f"--corpus at a folder of {', '.join(SUFFIXES)} files")
+        return self
+
     def report(self) -> list[dict]:
         """One row per file considered: loaded documents and skipped files with the reason."""
-        rows = [{"path": d.id, "status": "loaded", "reason": ""} for d in self.documents]
+        rows = [{"path": d.id, "status": "loaded", "reason": _note(d)} for d in self.documents]
         rows += [{"path": s.path, "status": "skipped", "reason": s.reason} for s in self.skipped]
         return rows
 
 
+def _note(doc: Document) -> str:
+    """What a loaded document's row says: where it reached the nesting limit, if it did."""
+    if not doc.nesting_limit:
+        return ""
+    where = ", ".join(str(line) for line in doc.nesting_limit)
+    return (f"nesting limit reached (line {where}): the blocks nested deeper are read as a "
+            "document of their own, in one block")
+
+
 def decode(raw: bytes) -> str:
-    """UTF-8 text with the BOM dropped; raises ValueError naming the problem otherwise."""
+    """UTF-8 text with the BOM dropped; raises UndecodableFileError (a ValueError) naming the
+    problem otherwise."""
     if b"\0" in raw:
-        raise ValueError("holds NUL bytes (binary file?)")
+        raise UndecodableFileError("holds NUL bytes (binary file?)")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
-        raise ValueError(f"not valid UTF-8 (byte {err.start})") from None
+        raise UndecodableFileError(f"not valid UTF-8 (byte {err.start})") from None
     return text.removeprefix("\ufeff")
 
 
@@ -175,54 +208,135 @@ def _title(front_matter: dict, blocks: tuple[Block, ...], stem: str) -> str:
     return h1.title if h1 else stem
 
 
-def make_document(
-    doc_id: str, text: str, *, path: str = "", infer_headings: bool = False
-) -> Document:
-    """Build a Document from text already decoded (what the loader and tests use)."""
-    is_markdown = not doc_id.lower().endswith(".txt")
+def parse(text: str, is_markdown: bool, infer_headings: bool, parser: str | None = None) -> dict:
+    """What a Document holds of its parse: lines, blocks, references, atoms, the parser that
+    made them (and why rust fell back to python) and where the nesting limit was reached."""
     lines = LineIndex(text)
     env: dict = {}
-    blocks = parse_blocks(text, is_markdown, infer_headings, lines=lines, env=env)
-    front_matter = _front_matter(blocks, text)
+    blocks = parse_blocks(text, is_markdown, infer_headings, lines=lines, env=env, parser=parser)
+    return {"lines": lines, "blocks": blocks, "references": references_of(env),
+            "atoms": tuple(atomic_blocks(blocks)), "parser": env["parser"],
+            "fallback": env.get("fallback", ""),
+            "nesting_limit": tuple(line + 1 for line in env.get(LIMIT_KEY, ()))}
+
+
+def make_document(
+    doc_id: str, text: str, *, path: str = "", infer_headings: bool = False,
+    parser: str | None = None,
+) -> Document:
+    """Build a Document from text already decoded (what the loader and tests use); ``parser``
+    (python or rust) overrides ``CHUNKLAB_PARSER``."""
+    is_markdown = not doc_id.lower().endswith(".txt")
+    parsed = parse(text, is_markdown, infer_headings, parser)
+    front_matter = _front_matter(parsed["blocks"], text)
     return Document(
         id=doc_id,
         text=text,
-        title=_title(front_matter, blocks, Path(doc_id).stem),
+        title=_title(front_matter, parsed["blocks"], Path(doc_id).stem),
         front_matter=front_matter,
-        structure_source=structure_source_of(blocks),
+        structure_source=structure_source_of(parsed["blocks"]),
         path=path,
         is_markdown=is_markdown,
         infer_headings=infer_headings,
-        blocks=blocks,
-        lines=lines,
-        references=references_of(env),
-        atoms=tuple(atomic_blocks(blocks)),
+        **parsed,
     )
 
 
-def _candidate_files(root: Path) -> list[Path]:
-    """Files under root with a known or an unsupported suffix; symlinks that leave the root
-    are not followed."""
-    real_root = root.resolve()
-    found: list[Path] = []
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
-        here = Path(dirpath)
-        dirnames[:] = sorted(
-            d
-            for d in dirnames
-            if not d.startswith(".") and (here / d).resolve().is_relative_to(real_root)
-        )
-        for name in sorted(filenames):
-            path = here / name
-            known = path.suffix.lower() in SUFFIXES + UNSUPPORTED_SUFFIXES
-            if known and path.resolve().is_relative_to(real_root):
-                found.append(path)
+def _real_folders(root: Path) -> set[str]:
+    """Real paths of every folder under root reached without following a symlink (hidden
+    ones left out): each is read under this, its own, name."""
+    found = set()
+    for dirpath, dirnames, _ in os.walk(root):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        found.add(os.path.realpath(dirpath))
     return found
 
 
-def load_corpus(root: str | os.PathLike, *, infer_headings: bool = False) -> Corpus:
-    """Load every .md/.markdown/.txt file under root; unreadable files and files of an
-    unsupported format (.mdx, .rst, .html, .htm, .adoc) are reported, not fatal."""
+def _candidate_files(root: Path) -> list[Path]:
+    """Files under root with a known or an unsupported suffix, each real file once and each
+    folder walked once (a real-path set), by its own name rather than a symlink's; symlinks
+    that leave the root are not followed, so a link loop ends."""
+    real_root = os.path.realpath(root)
+    own_names = _real_folders(root)
+    walked: set[str] = set()
+    found: dict[str, Path] = {}
+    linked: list[tuple[str, Path]] = []
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
+        here = Path(dirpath)
+        walked.add(os.path.realpath(dirpath))
+        keep = []
+        for name in sorted(dirnames):
+            path, real = here / name, os.path.realpath(here / name)
+            inside = real == real_root or real.startswith(real_root + os.sep)
+            second_name = path.is_symlink() and real in own_names
+            if not name.startswith(".") and inside and not second_name and real not in walked:
+                walked.add(real)
+                keep.append(name)
+        dirnames[:] = keep
+        for name in sorted(filenames):
+            path = here / name
+            real = os.path.realpath(path)
+            inside = real.startswith(real_root + os.sep)
+            if inside and path.suffix.lower() in SUFFIXES + UNSUPPORTED_SUFFIXES:
+                (linked.append((real, path)) if path.is_symlink()
+                 else found.setdefault(real, path))
+    for real, path in linked:  # a link to a file read under its own name adds nothing
+        found.setdefault(real, path)
+    return sorted(found.values(), key=lambda p: p.relative_to(root).as_posix())
+
+
+NOT_REGULAR = "not a regular file"
+
+
+MAX_FILE_BYTES = 8 * 2**20
+"""Files larger than this (8 MiB, some 2,000 pages of prose) are skipped unread: parsing one
+that size takes seconds to minutes (a list nested thousands deep), and documentation pages
+are far smaller. ``load_corpus(max_bytes=...)`` sets another limit."""
+
+
+def _size(n: int) -> str:
+    return f"{n / 2**20:.1f} MiB" if n >= 2**20 else f"{n / 2**10:.0f} KiB"
+
+
+def read_regular(path: Path, max_bytes: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of a regular file; OSError(NOT_REGULAR) for a FIFO, device or socket, which
+    is opened without blocking and never read, and OSError for a file over ``max_bytes``."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(NOT_REGULAR)
+        if info.st_size > max_bytes:
+            raise OSError(errno.EFBIG, f"larger than the {_size(max_bytes)} limit "
+                                       f"({_size(info.st_size)}): not read")
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "rb", closefd=False) as file:
+            return file.read()
+    finally:
+        os.close(fd)
+
+
+def _reason(err: BaseException) -> str:
+    """One line saying why a file could not be read or parsed."""
+    if isinstance(err, OSError):
+        return err.strerror or str(err)
+    if isinstance(err, UndecodableFileError):
+        return str(err)
+    text = " ".join(str(err).split())
+    return f"could not be loaded: {type(err).__name__}" + (f": {text[:200]}" if text else "")
+
+
+def _load_file(path: Path, doc_id: str, infer_headings: bool, max_bytes: int) -> Document:
+    text = decode(read_regular(path, max_bytes))
+    return make_document(doc_id, text, path=str(path.resolve()), infer_headings=infer_headings)
+
+
+def load_corpus(root: str | os.PathLike, *, infer_headings: bool = False,
+                max_bytes: int = MAX_FILE_BYTES) -> Corpus:
+    """Load every .md/.markdown/.txt file under root; unreadable files, files that are no
+    regular file (a FIFO, a device), files over ``max_bytes``, files whose load fails in any
+    way and files of an unsupported format (.mdx, .rst, .html, .htm, .adoc) are reported,
+    not fatal."""
     root_path = Path(root)
     if not root_path.is_dir():
         raise CorpusError(f"corpus folder {str(root)!r} does not exist or is not a folder")
@@ -233,12 +347,8 @@ def load_corpus(root: str | os.PathLike, *, infer_headings: bool = False) -> Cor
         if path.suffix.lower() in UNSUPPORTED_SUFFIXES:
             skipped.append(Skipped(doc_id, UNSUPPORTED))
             continue
-        try:
-            text = decode(path.read_bytes())
-        except (OSError, ValueError) as err:
-            skipped.append(Skipped(doc_id, str(err)))
-            continue
-        documents.append(
-            make_document(doc_id, text, path=str(path.resolve()), infer_headings=infer_headings)
-        )
+        try:  # one file's failure, whatever it is, skips that file alone
+            documents.append(_load_file(path, doc_id, infer_headings, max_bytes))
+        except Exception as err:
+            skipped.append(Skipped(doc_id, _reason(err)))
     return Corpus(str(root_path), tuple(documents), tuple(skipped))

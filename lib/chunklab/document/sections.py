@@ -36,6 +36,9 @@ class Breadcrumbs:
         self.starts: list[int] = [0]
         self.paths: list[tuple[str, ...]] = [()]
         self.provenances: list[tuple[str, ...]] = [()]
+        self.blocks = tuple(blocks)
+        self._block_starts = [block.start for block in self.blocks]
+        self._block_ends = [block.end for block in self.blocks]
         for block in blocks:
             if block.is_heading:
                 stack.push(block.level, block.title, block.provenance)
@@ -46,6 +49,11 @@ class Breadcrumbs:
 
     def _index(self, offset: int) -> int:
         return bisect.bisect_right(self.starts, offset) - 1
+
+    def overlapping(self, start: int, end: int) -> tuple[Block, ...]:
+        """The top-level blocks that overlap [start, end) (they are in order, never overlap)."""
+        first = bisect.bisect_right(self._block_ends, start)
+        return self.blocks[first : bisect.bisect_left(self._block_starts, end, first)]
 
     def at(self, offset: int) -> tuple[str, ...]:
         """The deepest heading path in force at ``offset`` (a heading counts from its start)."""
@@ -85,3 +93,53 @@ def dominant_level(blocks: Sequence[Block]) -> int | None:
         return None
     repeated = [level for level, n in counts.items() if n >= 2]
     return min(repeated) if repeated else min(counts)
+
+
+
+class Sections:
+    """For one document: the span of the section each heading opens, from the heading line to
+    the end of the last block before the next heading of the same or a shallower level. The
+    blocks are the parse's, so a ``#`` line inside a fence is fence text and ends nothing."""
+
+    def __init__(self, blocks: Sequence[Block]):
+        self.headings = [b for b in blocks if b.is_heading]
+        self.starts = [b.start for b in self.headings]
+        self.ends = [0] * len(self.headings)
+        open_: list[int] = []  # headings whose section is still open
+        last_end = 0
+        number = 0
+        for block in blocks:
+            if block.is_heading:
+                while open_ and self.headings[open_[-1]].level >= block.level:
+                    self.ends[open_.pop()] = last_end
+                open_.append(number)
+                number += 1
+            last_end = max(last_end, block.end)
+        for i in open_:
+            self.ends[i] = last_end
+        self.blocks = list(blocks)
+        self.begin = blocks[0].start if blocks else 0
+        """Where the first block starts."""
+        self.end = last_end
+        """Where the last block ends."""
+
+    def span(self, heading: Block) -> tuple[int, int]:
+        """(start, end) of the section ``heading`` (one of the document's headings) opens."""
+        i = bisect.bisect_left(self.starts, heading.start)
+        return heading.start, self.ends[i]
+
+    def holding(self, offset: int) -> tuple[Block | None, int, int]:
+        """The innermost section holding ``offset``: (its heading, start, end); before the
+        first heading, (None, start, end) of the text that precedes it."""
+        i = bisect.bisect_right(self.starts, offset) - 1
+        if i < 0:
+            return None, self.begin, self.ended_by(self.starts[0] if self.starts else self.end)
+        return self.headings[i], self.starts[i], self.ends[i]
+
+    def ended_by(self, offset: int) -> int:
+        """The end of the last block that ends at or before ``offset``."""
+        return max((b.end for b in self.blocks if b.end <= offset), default=self.begin)
+
+    def has_body(self, start: int, end: int) -> bool:
+        """Whether a content block (not a heading, front matter or wordless) lies in the span."""
+        return any(b.is_body and start <= b.start < end for b in self.blocks)

@@ -29,6 +29,7 @@ from .rules import (  # noqa: F401  (the rule's names are part of this module's 
     parse_constraint,
 )
 from .runs import SweepResult, load_run
+from .sweep import GROUP, summary_table
 
 
 def _as_run(result_or_run_dir):
@@ -43,18 +44,32 @@ def query_set(run) -> str:
     return TUNING if sets is not None and (sets == TUNING).any() else "all"
 
 
-def _blend(run, retriever: str, name: str) -> pd.DataFrame:
-    """Summary rows of one query set: the blend of all queries, or the tuning/held-out split."""
-    summary = run.summary[run.summary["retriever"] == retriever]
+def _blend(run, rule: ChoiceRule, name: str) -> pd.DataFrame:
+    """Summary rows of one query set on the rule's retriever: the blend of all queries, or the
+    tuning/held-out split; summarised afresh from per_query when the rule keeps only some
+    query kinds."""
+    summary = run.summary[run.summary["retriever"] == rule.retriever]
+    if rule.query_kinds:
+        ids = _query_ids(run, name, rule) or set()
+        rows = run.per_query[(run.per_query["retriever"] == rule.retriever)
+                             & run.per_query["query_id"].isin(ids)]
+        table = summary_table(rows[[*GROUP, "query_id", "metric", "value"]])
+        return table[table["split"] == "all"]
     if name == "all":
         return summary[summary["split"] == "all"]
     return summary[(summary["split"] == "query_set") & (summary["split_value"] == name)]
 
 
-def _query_ids(run, name: str) -> set[str] | None:
-    if name == "all":
+def _query_ids(run, name: str, rule: ChoiceRule | None = None) -> set[str] | None:
+    """The ids of the query set ``name`` (None: every query) of the kinds ``rule`` uses."""
+    rows = run.per_query
+    if name != "all":
+        rows = rows[rows["query_set"] == name]
+    if rule is not None and rule.query_kinds:
+        rows = rows[rows["query_kind"].map(rule.uses)]
+    elif name == "all":
         return None
-    return set(run.per_query.loc[run.per_query["query_set"] == name, "query_id"])
+    return set(rows["query_id"])
 
 
 def bundle_chars(run, retriever: str, query_ids: set[str] | None = None) -> pd.Series:
@@ -81,14 +96,14 @@ def candidates(run, rule: ChoiceRule) -> pd.DataFrame:
     NaN = fails a constraint or repeats another config)."""
     check_rule(rule, run)
     name = query_set(run)
-    blend = _blend(run, rule.retriever, name)
+    blend = _blend(run, rule, name)
     wide = blend.pivot_table(index="config_id", columns="metric", values="mean")
     primary = blend[blend["metric"] == rule.primary_metric].set_index("config_id")
     table = run.chunk_stats.set_index("config_id").join(wide, how="inner")
     table = table.join(primary[["ci_low", "ci_high", "n"]], how="left")
-    table = table.join(bundle_chars(run, rule.retriever, _query_ids(run, name)),
+    table = table.join(bundle_chars(run, rule.retriever, _query_ids(run, name, rule)),
                        how="left").reset_index()
-    constraints = rule.parsed()
+    constraints = rule.binding()
     table["failed"] = [[str(c) for c in constraints if not c.holds(row[c.name])]
                        for _, row in table.iterrows()]
     table["passes"] = table["failed"].str.len() == 0
@@ -96,15 +111,18 @@ def candidates(run, rule: ChoiceRule) -> pd.DataFrame:
                           for _, row in table.iterrows()]
     twins = {s["config_id"]: s["same_as"] for s in run.run_info.get("identical_configs", [])}
     table["same_as"] = table["config_id"].map(lambda c: twins.get(c, ""))
+    labels = dict(zip(table["config_id"], table.apply(_label, axis=1), strict=True))
+    table["identical"] = [", ".join(labels.get(t, t) for t, s in twins.items() if s == c)
+                          for c in table["config_id"]]
     return _rank(table, rule, _primary_values(run, rule, name))
 
 
 def margins(table: pd.DataFrame, rule: ChoiceRule) -> pd.DataFrame:
-    """Long table: each config's margin to each constraint, in the measure's unit (negative:
-    by how much it misses), and whether it holds."""
+    """Long table: each config's margin to each constraint that binds the rule's retriever,
+    in the measure's unit (negative: by how much it misses), and whether it holds."""
     rows = []
     for _, row in table.iterrows():
-        for constraint in rule.parsed():
+        for constraint in rule.binding():
             rows.append({"config_id": row["config_id"], "strategy": row["strategy"],
                          "size": row["size"], "options": row["options"],
                          "constraint": str(constraint), "measured": plain(row[constraint.name]),
@@ -118,7 +136,7 @@ def _primary_values(run, rule: ChoiceRule, name: str) -> pd.DataFrame:
     """query x config table of the primary metric on the query set ``name``."""
     rows = run.per_query[(run.per_query["retriever"] == rule.retriever)
                          & (run.per_query["metric"] == rule.primary_metric)]
-    ids = _query_ids(run, name)
+    ids = _query_ids(run, name, rule)
     if ids is not None:
         rows = rows[rows["query_id"].isin(ids)]
     return rows.pivot(index="query_id", columns="config_id", values="value")
@@ -203,6 +221,9 @@ class PairedRow(TypedDict, total=False):
     retriever: str
     source: str
     """Where the test comes from: the sweep's table, or a test of this pair alone."""
+    p_kind: str
+    """What the p beside the verdict is: Holm-corrected (``p_holm``, from the sweep's table)
+    or uncorrected (``p_value``, a test of this pair alone; ``p_holm`` is then None)."""
 
 
 class Score(TypedDict):
@@ -250,6 +271,13 @@ class Choice:
     held_out: dict[str, Any] = field(default_factory=dict)
     """The chosen config on the held-out queries: scores, and its margin over the runner-up
     with their paired test (empty when the queries were not split)."""
+    excluded: list[str] = field(default_factory=list)
+    """Configs a binding constraint kept out, best on the primary metric first, each with the
+    constraints it fails and what was measured."""
+    not_binding: list[str] = field(default_factory=list)
+    """Constraints of the rule that do not apply to its retriever (so they excluded nothing)."""
+    identical: list[str] = field(default_factory=list)
+    """Configs whose chunks are identical to the chosen one's (the same config in effect)."""
 
     @property
     def verdict(self) -> str:
@@ -287,7 +315,9 @@ def choose(result_or_run_dir, rule: ChoiceRule, *, strict: bool = False) -> Choi
                 "fingerprint": info.get("corpus", {}).get("fingerprint", "")},
         evidence=evidence if evidence is not None else pd.DataFrame(), meets_rule=meets,
         note=_note(table, rule, chosen, meets), query_set=name,
-        held_out=_held_out(run, rule, chosen, runner) if name == TUNING else {})
+        held_out=_held_out(run, rule, chosen, runner) if name == TUNING else {},
+        excluded=excluded(table, rule), not_binding=rule.not_binding(),
+        identical=[n for n in str(chosen.get("identical") or "").split(", ") if n])
 
 
 def _closest(table: pd.DataFrame, rule: ChoiceRule) -> pd.DataFrame:
@@ -327,16 +357,35 @@ def _record(row: pd.Series) -> dict[str, Any]:
     return {k: plain(v) for k, v in row.items()}
 
 
+def excluded(table: pd.DataFrame, rule: ChoiceRule) -> list[str]:
+    """What the binding constraints kept out of the choice: each config failing one (its
+    identical twins left out), best on the primary metric first, with what was measured."""
+    failing = table[(table["failed"].str.len() > 0) & (table["same_as"] == "")]
+    failing = failing.sort_values([rule.primary_metric, "config_id"], ascending=[False, True])
+    found = []
+    for _, row in failing.iterrows():
+        misses = ", ".join(f"{c} (measured {plain(row[parse_constraint(c).name])})"
+                           for c in row["failed"])
+        found.append(f"{_label(row)} ({rule.primary_metric} {plain(row[rule.primary_metric])}) "
+                     f"fails {misses}")
+    return found
+
+
 def _pair_rows(run, rule: ChoiceRule, a: str, b: str) -> pd.DataFrame:
     sig = run.significance
     if sig.empty:
         return pd.DataFrame()
     pair = sig[(sig["retriever"] == rule.retriever) & (sig["family"] == stats.EXPLORATORY)
+               & (sig.get("query_group", "all") == "all")
                & (((sig["config_a"] == a) & (sig["config_b"] == b))
                   | ((sig["config_a"] == b) & (sig["config_b"] == a)))]
     out = stats.orient(pair, a).assign(
-        source="sweep significance table (all queries, Holm over all pairs)")
+        source="sweep significance table (all queries, Holm over all pairs)", p_kind=P_HOLM)
     return out.reset_index(drop=True)
+
+
+P_HOLM = "p_holm: Holm-corrected over every pair of configs"
+P_RAW = "p: uncorrected (a test of this pair alone)"
 
 
 def _pair_test(run, rule: ChoiceRule, a: str, b: str, name: str, source: str) -> PairedRow:
@@ -346,8 +395,8 @@ def _pair_test(run, rule: ChoiceRule, a: str, b: str, name: str, source: str) ->
                             higher_is_better=True)
     return cast(PairedRow, {
         "metric": rule.primary_metric, "config_a": a, "config_b": b,
-        **_record(pd.Series(test.as_dict())), "p_holm": test.p_value, "verdict": verdict,
-        "source": source})
+        **_record(pd.Series(test.as_dict())), "p_holm": None, "verdict": verdict,
+        "source": source, "p_kind": P_RAW})
 
 
 def _primary_row(run: SweepResult, rule: ChoiceRule, evidence: pd.DataFrame | None,
@@ -355,16 +404,21 @@ def _primary_row(run: SweepResult, rule: ChoiceRule, evidence: pd.DataFrame | No
                  name: str) -> PairedRow | None:
     if runner is None:
         return None
-    if name == "all" and evidence is not None and rule.primary_metric in set(
-            evidence.get("metric", [])):
+    if name == "all" and not rule.query_kinds and evidence is not None and (
+            rule.primary_metric in set(evidence.get("metric", []))):
         row = evidence[evidence["metric"] == rule.primary_metric].iloc[0]
         return cast(PairedRow, _record(row))
     return _pair_test(run, rule, chosen["config_id"], runner["config_id"], name,
-                      f"paired test of this pair alone on the {name} queries")
+                      f"paired test of this pair alone on the {_queries_named(rule, name)}")
+
+
+def _queries_named(rule: ChoiceRule, name: str) -> str:
+    kinds = f" ({', '.join(rule.query_kinds)} kinds)" if rule.query_kinds else ""
+    return f"{name.replace('_', '-')} queries{kinds}"
 
 
 def _scores(run: SweepResult, rule: ChoiceRule, config_id: str, name: str) -> dict[str, Any]:
-    blend = _blend(run, rule.retriever, name)
+    blend = _blend(run, rule, name)
     blend = blend[blend["config_id"] == config_id]
     scores = {row["metric"]: {"mean": plain(row["mean"]), "ci_low": plain(row["ci_low"]),
                               "ci_high": plain(row["ci_high"]), "n": int(row["n"])}
@@ -384,6 +438,6 @@ def _held_out(run, rule: ChoiceRule, chosen: CandidateRow,
     scores = _scores(run, rule, chosen["config_id"], HELD_OUT)
     margin = None if runner is None else _pair_test(
         run, rule, chosen["config_id"], runner["config_id"], HELD_OUT,
-        "paired test of this pair alone on the held-out queries")
-    return {"queries": len(_query_ids(run, HELD_OUT) or ()), "scores": scores,
+        f"paired test of this pair alone on the {_queries_named(rule, HELD_OUT)}")
+    return {"queries": len(_query_ids(run, HELD_OUT, rule) or ()), "scores": scores,
             "margin_over_runner_up": margin}

@@ -17,3 +17,9 @@ def default_contrasts(strategies) -> list[str]:
     """The default contrasts whose two strategies are both in ``strategies``."""
     names = set(strategies)
     return [c for c in DEFAULT_CONTRASTS if set(c.split(":")) <= names]
+
+
+MIN_INTERVAL_N = 10
+"""A mean over fewer queries than this gets no interval (NaN) in summary.csv and the charts: a
+bootstrap of a handful of values says nothing about the spread (one query gives [v, v]). Its
+n is always shown."""

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, PositiveInt
 from ..chunking.config import ChunkerConfig
 from ..chunking.records import Chunk
 from ..document.corpus import Document
+from ..document.parsers import PARSER_VARIABLE, parser_choice
 from ..errors import ConfigError
 from . import units
 from .queries import Query
@@ -153,8 +154,16 @@ _STATE: dict[str, Any] = {}
 """A pool worker's documents, shards and queries, handed over once when it starts."""
 
 
+def use_parser(parser: str) -> None:
+    """Make ``parser`` (python or rust) the block parser of this worker process: the documents
+    arrive parsed, and whatever a worker parses itself is read by the parser of the run (the
+    forkserver a pool starts from may hold an older ``CHUNKLAB_PARSER``)."""
+    os.environ[PARSER_VARIABLE] = parser
+
+
 def _start_worker(docs: list[Document], shards: list[tuple[int, int]],
-                  queries: list[Query]) -> None:
+                  queries: list[Query], parser: str) -> None:
+    use_parser(parser)
     _STATE.update(docs=docs, shards=[tuple(docs[a:b]) for a, b in shards], queries=queries)
 
 
@@ -188,7 +197,8 @@ class LocalPool(Executor):
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(PRELOAD)
         self.pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker,
-                                        initargs=(docs, bounds, list(queries)))
+                                        initargs=(docs, bounds, list(queries),
+                                                  parser_choice()))
 
     def chunk(self, jobs):
         return ordered(lambda job: self.pool.submit(_chunk_task, job), jobs, 2 * self.workers)

@@ -25,6 +25,7 @@ def export_choice(choice: Choice, path: str | os.PathLike) -> Path:
     return save_config(
         choice.config, target,
         rule={**choice.rule.model_dump(), "constraints": list(choice.rule.constraints),
+              "query_kinds": list(choice.rule.query_kinds),
               "tie_break_means": TIE_BREAKS[choice.rule.tie_break]},
         meets_rule=choice.meets_rule, note=choice.note, chosen_on=choice.query_set,
         scores=choice.scores, held_out=_held_out(choice), corpus=choice.corpus,
@@ -32,7 +33,8 @@ def export_choice(choice: Choice, path: str | os.PathLike) -> Path:
         runner_up=None if runner is None else {
             name: runner[name] for name in (*CONFIG_FIELDS, choice.rule.primary_metric,
                                             "ci_low", "ci_high", BUNDLE)},
-        verdict=verdict_text(choice))
+        verdict=verdict_text(choice), identical_configs=choice.identical,
+        excluded_by_constraints=choice.excluded, constraints_not_binding=choice.not_binding)
 
 
 def _held_out(choice: Choice) -> dict | None:
@@ -47,9 +49,12 @@ def paired_text(row: PairedRow) -> str:
     """A paired test in one line: A - B with its interval, the p-value and the verdict."""
     diff, low, high = (_shown(v, "+.4f") for v in (row["mean_diff"], row["ci_low"],
                                                     row["ci_high"]))
+    if missing(row.get("p_holm")):
+        p_text = f"p={_shown(row['p_value'], '.4g')} (uncorrected)"
+    else:
+        p_text = f"p_holm={_shown(row['p_holm'], '.4g')} (Holm-corrected over every pair)"
     return (f"{row['metric']}: chosen - runner-up = {diff} [{low}, {high}], "
-            f"p_holm={_shown(row['p_holm'], '.4g')}: {row['verdict']} (A = chosen; "
-            f"{row.get('source', '')})")
+            f"{p_text}: {row['verdict']} (A = chosen; {row.get('source', '')})")
 
 
 def verdict_text(choice: Choice) -> str:

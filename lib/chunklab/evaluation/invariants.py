@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -61,14 +62,17 @@ def intact_blocks(doc) -> list:
     return [block for block in doc.atoms if block.kind in INTACT_KINDS]
 
 
-def cut_blocks(doc, chunks: list[Chunk]) -> list:
-    """The fences and tables (at any depth) that some chunk boundary falls strictly inside."""
-    cuts = sorted({c.start for c in chunks} | {c.end for c in chunks})
-    return [
-        block
-        for block in intact_blocks(doc)
-        if (i := bisect.bisect_right(cuts, block.start)) < len(cuts) and cuts[i] < block.end
-    ]
+def cut_blocks(doc, chunks: list[Chunk], intact: Sequence | None = None) -> list:
+    """The fences and tables (at any depth) that some chunk boundary falls strictly inside
+    (``intact``: ``intact_blocks(doc)``, when already at hand)."""
+    intact = intact_blocks(doc) if intact is None else intact
+    starts = [block.start for block in intact]  # leaves, in order: they never overlap
+    hit = set()
+    for cut in {c.start for c in chunks} | {c.end for c in chunks}:
+        i = bisect.bisect_right(starts, cut) - 1
+        if i >= 0 and intact[i].start < cut < intact[i].end:
+            hit.add(i)
+    return [intact[i] for i in sorted(hit)]
 
 
 def split_blocks(doc, chunks: list[Chunk]) -> int:
@@ -84,12 +88,9 @@ def breadcrumb_is_true(doc, chunk: Chunk, crumbs: Breadcrumbs, config) -> bool:
     Headings are compared as plain text, so a breadcrumb a splitter took from the heading's
     Markdown source (``Client.whoami()`` in backticks) is as true as the rendered one.
     """
-    offsets = [
-        max(b.start, chunk.start)
-        for b in doc.blocks
-        if b.is_body and b.start < chunk.end and b.end > chunk.start
-    ] or [chunk.start]
-    inner_heading = any(b.is_heading and offsets[0] < b.start < chunk.end for b in doc.blocks)
+    near = crumbs.overlapping(chunk.start, chunk.end)
+    offsets = [max(b.start, chunk.start) for b in near if b.is_body] or [chunk.start]
+    inner_heading = any(b.is_heading and offsets[0] < b.start < chunk.end for b in near)
     crumb = chunk.breadcrumb
     if chunk.part and config.number_parts:
         crumb = crumb[:-1]

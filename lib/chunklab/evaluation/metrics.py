@@ -15,10 +15,17 @@ from ..chunking.config import ChunkerConfig
 from ..chunking.records import Chunk
 from ..chunking.sizes import ENCODER_WINDOW, SIZE_FIELDS, token_counts
 from ..errors import MetricError
-from . import invariants
+from . import invariants, leakage
 from .budget import budget_name, fill_budget
 from .queries import Query, documents_by_id
-from .spans import precision_omega, span_metrics
+from .spans import (
+    Target,
+    best_precision,
+    overlap_metrics,
+    precision_omega,
+    section_efficiency,
+    span_metrics,
+)
 
 _FENCE = re.compile(r"^[ \t]*(```|~~~)")
 
@@ -197,6 +204,7 @@ def score_run(
     config_id = config_id or (chunks[0].config_id if chunks else "")
     docs = documents_by_id(docs) if docs is not None else {}
     spans = {q.id: answer_span(q, docs) for q in queries if q.answer is not None}
+    sections = {q.id: gold_sections(q, docs) for q in queries if q.gold_spans}
     values: dict[str, dict[str, float]] = {q.id: {} for q in queries}
     for k in ks:
         tops = [r[:k] for r in ranked]
@@ -204,7 +212,8 @@ def score_run(
         files = file_metrics(doc_lists, queries, k)
         for query, top in zip(queries, tops, strict=True):
             values[query.id].update(files[query.id])
-            values[query.id].update(bundle_values(top, query, k, docs, spans.get(query.id)))
+            values[query.id].update(bundle_values(top, query, k, docs, spans.get(query.id),
+                                                  sections.get(query.id)))
     for budget in budgets:
         cut = budget_name(budget)
         for query, ranking in zip(queries, ranked, strict=True):
@@ -212,13 +221,17 @@ def score_run(
             gold = set(query.sources)
             values[query.id][f"hit@{cut}"] = float(any(c.doc_id in gold for c in bundle))
             values[query.id].update(bundle_values(bundle, query, cut, docs,
-                                                  spans.get(query.id)))
-    if spans:
-        by_doc: dict[str, list] = {}
-        for chunk in chunks:
-            by_doc.setdefault(chunk.doc_id, []).append(chunk)
-        for qid, span in spans.items():
-            values[qid]["precision_omega"] = precision_omega(by_doc.get(span[0], []), span, docs)
+                                                  spans.get(query.id), sections.get(query.id)))
+    by_doc: dict[str, list] = {}
+    for chunk in chunks:
+        by_doc.setdefault(chunk.doc_id, []).append(chunk)
+    for qid, span in spans.items():
+        values[qid]["precision_omega"] = precision_omega(by_doc.get(span[0], []), span, docs)
+    for qid, targets in sections.items():
+        values[qid]["section_precision_omega"] = best_precision(chunks, targets, docs)
+    for query in queries:
+        targets_of = sections.get(query.id) or ([spans[query.id]] if query.id in spans else None)
+        values[query.id].update(leakage.leak_values(query, by_doc, targets_of))
     return [
         {"config_id": config_id, "query_id": query.id, "query_kind": query.kind,
          "metric": name, "value": value}
@@ -226,13 +239,30 @@ def score_run(
     ]
 
 
+def gold_sections(query: Query, docs: dict) -> list[Target]:
+    """The query's gold spans as (doc id, start, end); MetricError when a document is not
+    among ``docs`` (its token grid is needed)."""
+    missing = sorted({g.doc for g in query.gold_spans} - set(docs))
+    if missing:
+        raise MetricError(f"query {query.id!r}: gold span document(s) {missing} are not among "
+                          "the documents")
+    return [(g.doc, g.start, g.end) for g in query.gold_spans]
+
+
 def bundle_values(bundle: Sequence, query: Query, cut: int | str, docs: dict,
-                  span: tuple[str, int, int] | None) -> dict[str, float]:
-    """Bundle metrics of one bundle, and its answer and span metrics when there is a span."""
+                  span: tuple[str, int, int] | None,
+                  sections: Sequence[Target] | None = None) -> dict[str, float]:
+    """Bundle metrics of one bundle; its answer and span metrics when there is an answer
+    span; its section metrics when the query has gold sections: ``section_efficiency`` (the
+    on-topic share of the reader's chars) and the token overlap ``section_iou``,
+    ``section_precision``, ``section_recall`` against their union."""
     found = bundle_metrics(bundle, query.sources, cut, docs=docs)
     if span is not None:
         found.update(answer_metrics(bundle, span, cut))
         found.update(span_metrics(bundle, span, docs, cut))
+    if sections:
+        found[f"section_efficiency@{cut}"] = section_efficiency(bundle, sections)
+        found.update(overlap_metrics(bundle, sections, docs, cut, name="section"))
     return found
 
 

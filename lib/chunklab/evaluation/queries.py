@@ -1,4 +1,5 @@
-"""Query records: validated JSONL load and save; queries mined from titles, headings, symbols."""
+"""Query records: validated JSONL load and save; the split into tuning and held-out sets
+(queries mined from a corpus: ``mining``)."""
 
 from __future__ import annotations
 
@@ -6,42 +7,52 @@ import difflib
 import json
 import os
 import random
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
-from typing import TypedDict
+from pathlib import Path
 
-from ..errors import QueryValidationError
+from ..errors import FileReadError, QueryValidationError
 from ..util.atomic import write_text_atomic
+from ..util.files import read_utf8
 
-FIELDS = ("id", "query", "source", "sources", "answer", "kind")
+FIELDS = ("id", "query", "source", "sources", "answer", "kind", "gold_spans")
 DEFAULT_KIND = "manual"
-MINED_KINDS = ("title", "section", "symbol")
-MAX_SOURCES = 5
+MINED_KINDS = ("title", "section", "symbol", "body")
+MAX_SOURCES = 5  # here, not in mining, so that the CLI help needs no parser
 """Mined queries whose text names more gold documents than this are dropped: a heading such as
 "Usage" shared by dozens of pages is answered by any of them and says nothing about chunking."""
+HEADING_KINDS = frozenset({"title", "section", "symbol"})
+"""Mined kinds whose text comes from a heading (a symbol query may also come from a table or
+definition list): such a query can occur in the heading-path prefix a strategy injects."""
+HEADING_GROUP, LEAK_FREE = "heading_derived", "leak_free"
+SCOPES = ("section", "lead", "document")
+"""What a gold span covers: the section a heading opens, a document's lead section (up to
+the first heading below its title), or the whole document (it has no lead section)."""
 
-NAVIGATIONAL = frozenset(
-    {
-        "overview", "introduction", "intro", "notes", "note", "see also", "summary",
-        "contents", "table of contents", "toc", "examples", "example", "changelog",
-        "change log", "history", "references", "related", "related pages", "related topics",
-        "further reading", "next steps", "going further", "foreword", "preface", "index",
-        "appendix", "about", "faq", "more information", "resources",
-        "概要", "関連情報",  # Japanese: overview, related information
-    }
-)
-"""Heading texts (casefolded words, section numbers removed) that label no topic."""
 
-_NUMBERING = re.compile(r"^\s*(?:\d+(?:\.\d+)*\.?|[A-Z]\.|[IVXLC]+\.)\s+")
-_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
-_PLAIN_SYMBOL = re.compile(
-    r"(?<![\w-])--?[A-Za-z][\w-]*"  # --flag, -f
-    r"|\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?"  # Client.upload, tern.auth.TokenSource
-    r"|\b[A-Za-z_]\w*\(\)"  # upload()
-    r"|\b[a-z][a-z\d]*_[a-z\d_]+\b"  # snake_case
-)
+def query_group(kind: str) -> str:
+    """``heading_derived`` for title, section and symbol queries, else ``leak_free`` (body
+    sentences and hand-written questions, whose text no heading injects)."""
+    return HEADING_GROUP if kind in HEADING_KINDS else LEAK_FREE
+
+
+@dataclass(frozen=True, slots=True)
+class GoldSpan:
+    """A span of a gold document that answers a query: [start, end) char offsets."""
+
+    doc: str
+    start: int
+    end: int
+    scope: str = "section"
+    """One of ``SCOPES``."""
+
+    def as_dict(self) -> dict:
+        return {"doc": self.doc, "start": self.start, "end": self.end, "scope": self.scope}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> GoldSpan:
+        return cls(data["doc"], int(data["start"]), int(data["end"]),
+                   data.get("scope") or "section")
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +68,10 @@ class Query:
     answer: str | None = None
     """Exact substring of the first source holding the evidence; None when not given."""
     kind: str = DEFAULT_KIND
-    """Where the query came from: ``manual``, or mined ``title``, ``section``, ``symbol``."""
+    """Where the query came from: ``manual`` (or any label a query file gives), or mined
+    ``title``, ``section``, ``symbol``, ``body``."""
+    gold_spans: tuple[GoldSpan, ...] = ()
+    """The sections of the sources that answer it (mined queries); empty when not given."""
 
     def as_dict(self) -> dict:
         return {
@@ -66,6 +80,7 @@ class Query:
             "sources": list(self.sources),
             "answer": self.answer,
             "kind": self.kind,
+            "gold_spans": [span.as_dict() for span in self.gold_spans],
         }
 
     @classmethod
@@ -80,6 +95,7 @@ class Query:
             sources=tuple(sources),
             answer=data.get("answer"),
             kind=data.get("kind") or DEFAULT_KIND,
+            gold_spans=tuple(GoldSpan.from_dict(g) for g in data.get("gold_spans") or ()),
         )
 
 
@@ -130,6 +146,34 @@ def _check_answer(data: dict, docs: dict) -> list[str]:
     return []
 
 
+def _check_span(span, sources: list, docs: dict) -> list[str]:
+    if not isinstance(span, dict) or set(span) - {"doc", "start", "end", "scope"}:
+        return [f"each gold span must be an object {{doc, start, end, scope?}}, got {span!r}"]
+    doc, start, end = span.get("doc"), span.get("start"), span.get("end")
+    if doc not in sources:
+        return [f"gold span document {doc!r} is not one of the sources"]
+    if not (isinstance(start, int) and isinstance(end, int)) or bool in (type(start), type(end)):
+        return [f"gold span start and end must be integers, got {start!r} and {end!r}"]
+    scope = span.get("scope", "section")
+    problems = [] if scope in SCOPES else [
+        f"gold span scope must be one of {', '.join(SCOPES)}, got {scope!r}"]
+    if doc in docs and not 0 <= start < end <= len(docs[doc].text):
+        problems.append(f"gold span [{start}, {end}) is not a span of {doc!r} "
+                        f"({len(docs[doc].text)} chars)")
+    return problems
+
+
+def _check_gold_spans(data: dict, docs: dict) -> list[str]:
+    spans = data.get("gold_spans")
+    if spans is None:
+        return []
+    if not isinstance(spans, list):
+        return [f"gold_spans must be a list of {{doc, start, end}} objects, got {spans!r}"]
+    sources = data.get("sources", data.get("source"))
+    sources = [sources] if isinstance(sources, str) else list(sources or [])
+    return [p for span in spans for p in _check_span(span, sources, docs)]
+
+
 def check_record(data, docs: dict) -> list[str]:
     """Every problem of one decoded JSONL record (empty when it is a valid query)."""
     if not isinstance(data, dict):
@@ -149,7 +193,7 @@ def check_record(data, docs: dict) -> list[str]:
     source_problems = _check_sources(data, docs)
     problems += source_problems
     if not source_problems:
-        problems += _check_answer(data, docs)
+        problems += _check_answer(data, docs) + _check_gold_spans(data, docs)
     return problems
 
 
@@ -157,9 +201,9 @@ def load_queries(path: str | os.PathLike, corpus) -> list[Query]:
     """Read a JSONL query file, checked against ``corpus``; raises listing every bad line."""
     docs = documents_by_id(corpus)
     try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as err:
-        raise QueryValidationError(str(path), [f"cannot read the file: {err}"]) from None
+        lines = read_utf8(path, what="query file").splitlines()
+    except FileReadError as err:
+        raise QueryValidationError(str(path), [f"cannot read the file: {err.reason}"]) from None
     queries: list[Query] = []
     problems: list[str] = []
     first_line: dict[str, int] = {}
@@ -170,6 +214,10 @@ def load_queries(path: str | os.PathLike, corpus) -> list[Query]:
             data = json.loads(line)
         except json.JSONDecodeError as err:
             problems.append(f"line {number}: not valid JSON ({err.msg} at column {err.colno})")
+            continue
+        except RecursionError:
+            problems.append(f"line {number}: nested too deep to read (a query is one flat "
+                            "JSON object)")
             continue
         found = check_record(data, docs)
         qid = data.get("id") if isinstance(data, dict) else None
@@ -188,166 +236,17 @@ def load_queries(path: str | os.PathLike, corpus) -> list[Query]:
 
 
 def save_queries(queries: Iterable[Query], path: str | os.PathLike) -> Path:
-    """Write queries as JSONL (``sources`` as a list, ``answer`` only when set), atomically."""
+    """Write queries as JSONL (``sources`` as a list, ``answer`` and ``gold_spans`` only when
+    set), atomically."""
     lines = []
     for query in queries:
         data = query.as_dict()
         if data["answer"] is None:
             del data["answer"]
+        if not data["gold_spans"]:
+            del data["gold_spans"]
         lines.append(json.dumps(data, ensure_ascii=False))
     return write_text_atomic(path, "".join(line + "\n" for line in lines))
-
-
-# --- mining ----------------------------------------------------------------------------
-
-
-def _key(text: str) -> str:
-    """Casefolded words only, so "Runbook: x" and "Runbook - x" are one heading."""
-    return " ".join(re.findall(r"\w+", text.casefold()))
-
-
-def heading_text(title: str) -> str:
-    """A heading as query text: leading section numbers and backticks removed."""
-    return " ".join(_NUMBERING.sub("", title).replace("`", "").split())
-
-
-def is_navigational(title: str) -> bool:
-    return _key(heading_text(title)) in NAVIGATIONAL
-
-
-def heading_symbols(title: str) -> list[str]:
-    """API symbols named in a heading: code spans first, then identifier-shaped words."""
-    found = [m.group(2).strip() for m in _CODE_SPAN.finditer(title)]
-    plain = _CODE_SPAN.sub(" ", _NUMBERING.sub("", title))
-    for match in _PLAIN_SYMBOL.finditer(plain):
-        parts = match.group().rstrip("()").lstrip("-").split(".")
-        if max(map(len, parts)) >= 2:
-            found.append(match.group())
-    return [s for s in dict.fromkeys(found) if 2 <= len(s) <= 80 and "\n" not in s]
-
-
-def _symbol_key(symbol: str) -> str:
-    return symbol.casefold().removesuffix("()")
-
-
-def _only_symbols(title: str, symbols: list[str]) -> bool:
-    rest = _NUMBERING.sub("", title).replace("`", "")
-    for symbol in symbols:
-        rest = rest.replace(symbol, " ")
-    return not re.sub(r"[\W_]+", "", rest)
-
-
-class _Miner:
-    """Collects mined texts in first-seen order with every document that defines them."""
-
-    def __init__(self):
-        self.texts: dict[str, dict[str, str]] = {kind: {} for kind in MINED_KINDS}
-        self.where: dict[tuple[str, str], list[str]] = {}
-
-    def add(self, kind: str, key: str, text: str, doc_id: str) -> None:
-        if not key:  # punctuation only: nothing to search for
-            return
-        space = "symbol" if kind == "symbol" else "text"
-        docs = self.where.setdefault((space, key), [])
-        if doc_id not in docs:
-            docs.append(doc_id)
-        self.texts[kind].setdefault(key, text)
-
-    def queries(self) -> list[Query]:
-        titles = self.texts["title"]
-        result = []
-        for kind in MINED_KINDS:
-            space = "symbol" if kind == "symbol" else "text"
-            keys = [k for k in self.texts[kind] if kind != "section" or k not in titles]
-            for number, key in enumerate(keys, start=1):
-                result.append(
-                    Query(
-                        id=f"mined-{kind}-{number:04d}",
-                        query=self.texts[kind][key],
-                        sources=tuple(self.where[(space, key)]),
-                        kind=kind,
-                    )
-                )
-        return result
-
-
-class DroppedQueries(TypedDict):
-    """run.json ``queries_dropped``: mined queries left out, why, and a few of them."""
-
-    count: int
-    reason: str
-    examples: list[str]
-
-
-@dataclass(frozen=True, slots=True)
-class Mined:
-    """Queries mined from a corpus, and those dropped for naming too many gold documents."""
-
-    queries: list[Query]
-    dropped: list[Query]
-    max_sources: int
-
-    def reason(self) -> str:
-        if not self.dropped:
-            return ""
-        widest = max(self.dropped, key=lambda q: len(q.sources))
-        count = f"{len(self.dropped)} mined quer{'y' if len(self.dropped) == 1 else 'ies'}"
-        return (f"{count} dropped: each names more than "
-                f"{self.max_sources} gold documents (widest: {widest.query!r} in "
-                f"{len(widest.sources)}), so any of many pages answers it")
-
-    def report(self) -> DroppedQueries:
-        """``{count, reason, examples}`` for run.json."""
-        return {"count": len(self.dropped), "reason": self.reason(),
-                "examples": [f"{q.query} ({len(q.sources)} documents)" for q in self.dropped[:5]]}
-
-
-def mine(corpus, *, max_sources: int = MAX_SOURCES) -> Mined:
-    """``mine_queries``, keeping the queries it drops for having more than ``max_sources``
-    gold documents, so a run can say how many and why."""
-    found = _mine_all(corpus)
-    keep = [q for q in found if len(q.sources) <= max_sources]
-    return Mined(keep, [q for q in found if len(q.sources) > max_sources], max_sources)
-
-
-def mine_queries(corpus, *, max_sources: int = MAX_SOURCES) -> list[Query]:
-    """One query per document title, section heading and API symbol named in a heading.
-
-    Gold sources are every document whose title or a heading has the same text (the same
-    symbol, for symbol queries); a query with more than ``max_sources`` of them is dropped
-    (see ``mine``). Navigational headings ("Overview", "See also", ...) are skipped; a
-    heading that is nothing but symbols gives symbol queries only.
-    """
-    return mine(corpus, max_sources=max_sources).queries
-
-
-def _mine_all(corpus) -> list[Query]:
-    miner = _Miner()
-    for doc in documents_by_id(corpus).values():
-        title = _doc_title(doc)
-        if title and not is_navigational(doc.title):
-            miner.add("title", _key(title), title, doc.id)
-        for block in doc.blocks:
-            if block.is_heading:
-                _mine_heading(miner, block.raw_title, doc.id)  # code spans name symbols
-    return miner.queries()
-
-
-def _doc_title(doc) -> str:
-    """The title as query text; a file-stem fallback ``q2-notes`` reads ``q2 notes``."""
-    if doc.title == PurePosixPath(doc.id).stem:
-        return " ".join(re.split(r"[-_\s]+", doc.title)).strip()
-    return heading_text(doc.title)
-
-
-def _mine_heading(miner: _Miner, title: str, doc_id: str) -> None:
-    symbols = heading_symbols(title)
-    for symbol in symbols:
-        miner.add("symbol", _symbol_key(symbol), symbol, doc_id)
-    text = heading_text(title)
-    if not text or is_navigational(title) or (symbols and _only_symbols(title, symbols)):
-        return
-    miner.add("section", _key(text), text, doc_id)
 
 
 # --- tuning and held-out sets ----------------------------------------------------------

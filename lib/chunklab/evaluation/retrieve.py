@@ -6,6 +6,8 @@ import hashlib
 import os
 import re
 import sqlite3
+import time
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -15,7 +17,7 @@ import numpy as np
 
 from ..chunking.encoder import load_encoder
 from ..chunking.sizes import ENCODER
-from ..errors import RetrieverError, UnknownRetrieverError
+from ..errors import CacheWarning, RetrieverError, UnknownRetrieverError
 
 RRF_K = 60
 Hits = list[tuple[str, float]]
@@ -123,7 +125,14 @@ def default_cache_dir() -> Path:
 
 
 class EmbeddingCache:
-    """Vectors keyed by (model name, sha256 of the text) in one sqlite file per model."""
+    """Vectors keyed by (model name, sha256 of the text) in one sqlite file per model, each
+    stored with its model id, dimension and checksum. A vector that fails any of the three,
+    or a file sqlite cannot read, is reported in one line (CacheWarning), the file moved
+    aside and the cache rebuilt: nothing is served that was not written for this model.
+    A cache that cannot be written (a read-only or full disk) is reported and left unused."""
+
+    LAYOUT = 2
+    """``PRAGMA user_version`` of the current layout (1: vectors without checks)."""
 
     def __init__(self, directory: str | os.PathLike, model: str):
         self.directory = Path(directory)
@@ -131,8 +140,21 @@ class EmbeddingCache:
         slug = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in model)
         self.path = self.directory / f"{slug}.sqlite"
         self.model = model
+        self.disabled = ""
+        """Why the cache is not used (it cannot be written), else ""."""
+        self._guard(self._open)
+
+    def _open(self) -> None:
         with self._connect() as db:
-            db.execute("CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vec BLOB)")
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            old = db.execute("SELECT name FROM sqlite_master WHERE name = 'vectors'").fetchone()
+            if old and version != self.LAYOUT:
+                raise _Unsound(f"written in an older layout (layout {version or 1}, no "
+                               "checksums)")
+            db.execute("CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, "
+                       "model TEXT NOT NULL, dim INTEGER NOT NULL, checksum TEXT NOT NULL, "
+                       "vec BLOB NOT NULL)")
+            db.execute(f"PRAGMA user_version = {self.LAYOUT}")
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
@@ -143,23 +165,90 @@ class EmbeddingCache:
         finally:
             db.close()
 
+    def _guard(self, action: Callable[[], Any], default: Any = None) -> Any:
+        """Run ``action``; an unsound or unreadable file is moved aside and rebuilt (then
+        ``default`` is returned), a cache that cannot be written is reported and disabled."""
+        if self.disabled:
+            return default
+        try:
+            return action()
+        except _Unsound as err:
+            self._rebuild(str(err))
+        except sqlite3.OperationalError as err:  # read-only, full, locked: not the file's fault
+            self.disabled = f"cannot be used ({err}); vectors are embedded without it"
+            _warn(f"embedding cache {self.path}: {self.disabled}")
+        except sqlite3.DatabaseError as err:
+            self._rebuild(f"unreadable ({err})")
+        return default
+
+    def _rebuild(self, reason: str) -> None:
+        aside = self.path.with_name(f"{self.path.name}.bad-{time.strftime('%Y%m%d-%H%M%S')}")
+        os.replace(self.path, aside)
+        _warn(f"embedding cache {self.path}: {reason}; moved aside to {aside.name} and rebuilt "
+              "(its texts are embedded again)")
+        self._guard(self._open)
+
     def key(self, text: str) -> str:
         return hashlib.sha256(f"{self.model}\0{text}".encode()).hexdigest()
 
     def get(self, keys: list[str]) -> dict[str, np.ndarray]:
+        """The sound vectors stored for ``keys``; {} after a mismatch (the file is rebuilt)."""
+        return self._guard(lambda: self._read(keys), {})
+
+    def _read(self, keys: list[str]) -> dict[str, np.ndarray]:
         found: dict[str, np.ndarray] = {}
+        dims: set[int] = set()
         with self._connect() as db:
             for start in range(0, len(keys), 500):
                 batch = keys[start : start + 500]
                 marks = ",".join("?" * len(batch))
-                rows = db.execute(f"SELECT key, vec FROM vectors WHERE key IN ({marks})", batch)
-                found.update((k, np.frombuffer(v, dtype=np.float32)) for k, v in rows)
+                rows = db.execute("SELECT key, model, dim, checksum, vec FROM vectors WHERE key "
+                                  f"IN ({marks})", batch)
+                for key, model, dim, checksum, blob in rows:
+                    _check_vector(model, dim, checksum, blob, self.model)
+                    dims.add(dim)
+                    found[key] = np.frombuffer(blob, dtype=np.float32)
+            stored = {d for (d,) in db.execute("SELECT DISTINCT dim FROM vectors LIMIT 2")}
+        if len(dims | stored) > 1:
+            raise _Unsound(f"holds vectors of dimensions {sorted(dims | stored)} for one model "
+                           "(dimension mismatch)")
         return found
 
     def put(self, items: dict[str, np.ndarray]) -> None:
-        rows = [(k, np.asarray(v, dtype=np.float32).tobytes()) for k, v in items.items()]
-        with self._connect() as db:
-            db.executemany("INSERT OR REPLACE INTO vectors (key, vec) VALUES (?, ?)", rows)
+        rows = []
+        for key, vector in items.items():
+            blob = np.asarray(vector, dtype=np.float32).tobytes()
+            rows.append((key, self.model, len(blob) // 4, _checksum(blob), blob))
+
+        def write() -> None:
+            with self._connect() as db:
+                db.executemany("INSERT OR REPLACE INTO vectors (key, model, dim, checksum, vec) "
+                               "VALUES (?, ?, ?, ?, ?)", rows)
+
+        self._guard(write)
+
+
+class _Unsound(Exception):
+    """A cache file that holds what this model's cache must not serve."""
+
+
+def _checksum(blob: bytes) -> str:
+    return hashlib.sha256(blob).hexdigest()[:16]
+
+
+def _check_vector(model: str, dim: int, checksum: str, blob: bytes, expected: str) -> None:
+    if model != expected:
+        raise _Unsound(f"holds vectors of model {model!r} in the file of {expected!r} "
+                       "(model mismatch)")
+    if len(blob) != 4 * dim:
+        raise _Unsound(f"holds a vector of {len(blob) // 4} values recorded as {dim} "
+                       "(dimension mismatch)")
+    if _checksum(blob) != checksum:
+        raise _Unsound("holds a vector whose checksum does not match its values")
+
+
+def _warn(message: str) -> None:
+    warnings.warn(message, CacheWarning, stacklevel=3)
 
 
 class MemoryCache(EmbeddingCache):

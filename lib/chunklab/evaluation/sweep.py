@@ -19,29 +19,35 @@ from ..chunking.config import ChunkerConfig
 from ..chunking.sizes import ENCODER, token_method
 from ..document.corpus import Corpus, load_corpus
 from ..errors import GridWarning
-from . import budget, embedding, grid, stats, tables, units
+from ..util.paths import shown_path
+from . import budget, embedding, grid, leakage, stats, tables, units
+from .defaults import MIN_INTERVAL_N
 from .engine import Engine, Executor, Pending
 from .launch import start
-from .queries import QuerySplit, given_split, load_queries, mine, split_queries
+from .mining import mine
+from .queries import QuerySplit, given_split, load_queries, query_group, split_queries
 from .retrieve import EmbeddingCache, default_cache_dir
 from .runs import (
     DroppedQueries,
+    Parts,
     RunInfo,
     SweepParams,
     SweepResult,
-    chunk_part,
     config_columns,
     has_part,
     prepare,
     read_chunks,
     read_part,
-    score_parts,
+    run_parts,
     versions,
     write_part,
     write_results,
+    writing,
 )
 
-KEY_METRICS = ("recall@{k}", "hit@{k}", "answer_hit@{k}", "bundle_efficiency@{k}")
+# section_efficiency is measured on queries with gold sections (mined ones) only
+KEY_METRICS = ("recall@{k}", "hit@{k}", "answer_hit@{k}", "bundle_efficiency@{k}",
+               "section_efficiency@{k}")
 
 
 class _Stage:
@@ -62,23 +68,33 @@ class _Stage:
 def run_sweep(params: SweepParams, out_dir: str | os.PathLike | None = None, *,
               corpus: Corpus | None = None, progress: bool = True,
               engine: Engine | None = None) -> SweepResult:
-    """Run the grid; with ``out_dir``, write every table there atomically and reuse parts.
+    """Run the grid; with ``out_dir``, write every table there atomically, holding the
+    folder's lock for the whole run, and reuse the parts whose key (corpus content, queries,
+    config, chunklab version) matches this run's.
 
     ``engine`` says where the work runs (default: every local core); the results are the
-    same wherever it runs. Each config's chunks go to a part on disk as soon as they are
-    made (a temporary folder without ``out_dir``), so no stage holds every config's chunks.
+    same wherever it runs. Each config's chunks go to a keyed part on disk as soon as they
+    are made (a temporary folder without ``out_dir``), so no stage holds every config's
+    chunks. The lock is held here, by the process that starts the workers.
     """
+    with writing(out_dir):
+        return _sweep(params, out_dir, corpus=corpus, progress=progress,
+                      engine=engine or Engine())
+
+
+def _sweep(params: SweepParams, out_dir: str | os.PathLike | None, *, corpus: Corpus | None,
+           progress: bool, engine: Engine) -> SweepResult:
     stage = _Stage()
-    engine = engine or Engine()
-    run_dir = prepare(params, out_dir)
+    configs = params.configs()
     with stage("load"):
         corpus = corpus or load_corpus(params.corpus,
                                        infer_headings=params.options.get("infer_headings", False))
-        queries, dropped, split = _queries(params, corpus)
-    configs = params.configs()
-    with _parts_folder(run_dir) as parts, start(engine, list(corpus), queries) as executor:
+        queries, dropped, split, by_source = _queries(params, corpus.require_documents())
+    run_dir = prepare(params, out_dir)  # once the inputs hold: a refused run leaves no params
+    with _parts_folder(run_dir) as folder, start(engine, list(corpus), queries) as executor:
+        parts = run_parts(folder, params, corpus, queries)
         with stage("chunk"):
-            digests, pending, reused = _chunk_all(configs, parts, executor, progress)
+            digests, pending, reused = _chunk_all(configs, corpus, parts, executor, progress)
         same = grid.identical_configs(configs, {i: d.signature for i, d in digests.items()})
         with stage("embed"):
             embedded = _embed_all(params, configs, parts, queries, executor, progress)
@@ -98,21 +114,25 @@ def run_sweep(params: SweepParams, out_dir: str | os.PathLike | None = None, *,
                                               twins={s["config_id"] for s in same},
                                               all_pairs=params.all_pairs)
         notes = [s["text"] for s in same] + [w for w in [grid.one_chunk_warning(chunk_stats)] if w]
+        twins = {s["config_id"] for s in same}  # their rows repeat an earlier config's
+        notes += leakage.leak_warnings(per_query[~per_query["config_id"].isin(twins)])
         for note in notes:
             warnings.warn(note, GridWarning, stacklevel=2)
         info: RunInfo = {
             "run_id": params.run_id, "params": params.model_dump(), "versions": versions(),
-            "corpus": {"root": params.corpus, "fingerprint": corpus.fingerprint,
+            "corpus": {"root": shown_path(params.corpus), "fingerprint": corpus.fingerprint,
                        "documents": len(corpus), "skipped": [s.as_dict() for s in corpus.skipped]},
-            "queries": len(queries), "queries_dropped": dropped,
+            "queries": len(queries), "queries_fingerprint": parts.queries,
+            "queries_dropped": dropped, "queries_by_source": by_source,
             "query_split": split.report(), "token_method": token_method(),
+            "parser": corpus.parsers(),
             "configs": len(configs), "identical_configs": same, "warnings": notes,
             "reused_parts": reused, "embedding_cache": embedded,
             "engine": engine.describe(executor.workers),
             "exploratory": exploratory_design(len(configs) - len(same), params.all_pairs),
             "seconds": {name: round(v, 3) for name, v in stage.seconds.items()},
         }
-        chunk_paths = [chunk_part(parts, c.config_id) for c in configs]
+        chunk_paths = [parts.path(c.config_id, "chunks") for c in configs]
         held = None if run_dir else tables.CHUNKS.conform(
             pd.concat([read_part(p) for p in chunk_paths], ignore_index=True))
         result = SweepResult(params, run_dir, held, retrieved,
@@ -120,6 +140,7 @@ def run_sweep(params: SweepParams, out_dir: str | os.PathLike | None = None, *,
                              significance, info)
         if run_dir:
             write_results(result, chunk_paths)
+            parts.remove_stale()
     return result
 
 
@@ -133,40 +154,47 @@ def _parts_folder(run_dir: Path | None) -> Iterator[Path]:
         yield Path(tmp)
 
 
-def _queries(params: SweepParams, corpus: Corpus) -> tuple[list, DroppedQueries, QuerySplit]:
-    """The run's queries, what mining dropped (nothing when they come from a file), and their
-    split into tuning and held-out sets."""
+def _queries(params: SweepParams, corpus: Corpus) -> tuple[list, DroppedQueries, QuerySplit,
+                                                             dict[str, int]]:
+    """The run's queries, what mining dropped (nothing when they come from a file), their
+    split into tuning and held-out sets, and how many each mined source gave."""
     if params.held_out_queries:
         tuning = load_queries(params.queries, corpus)
         held_out = load_queries(params.held_out_queries, corpus)
-        return [*tuning, *held_out], NOTHING_DROPPED, given_split(tuning, held_out)
+        return ([*tuning, *held_out], NOTHING_DROPPED, given_split(tuning, held_out),
+                {"query files": len(tuning) + len(held_out)})
     if params.queries:
         queries, dropped = load_queries(params.queries, corpus), NOTHING_DROPPED
+        by_source = {"query file": len(queries)}
     else:
-        mined = mine(corpus, max_sources=params.mined_max_sources)
-        queries, dropped = mined.queries, mined.report()
+        mined = mine(corpus, max_sources=params.mined_max_sources).require(params.corpus)
+        queries, dropped, by_source = mined.queries, mined.report(), mined.sources()
     return queries, dropped, split_queries(queries, seed=params.split_seed,
-                                           minimum=params.min_split)
+                                           minimum=params.min_split), by_source
 
 
-NOTHING_DROPPED: DroppedQueries = {"count": 0, "reason": "", "examples": []}
+NOTHING_DROPPED: DroppedQueries = {"count": 0, "reason": "", "examples": [], "by_reason": {}}
 
 
-def _chunk_all(configs: list[ChunkerConfig], parts: Path, executor: Executor, progress: bool
+def _chunk_all(configs: list[ChunkerConfig], corpus: Corpus, parts: Parts,
+               executor: Executor, progress: bool
                ) -> tuple[dict[str, units.Digest], dict[str, Pending], int]:
-    """Every config's chunks on disk (read back from a finished part of an identical earlier
-    run, or chunked now, shard by shard, and written), their digests, and their chunk
-    statistics under way: one config's chunks in memory at a time."""
-    todo = [c for c in configs if not has_part(chunk_part(parts, c.config_id))]
+    """Every config's chunks on disk (read back from a finished part of the same key, or
+    chunked now, shard by shard, and written with their document's columns), their digests,
+    and their chunk statistics under way: one config's chunks in memory at a time."""
+    todo = [c for c in configs if not has_part(parts.path(c.config_id, "chunks"))]
     n = len(executor.shards)
     made = executor.chunk([(i, config) for config in todo for i in range(n)])
+    of_doc = {doc.id: {name: getattr(doc, name) for name in tables.DOCUMENT_NAMES}
+              for doc in corpus}
     digests, pending, reused = {}, {}, 0
     for config in tqdm(configs, desc="chunk", disable=not progress):
-        path = chunk_part(parts, config.config_id)
+        path = parts.path(config.config_id, "chunks")
         if config in todo:
             chunks = [chunk for _ in range(n) for chunk in next(made)]
             write_part(path, tables.CHUNKS.frame(
-                {**config_columns(config), **chunk.as_dict()} for chunk in chunks))
+                {**config_columns(config), **chunk.as_dict(), **of_doc[chunk.doc_id]}
+                for chunk in chunks))
         else:
             chunks, reused = read_chunks(path), reused + 1
         executor.keep(path, chunks)
@@ -175,7 +203,7 @@ def _chunk_all(configs: list[ChunkerConfig], parts: Path, executor: Executor, pr
     return digests, pending, reused
 
 
-def _embed_all(params: SweepParams, configs: list[ChunkerConfig], parts: Path, queries,
+def _embed_all(params: SweepParams, configs: list[ChunkerConfig], parts: Parts, queries,
                executor: Executor, progress: bool) -> dict[str, Any]:
     """The one embedding pass of a sweep with a dense retriever: every config's distinct
     embed texts and the queries (``embedding.embed_missing``)."""
@@ -184,32 +212,34 @@ def _embed_all(params: SweepParams, configs: list[ChunkerConfig], parts: Path, q
     texts = dict.fromkeys(q.query for q in queries)
     for config in configs:
         texts.update(dict.fromkeys(
-            read_part(chunk_part(parts, config.config_id), ["embed_text"])["embed_text"]))
+            read_part(parts.path(config.config_id, "chunks"), ["embed_text"])["embed_text"]))
     cache = EmbeddingCache(default_cache_dir(), ENCODER)
     return embedding.embed_missing(cache, list(texts), lambda b: executor.encode(None, b),
                                    progress=progress)
 
 
-def _retrieve_all(params: SweepParams, configs: list[ChunkerConfig], queries, parts: Path,
+def _retrieve_all(params: SweepParams, configs: list[ChunkerConfig], queries, parts: Parts,
                   executor: Executor, progress: bool, same_as: dict[str, str]):
     """Every config x retriever scored (``units.score_config``, on the executor); a config
     whose chunks equal an earlier one's (``same_as``) gets that one's rows, relabelled,
-    instead of a second index; finished parts of an identical earlier run are read back."""
+    instead of a second index; finished parts of the same key are read back."""
     grid_ = [(c, name) for c in configs for name in params.retrievers]
     todo = [(c, name) for c, name in grid_
-            if c.config_id not in same_as and not has_part(*score_parts(parts, c.config_id, name))]
+            if c.config_id not in same_as and not has_part(
+                *(parts.path(c.config_id, table, name) for table in ("per_query", "retrieved")))]
     scored_now = executor.score([
         (units.ScoreJob(c, name, params.k, tuple(params.budgets)),
-         chunk_part(parts, c.config_id)) for c, name in todo])
+         parts.path(c.config_id, "chunks")) for c, name in todo])
     by_id = {c.config_id: c for c in configs}
     done: dict[tuple[str, str], tuple] = {}
     per_query, retrieved, reused = [], [], 0
     for config, name in tqdm(grid_, desc="retrieve + score", disable=not progress):
-        rows_path, ranks_path = score_parts(parts, config.config_id, name)
+        rows_path, ranks_path = (parts.path(config.config_id, table, name)
+                                for table in ("per_query", "retrieved"))
         if config.config_id in same_as:
             twin = by_id[same_as[config.config_id]]
-            ids = dict(zip(read_part(chunk_part(parts, twin.config_id), ["id"])["id"],
-                           read_part(chunk_part(parts, config.config_id), ["id"])["id"],
+            ids = dict(zip(read_part(parts.path(twin.config_id, "chunks"), ["id"])["id"],
+                           read_part(parts.path(config.config_id, "chunks"), ["id"])["id"],
                            strict=True))
             scored, ranks = (grid.copy_scores(f, config_columns(config), ids)
                              for f in done[(twin.config_id, name)])
@@ -230,7 +260,8 @@ def _retrieve_all(params: SweepParams, configs: list[ChunkerConfig], queries, pa
 def _annotate(per_query: pd.DataFrame, queries, corpus: Corpus,
               applied: dict[str, dict[str, str]], split: QuerySplit) -> pd.DataFrame:
     """Each row gets the structure source of its query's first gold document, the strategy
-    actually applied to that document and its query set, so results split by all three."""
+    actually applied to that document, its query set and its query group (heading-derived
+    or leak-free kinds), so results split by all four."""
     first_source = {q.id: q.sources[0] for q in queries}
     structure = {d.id: d.structure_source for d in corpus}
     sources = per_query["query_id"].map(first_source)
@@ -240,13 +271,14 @@ def _annotate(per_query: pd.DataFrame, queries, corpus: Corpus,
         applied[c].get(s, "") for c, s in zip(per_query["config_id"], sources, strict=True)
     ]
     per_query["query_set"] = per_query["query_id"].map(split.sets)
+    per_query["query_group"] = per_query["query_kind"].map(query_group)
     return per_query
 
 
 GROUP = ["config_id", "strategy", "size", "unit", "options", "retriever"]
 REALISED = ("tokens_p50", "tokens_p95")
 """chunk_stats columns every summary row carries: the config's realised size in tokens."""
-SPLITS = ("structure_source", "applied_strategy", "query_kind", "query_set")
+SPLITS = ("structure_source", "applied_strategy", "query_kind", "query_set", "query_group")
 
 
 SUMMARY_RESAMPLES = 1000
@@ -271,7 +303,8 @@ def summary_table(per_query: pd.DataFrame, chunk_stats: pd.DataFrame | None = No
             rows.append({**record, "split": split, "split_value": value,
                          "mean": float(values.mean()) if len(values) else np.nan,
                          "n": len(values)})
-    low, high = stats.mean_intervals(samples, n_resamples=SUMMARY_RESAMPLES, seed=0)
+    low, high = stats.mean_intervals(samples, n_resamples=SUMMARY_RESAMPLES, seed=0,
+                                     min_n=MIN_INTERVAL_N)
     for row, lo, hi in zip(rows, low, high, strict=True):
         row["ci_low"], row["ci_high"] = float(lo), float(hi)
     frame = pd.DataFrame(rows)
@@ -303,30 +336,51 @@ def significance_table(per_query: pd.DataFrame, k: int, budgets: Sequence[int] =
                        planned: Sequence[tuple[str, str]] = (),
                        twins: set[str] | frozenset[str] = frozenset(),
                        all_pairs: bool = False) -> pd.DataFrame:
-    """Paired tests per retriever on the key metrics: the ``planned`` pairs as one Holm family,
-    then an exploratory family (leaving out ``twins``, configs whose chunks equal an earlier
-    config's, whose tests would only repeat that one's): every pair of configs up to
-    ``ALL_PAIRS_UP_TO`` configs (or with ``all_pairs``), else each config against the best."""
+    """Paired tests per retriever on the key metrics: the ``planned`` pairs as one Holm family
+    over all queries (and again on each query group, heading-derived and leak-free kinds,
+    when the run has both), then an exploratory family (leaving out ``twins``, configs whose
+    chunks equal an earlier config's, whose tests would only repeat that one's): every pair
+    of configs up to ``ALL_PAIRS_UP_TO`` configs (or with ``all_pairs``), else each config
+    against the best."""
     frames = []
     for retriever, rows in per_query.groupby("retriever"):
         scored = rows[["config_id", "query_id", "metric", "value"]].dropna()
         explored = scored[~scored["config_id"].isin(twins)]
+        groups = _query_groups(rows, scored)
         for metric in key_metrics(k, budgets):
             if metric not in set(scored["metric"]):
                 continue  # e.g. bundle_efficiency is NaN for every query when nothing is found
-            present = set(scored.loc[scored["metric"] == metric, "config_id"])
-            pairs = [p for p in planned if set(p) <= present]
-            tables_ = [stats.compare_pairs(scored, metric, pairs)] if pairs else []
+            tables_ = _planned_tests(groups, metric, planned)
             n_explored = explored.loc[explored["metric"] == metric, "config_id"].nunique()
             if n_explored >= 2:
                 compare = (stats.compare_all if exploratory_design(n_explored, all_pairs)
                            == "all pairs" else stats.compare_to_best)
-                tables_.append(compare(explored, metric))
+                tables_.append(compare(explored, metric).assign(query_group="all"))
             for table in tables_:
                 table.insert(0, "retriever", retriever)
                 frames.append(table)
     return tables.SIGNIFICANCE.frame(
         row for frame in frames for row in frame.to_dict("records"))
+
+
+def _query_groups(rows: pd.DataFrame, scored: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """``all`` the scored rows, then each query group's when the run has more than one."""
+    groups = {"all": scored}
+    if "query_group" in rows and rows["query_group"].nunique() > 1:
+        for name, ids in rows.groupby("query_group")["query_id"]:
+            groups[str(name)] = scored[scored["query_id"].isin(set(ids))]
+    return groups
+
+
+def _planned_tests(groups: dict[str, pd.DataFrame], metric: str,
+                   planned: Sequence[tuple[str, str]]) -> list[pd.DataFrame]:
+    found = []
+    for name, scored in groups.items():
+        present = set(scored.loc[scored["metric"] == metric, "config_id"])
+        pairs = [p for p in planned if set(p) <= present]
+        if pairs:
+            found.append(stats.compare_pairs(scored, metric, pairs).assign(query_group=name))
+    return found
 
 
 def headline(result: SweepResult) -> pd.DataFrame:

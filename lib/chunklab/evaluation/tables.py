@@ -14,6 +14,7 @@ import pandas as pd
 
 from ..errors import ChunklabError
 from ..util.atomic import write_atomic, write_text_atomic
+from .defaults import MIN_INTERVAL_N
 
 KINDS = {"str": "object", "int": "int", "float": "float", "bool": "bool",
          "list[str]": "object"}
@@ -147,6 +148,12 @@ CONFIG = _columns(
     ("options", "str", "JSON of the config's other fields that differ from their defaults"),
 )
 CONFIG_NAMES = tuple(c.name for c in CONFIG)
+DOCUMENT = _columns(
+    ("parser", "str", "the block parser that read the chunk's document: python "
+                      "(markdown-it-py) or rust (markdown-it-pyrs, the same blocks)"),
+)
+DOCUMENT_NAMES = tuple(c.name for c in DOCUMENT)
+"""Columns a chunk row takes from its document (``Document`` fields of the same name)."""
 
 CHUNKS = Table("chunks.parquet", "every chunk of every config, one row each", (
     *CONFIG,
@@ -175,6 +182,7 @@ CHUNKS = Table("chunks.parquet", "every chunk of every config, one row each", (
         ("n_tokens", "int", "size of `text` in encoder tokens (words x 1.3 when the tokenizer "
                             "is not installed: run.json `token_method` says which)"),
     ),
+    *DOCUMENT,
 ))
 RETRIEVED = Table("retrieved.parquet", "the ranked chunks of every query, config and "
                                        "retriever", (
@@ -192,7 +200,8 @@ PER_QUERY = Table("per_query.parquet", "every metric of every query, config and 
     *_columns(
         ("retriever", "str", "bm25, dense or hybrid"),
         ("query_id", "str", "the query's id in the query set"),
-        ("query_kind", "str", "manual, or the mined kind: title, section, symbol"),
+        ("query_kind", "str", "the query file's kind (manual by default), or the mined kind: "
+                              "title, section, symbol, body"),
         ("metric", "str", "metric name at k (answer_hit@5), at a token budget of the top chunks "
                           "that fill it (span_iou@b1024), or neither (precision_omega)"),
         ("value", "float", "the query's value (NaN where it is undefined, e.g. empty bundle)"),
@@ -200,6 +209,9 @@ PER_QUERY = Table("per_query.parquet", "every metric of every query, config and 
         ("applied_strategy", "str", "the strategy applied to that document"),
         ("query_set", "str", "tuning (configs are chosen on it), held_out (the choice is "
                              "reported on it) or all (too few queries to split)"),
+        ("query_group", "str", "heading_derived (title, section and symbol queries: their text "
+                               "can be the heading a breadcrumb injects) or leak_free (body "
+                               "sentences and every other kind)"),
     ),
 ))
 SUMMARY = Table("summary.csv", "mean of every metric per config and retriever with a 95% "
@@ -208,11 +220,12 @@ SUMMARY = Table("summary.csv", "mean of every metric per config and retriever wi
     *_columns(
         ("retriever", "str", "bm25, dense or hybrid"),
         ("metric", "str", "metric name at k"),
-        ("split", "str", "all (the blend), structure_source, applied_strategy, query_kind or "
-                         "query_set"),
+        ("split", "str", "all (the blend), structure_source, applied_strategy, query_kind, "
+                         "query_set or query_group"),
         ("split_value", "str", "the split's value (all for the blend)"),
         ("mean", "float", "mean over the queries (NaN values left out)"),
-        ("ci_low", "float", "lower end of the 95% percentile-bootstrap interval of the mean"),
+        ("ci_low", "float", "lower end of the 95% percentile-bootstrap interval of the mean "
+                            f"(NaN, no interval, below {MIN_INTERVAL_N} queries)"),
         ("ci_high", "float", "upper end of that interval"),
         ("n", "int", "queries with a value"),
         ("tokens_p50", "float", "the config's realised median chunk size in tokens"),
@@ -234,7 +247,7 @@ CHUNK_STATS = Table("chunk_stats.csv", "structural figures of each config's chun
         ("tokens_p95", "float", "realised 95th percentile of chunk size in encoder tokens"),
         ("code_integrity", "float",
          "share of chunks no boundary of which falls inside a fenced code block (nested in a "
-         "list, quote or container too)"),
+         "list, quote or container too), from the blocks' spans"),
         ("heading_only", "int", "chunks holding only headings (a trailing one excepted)"),
         ("heading_only_share", "float", "heading_only / chunks"),
         ("oversize", "int", "chunks larger than the configured size"),
@@ -253,6 +266,9 @@ SIGNIFICANCE = Table("significance.csv", "paired tests on the key metrics, per r
     ("retriever", "str", "bm25, dense or hybrid"),
     ("family", "str", "planned (a contrast declared before the run, e.g. --contrast "
                       "ast_breadcrumb:ast_merge) or exploratory (every pair of configs)"),
+    ("query_group", "str", "the queries tested: all, or (planned contrasts, when the run has "
+                           "both) only heading_derived or only leak_free kinds, each its own "
+                           "Holm family"),
     ("metric", "str", "the key metric compared"),
     ("config_a", "str", "config id of A"),
     ("config_b", "str", "config id of B"),
@@ -266,7 +282,8 @@ SIGNIFICANCE = Table("significance.csv", "paired tests on the key metrics, per r
     ("p_value", "float", "two-sided paired sign-flip permutation p-value (uncorrected)"),
     ("wins_a", "int", "queries on which A scores higher"),
     ("wins_b", "int", "queries on which B scores higher"),
-    ("p_holm", "float", "p_value Holm-corrected within its family, metric and retriever"),
+    ("p_holm", "float", "p_value Holm-corrected within its family, query group, metric and "
+                        "retriever"),
     ("verdict", "str", "A better, B better or no significant difference (at p_holm < 0.05)"),
 ))
 RESULT_TABLES = (CHUNKS, RETRIEVED, PER_QUERY, SUMMARY, CHUNK_STATS, SIGNIFICANCE)

@@ -49,7 +49,7 @@ def _constraints(texts: list[str]) -> list[str]:
 
 
 def _tie_break(value: Any) -> str:
-    if value not in TIE_BREAKS:
+    if not isinstance(value, str) or value not in TIE_BREAKS:
         raise ValueError(f"expected one of {', '.join(TIE_BREAKS)}; got {value!r}")
     return value
 
@@ -68,6 +68,7 @@ class RuleParams(NotebookParams):
     CONSTRAINTS: Annotated[TextsOrNone, AfterValidator(_constraints)]
     TIE_BREAK: Annotated[str, BeforeValidator(_tie_break)]
     TIE_MARGIN: Annotated[float, BeforeValidator(_margin)] = TIE_MARGIN
+    QUERY_KINDS: TextsOrNone = []
 
 
 class ChooseParams(RuleParams):
@@ -97,16 +98,17 @@ class ChooseSetup:
 
 
 def make_rule(*, primary_metric: str, retriever: str, constraints: list[str], tie_break: str,
-              tie_margin: float = TIE_MARGIN, run: SweepResult | None = None) -> ChoiceRule:
+              tie_margin: float = TIE_MARGIN, query_kinds: list[str] | None = None,
+              run: SweepResult | None = None) -> ChoiceRule:
     """A ChoiceRule from notebook parameters, checked against ``run`` when given; errors name
     the parameter."""
     checked = validate_params(RuleParams, PRIMARY_METRIC=primary_metric, RETRIEVER=retriever,
                               CONSTRAINTS=constraints, TIE_BREAK=tie_break,
-                              TIE_MARGIN=tie_margin)
+                              TIE_MARGIN=tie_margin, QUERY_KINDS=query_kinds or [])
     rule = ChoiceRule.model_validate({
         "primary_metric": checked.PRIMARY_METRIC, "retriever": checked.RETRIEVER,
         "constraints": tuple(checked.CONSTRAINTS), "tie_break": checked.TIE_BREAK,
-        "tie_margin": checked.TIE_MARGIN})
+        "tie_margin": checked.TIE_MARGIN, "query_kinds": tuple(checked.QUERY_KINDS)})
     if run is not None:
         try:
             check_rule(rule, run)
@@ -134,8 +136,31 @@ def validate(**params: Any) -> ChooseSetup:
     queries = load_queries_param(checked.QUERIES, corpus)
     rule = make_rule(primary_metric=checked.PRIMARY_METRIC, retriever=checked.RETRIEVER,
                      constraints=checked.CONSTRAINTS, tie_break=checked.TIE_BREAK,
-                     tie_margin=checked.TIE_MARGIN, run=run)
+                     tie_margin=checked.TIE_MARGIN, query_kinds=checked.QUERY_KINDS, run=run)
     return ChooseSetup(run, corpus, queries, rule, Path(checked.OUT_DIR))
+
+
+def margins_chart(candidates: pd.DataFrame, rule: ChoiceRule):
+    """Each config's margin to each binding constraint (``charts.constraint_margins``), or a
+    sentence when no constraint binds the rule's retriever."""
+    table = margins(candidates, rule)
+    if table.empty:
+        return (f"no constraint binds {rule.retriever}: nothing to draw "
+                f"({'; '.join(rule.not_binding()) or 'the rule has no constraints'})")
+    return charts.constraint_margins(table)
+
+
+def constraints_text(choice: Choice) -> str:
+    """What the constraints did: the configs each binding one kept out (best first), the
+    constraints that do not apply to the rule's retriever, and the configs identical to the
+    chosen one."""
+    lines = [f"excluded: {line}" for line in choice.excluded] or [
+        "excluded: nothing (every config meets every binding constraint)"]
+    lines += [f"not binding: {line}" for line in choice.not_binding]
+    if choice.identical:
+        lines.append(f"identical to the chosen config (the same chunks, scored once): "
+                     f"{', '.join(choice.identical)}")
+    return "\n".join(lines)
 
 
 def head_to_head(choice: Choice) -> pd.DataFrame:
@@ -162,7 +187,8 @@ def head_to_head(choice: Choice) -> pd.DataFrame:
 
 def describe(choice: Choice) -> pd.DataFrame:
     """The choice in one small table: chosen and runner-up, primary metric with interval,
-    the bundle size, and the verdict of the paired test between them."""
+    the bundle size, the configs whose chunks are identical to each (the same config in
+    effect, scored once), and the verdict of the paired test between them."""
     metric = choice.rule.primary_metric
     rows = []
     for role, row in (("chosen", choice.chosen), ("runner-up", choice.runner_up)):
@@ -171,7 +197,7 @@ def describe(choice: Choice) -> pd.DataFrame:
         rows.append({"role": role, "config_id": row["config_id"], "strategy": row["strategy"],
                      "size": row["size"], "unit": row["unit"], "options": row["options"],
                      metric: row[metric], "ci_low": row["ci_low"], "ci_high": row["ci_high"],
-                     BUNDLE: row[BUNDLE]})
+                     BUNDLE: row[BUNDLE], "identical": row.get("identical", "")})
     frame = pd.DataFrame(rows)
     frame["verdict"] = [verdict_text(choice), ""][: len(frame)]
     return frame

@@ -44,7 +44,10 @@ def repo_root(start: str | os.PathLike | None = None, *,
 
 
 def _exists(path: Path, kind: str) -> bool:
-    return path.is_dir() if kind == "folder" else path.is_file()
+    try:
+        return path.is_dir() if kind == "folder" else path.is_file()
+    except OSError:  # a name too long, a loop of links: not there for us
+        return False
 
 
 def resolve_path(value: str | os.PathLike, *, name: str, kind: str = "file") -> Path:

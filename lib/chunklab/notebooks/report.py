@@ -6,6 +6,7 @@ import html
 import os
 import re
 import time
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import yaml
 
-from ..errors import NotebookNotFoundError
+from ..errors import NotebookNotFoundError, WriteError
 from ..evaluation.defaults import (
     DEFAULT_BUDGETS,
     DEFAULT_CORPUS,
@@ -24,10 +25,11 @@ from ..evaluation.defaults import (
     default_contrasts,
 )
 from ..evaluation.engine import Engine
-from ..evaluation.runs import load_run, refuse_other_run
+from ..evaluation.runs import load_run, refuse_other_run, writing
 from ..evaluation.structure import GOLD_FILE
 from ..evaluation.sweep import headline
-from ..util.atomic import write_text_atomic
+from ..util.atomic import remove_leftovers, write_atomic, write_text_atomic
+from ..util.paths import shown_paths
 from .params import repo_root, resolve_output
 from .params import validate as validate_params
 from .strategy_sweep import SweepInputs, sweep_params
@@ -178,25 +180,49 @@ def to_html(notebook: Path) -> Path:
     return write_text_atomic(notebook.with_suffix(".html"), body)
 
 
+def share(path: Path, folders: Sequence[str | os.PathLike]) -> Path:
+    """Rewrite the text file ``path`` with the machine's folders (``folders``, the repo root,
+    the home folder) named as ``shown_paths`` names them, atomically."""
+    base = repo_root() or Path.cwd()
+    text = path.read_text(encoding="utf-8")
+    return write_text_atomic(path, shown_paths(text, [f for f in folders if f], base=base))
+
+
 def run_notebook(name: str, source: Path, out_dir: Path, values: dict) -> NotebookRun:
     """Execute ``source`` into ``out_dir/<name>.ipynb`` (cwd = repo root), then export it."""
     import papermill
 
-    run = NotebookRun(name, source, notebook=out_dir / f"{name}.ipynb")
+    notebook = out_dir / f"{name}.ipynb"
+    run = NotebookRun(name, source, notebook=notebook)
     parameters = {k: v for k, v in values.items() if k in declared_parameters(source)}
     began = time.perf_counter()
+
+    def execute(tmp: Path) -> None:  # into a temporary file, renamed over the notebook once
+        try:                          # complete: a full disk never leaves half a notebook
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", message=".*does not end in one of")
+                papermill.execute_notebook(str(source), str(tmp), parameters=parameters,
+                                           kernel_name=KERNEL,
+                                           cwd=str(repo_root() or Path.cwd()),
+                                           progress_bar=False, log_output=False)
+            run.status = "ok"
+        except OSError:
+            raise
+        except Exception as err:  # a failed notebook is reported; the others still run
+            run.status, run.error = "failed", _describe(err)
+            if not tmp.stat().st_size:
+                raise
+
     try:
-        papermill.execute_notebook(str(source), str(run.notebook), parameters=parameters,
-                                   kernel_name=KERNEL, cwd=str(repo_root() or Path.cwd()),
-                                   progress_bar=False, log_output=False)
-        run.status = "ok"
-    except Exception as err:  # a failed notebook is reported; the others still run
+        write_atomic(notebook, execute)
+    except Exception as err:
         run.status = "failed"
-        run.error = _describe(err)
+        run.error = run.error or (str(err) if isinstance(err, WriteError) else _describe(err))
     run.seconds = time.perf_counter() - began
     executed = out_dir / f"{name}.ipynb"
     if executed.is_file():
         try:
+            share(executed, [out_dir, values.get("CORPUS", "")])
             run.html = to_html(executed)
         except Exception as err:  # reported in the index, never fatal
             run.error = (run.error + "\n" if run.error else "") + f"HTML export: {err}"
@@ -216,7 +242,7 @@ def notebook_values(out_dir: Path, params, *, queries: str, name: str = "",
     and 04 pick their pages, 05 scores headings only when the corpus has a gold file."""
     k = params.k
     engine = engine or Engine()
-    first = "answer_hit" if queries else "hit"  # mined queries carry no answer span
+    first = "answer_hit" if queries else "hit"  # mined queries carry gold sections, no answer
     values = {
         "CORPUS": params.corpus, "QUERIES": params.queries, "OUT_DIR": str(out_dir),
         "RUN_DIR": str(out_dir), "STRATEGIES": list(params.strategies),
@@ -227,6 +253,7 @@ def notebook_values(out_dir: Path, params, *, queries: str, name: str = "",
         "ADDRESS": engine.address, "RETRIEVER": params.retrievers[0], "DOC": "", "PRESET_DOCS": [],
         "GOLD": default_gold(params.corpus), "PRIMARY_METRIC": f"{first}@{k}",
         "METRICS": [f"{metric}@{k}" for metric in (first, "recall", "bundle_efficiency",
+                                                    *([] if queries else ["section_efficiency"]),
                                                     "code_integrity")],
     }
     if name.startswith(SWEEP_SIZE_NOTEBOOKS):
@@ -263,17 +290,19 @@ def build_report(out_dir: str | os.PathLike, *, corpus: str = DEFAULT_CORPUS,
         ALL_PAIRS=all_pairs))
     out = resolve_output(out_dir, name="OUT_DIR")
     refuse_other_run(out, params.run_id, name="OUT_DIR")
-    out.mkdir(parents=True, exist_ok=True)
     runs = []
     found = find_notebooks(notebooks)
-    for i, (name, source) in enumerate(found, start=1):
-        values = notebook_values(out, params, queries=queries, name=name, engine=engine)
-        run = run_notebook(name, source, out, values) if source else NotebookRun(name, None)
-        runs.append(run)
-        if progress and source:
-            print(f"[{i}/{len(found)}] {name}: {run.status} ({run.seconds:.1f} s)"
-                  + (f" - {run.error.splitlines()[0]}" if run.error else ""), flush=True)
-    return Report(out, write_index(out, runs, params), runs, strict)
+    with writing(out, kind="report", name="OUT_DIR"):  # a second report into it is refused
+        remove_leftovers(out, names=[f"{name}{suffix}" for name, _ in found
+                                     for suffix in (".ipynb", ".html")])
+        for i, (name, source) in enumerate(found, start=1):
+            values = notebook_values(out, params, queries=queries, name=name, engine=engine)
+            run = run_notebook(name, source, out, values) if source else NotebookRun(name, None)
+            runs.append(run)
+            if progress and source:
+                print(f"[{i}/{len(found)}] {name}: {run.status} ({run.seconds:.1f} s)"
+                      + (f" - {run.error.splitlines()[0]}" if run.error else ""), flush=True)
+        return Report(out, write_index(out, runs, params), runs, strict)
 
 
 # --- index.html ---------------------------------------------------------------------------
@@ -338,11 +367,24 @@ def _choice(out_dir: Path) -> str:
                  "were too few to split.</p>")
     chart = ("<p><a href='constraint_margins.svg'>margin of every config to every constraint"
              "</a></p>" if (out_dir / "constraint_margins.svg").is_file() else "")
+    reach = _listed("Excluded by a constraint", data.get("excluded_by_constraints"))
+    reach += _listed("Constraints that do not bind this retriever",
+                     data.get("constraints_not_binding"))
+    reach += _listed("Identical to the chosen config (same chunks, scored once)",
+                     data.get("identical_configs"))
     return (f"{head}<p><b>{html.escape(str(chunker.get('strategy')))}</b>, size "
             f"{chunker.get('size')} {html.escape(str(chunker.get('unit')))} (config "
             f"{html.escape(str(data.get('config_id')))}), chosen on {chosen_on}; against the "
             f"runner-up there: {html.escape(str(data.get('verdict', '')))}</p>{note}"
-            f"{held_text}{chart}")
+            f"{held_text}{reach}{chart}")
+
+
+def _listed(title: str, items) -> str:
+    """A titled list of ``items`` (nothing when there are none)."""
+    if not items:
+        return ""
+    shown = "".join(f"<li>{html.escape(str(i))}</li>" for i in items)
+    return f"<p>{html.escape(title)}:</p><ul>{shown}</ul>"
 
 
 def _notes(out_dir: Path) -> str:
@@ -380,4 +422,4 @@ def write_index(out_dir: Path, runs: list[NotebookRun], params) -> Path:
 <h2>Chunk views</h2><ul>{''.join(views) or '<li>none</li>'}</ul>
 <h2>Files</h2><ul>{''.join(files) or '<li>none</li>'}</ul>
 </body></html>"""
-    return write_text_atomic(out_dir / "index.html", page)
+    return share(write_text_atomic(out_dir / "index.html", page), [out_dir, params.corpus])

@@ -9,12 +9,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
+import pandas as pd
 from pydantic import BeforeValidator, ValidationInfo, field_validator
 
 from ..errors import ConfigError
+from ..evaluation import leakage
 from ..evaluation.budget import budget_name
 from ..evaluation.engine import ENGINES, Engine
-from ..evaluation.sweep import KEY_METRICS, SweepParams, SweepResult, headline
+from ..evaluation.sweep import GROUP, KEY_METRICS, SweepParams, SweepResult, headline, summary_table
 from ..util.atomic import write_text_atomic
 from ..viz import charts
 from .params import (
@@ -147,11 +149,15 @@ def export_sweep_numbers(result: SweepResult, out_dir: str | os.PathLike) -> Pat
 
 
 def notes(result: SweepResult) -> list[str]:
-    """What a reader must know before the numbers: how the queries were split, mined
-    queries dropped, configs with identical chunks, a corpus too short for the sizes, and
-    whether token sizes were counted or estimated."""
+    """What a reader must know before the numbers: how the queries were split, where they
+    came from, mined queries dropped and why, configs with identical chunks, a corpus too
+    short for the sizes, query text leaking into an injected prefix, and whether token
+    sizes were counted or estimated."""
     info = result.run_info
     found = [f"queries: {info['queries']} scored; {info['query_split']['note']}"]
+    sources = info.get("queries_by_source") or {}
+    if sources:
+        found.append("queries by source: " + ", ".join(f"{k} {v}" for k, v in sources.items()))
     if info["queries_dropped"]["count"]:
         found.append(f"queries: {info['queries_dropped']['reason']}")
     found += [f"grid: {w}" for w in info["warnings"]]
@@ -180,3 +186,38 @@ def budget_chart(result: SweepResult):
         if names:
             return charts.metric_vs_size(result.summary, names, x="tokens_p50", columns=3)
     return "no token budgets were swept (BUDGETS is [])"
+
+
+DENSITY = ("bundle_efficiency", "section_efficiency")
+"""On-topic density of the top-k bundle: the share of its chars from a gold file, and from a
+gold section."""
+
+
+def density_table(result: SweepResult) -> pd.DataFrame:
+    """File-level against section-level density of the top-k bundle, per config and
+    retriever, over the queries that carry gold sections (mined ones): ``mean [95% CI]`` of
+    ``bundle_efficiency@k`` and ``section_efficiency@k``, their ratio and n. Empty when no
+    query has gold sections."""
+    k = result.params.k
+    names = [f"{m}@{k}" for m in DENSITY]
+    rows = result.per_query
+    with_gold = set(rows.loc[rows["metric"] == names[1], "query_id"])
+    rows = rows[rows["metric"].isin(names) & rows["query_id"].isin(with_gold)]
+    if rows.empty:
+        return pd.DataFrame(columns=["strategy", "size", "retriever", *names, "ratio", "n"])
+    table = summary_table(rows[[*GROUP, "query_id", "metric", "value"]])
+    table = table.assign(cell=charts.interval_text(table))
+    wide = table.pivot_table(index=["strategy", "size", "retriever"], columns="metric",
+                             values=["cell", "mean", "n"], aggfunc="first")
+    out = wide["cell"][names].copy()
+    out["ratio"] = (wide["mean"][names[0]] / wide["mean"][names[1]]).round(2)
+    out["n"] = wide["n"][names[1]].astype(int)
+    out.columns.name = None
+    return out.reset_index()
+
+
+def leak_table(result: SweepResult) -> pd.DataFrame:
+    """Per config and query kind (and ``all``): the share of queries whose text is in a gold
+    chunk's injected prefix, in its own text, or in neither, with n (``leakage``)."""
+    table = leakage.leak_table(result.per_query)
+    return table.drop(columns="config_id").round(3)

@@ -28,6 +28,7 @@ from ..evaluation.structure import (
 )
 from ..evaluation.sweep import SweepParams
 from ..util.atomic import write_text_atomic
+from ..util.markdown import markdown_block, markdown_code
 from ..util.values import missing, plain
 from .corpus_profile import CEILING_PERCENTILE, length_stats, sections_table
 from .params import (
@@ -176,10 +177,11 @@ def gold_note(setup: StructureSignalSetup, *, shown: int = 8) -> str:
         "the list of its true headings, `[]` for a document with none; `line` is the 1-based "
         "line holding the heading text (for a setext heading, not the underline), `level` its "
         "depth 1-6, `text` the heading without its marks. Mark at least the "
-        f"{len(setup.sample)} sampled documents ({', '.join(d.id for d in setup.sample)}), "
+        f"{len(setup.sample)} sampled documents "
+        f"({', '.join(markdown_code(d.id) for d in setup.sample)}), "
         f"save the file as `{GOLD_FILE}` in CORPUS (`chunklab report` then uses it) or pass "
-        f"its path as GOLD. The headings the parser found in `{first.id}`, as a start to "
-        f"correct by hand:\n\n```yaml\n{snippet}\n```\n\n{written}")
+        f"its path as GOLD. The headings the parser found in {markdown_code(first.id)}, as a "
+        f"start to correct by hand:\n\n{markdown_block(snippet, 'yaml')}\n\n{written}")
 
 
 def scored(setup: StructureSignalSetup, shown, *, note: bool = True):

@@ -4,22 +4,30 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+
+from ..errors import WriteError
 
 
 def write_atomic(path: str | os.PathLike, write: Callable[[Path], None]) -> Path:
     """Call ``write(tmp_path)`` then rename the temporary file over ``path``."""
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as err:
+        raise WriteError(target, err) from err
+    # (the name matches temporary_name(target), so remove_leftovers finds what a kill left)
     os.close(fd)
     try:
         write(Path(tmp))
         os.chmod(tmp, 0o644)  # mkstemp makes owner-only files; results are meant to be shared
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as err:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(err, OSError) and not isinstance(err, WriteError):
+            raise WriteError(target, err) from err
         raise
     return target
 
@@ -29,3 +37,19 @@ def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
         tmp.write_text(text, encoding="utf-8")
 
     return write_atomic(path, write)
+
+
+def temporary_name(target: Path) -> str:
+    """The glob pattern of ``write_atomic``'s temporary files for ``target``."""
+    return f".{target.name}.*.tmp"
+
+
+def remove_leftovers(folder: str | os.PathLike, names: Iterable[str] | None = None) -> list[Path]:
+    """Delete the temporary files a killed ``write_atomic`` left in ``folder``: those of the
+    files ``names``, or every one. Call it only while no other writer uses the folder."""
+    folder = Path(folder)
+    patterns = [temporary_name(folder / n) for n in names] if names is not None else [".*.tmp"]
+    found = sorted({p for pattern in patterns for p in folder.glob(pattern) if p.is_file()})
+    for path in found:
+        path.unlink(missing_ok=True)
+    return found

@@ -14,7 +14,7 @@ from ..chunking.sizes import measure
 from ..document.corpus import Corpus, Document, load_corpus, make_document
 from ..document.sections import Breadcrumbs
 from ..errors import ConfigError
-from ..evaluation.invariants import breadcrumb_is_true, cut_blocks, lost_chars
+from ..evaluation.invariants import breadcrumb_is_true, cut_blocks, intact_blocks, lost_chars
 from ..util.atomic import write_text_atomic
 
 SEPARATOR = " > "
@@ -96,10 +96,11 @@ def chunk_flags(doc, chunks, config) -> list[tuple[Flag, ...]]:
     """The invariants each chunk breaks, in the order of ``chunks``."""
     crumbs = Breadcrumbs(doc.blocks)
     last_content = max((b.end for b in doc.blocks if b.is_body), default=0)
+    intact = intact_blocks(doc)
     found = []
     for chunk in chunks:
         flags = []
-        cut = cut_blocks(doc, [chunk])
+        cut = cut_blocks(doc, [chunk], intact)
         if cut:
             kinds = sorted({b.kind for b in cut})
             flags.append(Flag("split", "splits " + "/".join(kinds)))

@@ -139,14 +139,23 @@ def _pick(summary: pd.DataFrame, split: str, retriever: str | None,
 # --- sweep charts -------------------------------------------------------------------------
 
 
+def interval_text(rows: pd.DataFrame) -> pd.Series:
+    """``mean [ci_low, ci_high]`` per row, or ``mean (n=3, no interval)`` when the mean has
+    no interval (fewer queries than ``MIN_INTERVAL_N``)."""
+    return pd.Series([
+        f"{m:.3f} (n={n}, no interval)" if pd.isna(lo) or pd.isna(hi) else
+        f"{m:.3f} [{lo:.3f}, {hi:.3f}]"
+        for m, lo, hi, n in zip(rows["mean"], rows["ci_low"], rows["ci_high"], rows["n"],
+                                strict=True)], index=rows.index, dtype=object)
+
+
 def results_table(summary: pd.DataFrame, metrics, *, retriever: str | None = None) -> pd.DataFrame:
     """One row per config x retriever, one column per metric: ``mean [ci_low, ci_high]``
-    over all queries (blend), sorted by the first metric; the requested size and the realised
-    median and p95 chunk size in tokens next to each config."""
+    over all queries (blend), sorted by the first metric (``mean (n=..., no interval)`` below
+    ``MIN_INTERVAL_N`` queries); the requested size and the realised median and p95 chunk
+    size in tokens next to each config."""
     rows = _pick(summary, "all", retriever, metrics)
-    rows = rows.assign(cell=rows["mean"].map("{:.3f}".format) + " ["
-                       + rows["ci_low"].map("{:.3f}".format) + ", "
-                       + rows["ci_high"].map("{:.3f}".format) + "]",
+    rows = rows.assign(cell=interval_text(rows),
                        config=config_label(rows.drop(columns=list(REALISED))))
     index = ["config", "size", *REALISED, "retriever"]
     rows[list(REALISED)] = rows[list(REALISED)].fillna(-1)  # kept as rows by the pivots
@@ -202,9 +211,10 @@ def _family(significance: pd.DataFrame, family: str) -> pd.DataFrame:
 
 def planned_contrasts(significance: pd.DataFrame, labels: pd.DataFrame, *,
                       metrics=None, retriever: str | None = None) -> pd.DataFrame:
-    """The planned contrasts, their own Holm family: per contrast, metric and size, A and B
-    with their means, the queries each wins, A - B with the interval that inverts the test,
-    the raw and the Holm-corrected p-value and the verdict."""
+    """The planned contrasts, their own Holm family: per contrast, metric, size and query
+    group (all queries, then heading-derived and leak-free kinds apart when the run has
+    both), A and B with their means, the queries each wins, A - B with the interval that
+    inverts the test, the raw and the Holm-corrected p-value and the verdict."""
     rows = _family(significance, PLANNED)
     if metrics is not None:
         rows = rows[rows["metric"].isin(list(metrics))]
@@ -213,6 +223,7 @@ def planned_contrasts(significance: pd.DataFrame, labels: pd.DataFrame, *,
     names = dict(zip(labels["config_id"], config_label(labels), strict=True))
     return pd.DataFrame({
         "retriever": rows["retriever"], "metric": rows["metric"],
+        "queries": rows["query_group"] if "query_group" in rows else "all",
         "A": rows["config_a"].map(names), "B": rows["config_b"].map(names),
         "mean_a": rows["mean_a"].round(3), "mean_b": rows["mean_b"].round(3),
         "wins_a": rows["wins_a"], "wins_b": rows["wins_b"],
@@ -260,14 +271,18 @@ def metric_vs_size(summary: pd.DataFrame, metrics=None, *, retriever: str | None
 
 def by_split(summary: pd.DataFrame, metric: str, *, split: str = "query_kind",
              retriever: str | None = None, with_blend: bool = True) -> alt.FacetChart:
-    """One metric per config, broken down by ``split`` (query_kind, structure_source or
-    applied_strategy), the blend over all queries first in each panel; dots with 95%
-    intervals, the number of queries in the tooltip."""
+    """One metric per config, broken down by ``split`` (query_kind, query_group,
+    structure_source or applied_strategy), the blend over all queries first; one panel per
+    value (and a row of panels per retriever when several are shown); dots with 95%
+    intervals, none below ``MIN_INTERVAL_N`` queries; n in each panel's title."""
     rows = _pick(summary, split, retriever, [metric])
     if with_blend:
         blend = _pick(summary, "all", retriever, [metric]).assign(split_value="all (blend)")
         rows = pd.concat([blend, rows], ignore_index=True)
-    rows["split_value"] = rows["split_value"].astype(str) + " (n=" + rows["n"].astype(str) + ")"
+    n_range = rows.groupby("split_value")["n"].agg(lambda n: f"{n.min()}" if n.min() == n.max()
+                                                   else f"{n.min()}-{n.max()}")
+    rows["split_value"] = rows["split_value"].astype(str) + " (n=" + rows["split_value"].map(
+        n_range) + ")"
     order = list(dict.fromkeys(rows["split_value"]))
     base = alt.Chart().encode(
         y=alt.Y("config:N", sort=_config_order(rows), title=None),
@@ -277,8 +292,11 @@ def by_split(summary: pd.DataFrame, metric: str, *, split: str = "query_kind",
         x=alt.X("mean:Q", title=f"{metric} (95% CI)", scale=alt.Scale(domain=[0, 1])),
         tooltip=_interval_tooltip("config", "split_value"))
     bars = base.mark_rule().encode(x="ci_low:Q", x2="ci_high:Q")
-    return alt.layer(bars, dots, data=rows).properties(width=170).facet(
-        facet=alt.Facet("split_value:N", sort=order, title=split), columns=4)
+    layers = alt.layer(bars, dots, data=rows).properties(width=170)
+    if rows["retriever"].nunique() > 1:
+        return layers.facet(column=alt.Column("split_value:N", sort=order, title=split),
+                            row=alt.Row("retriever:N", title="retriever"))
+    return layers.facet(facet=alt.Facet("split_value:N", sort=order, title=split), columns=4)
 
 
 def by_query_kind(summary: pd.DataFrame, metric: str, *,
@@ -307,13 +325,15 @@ def matched_size(matched: pd.DataFrame) -> alt.FacetChart:
 
 
 def per_source(summary: pd.DataFrame, metric: str, *, retriever: str | None = None,
-               split: str = "structure_source") -> alt.Chart:
+               split: str = "structure_source") -> alt.LayerChart | alt.FacetChart:
     """Grouped bars: per config, the blend next to each structure source's mean, with
-    95% intervals; a blend over sources of different quality hides their disagreement."""
+    95% intervals (none below ``MIN_INTERVAL_N`` queries; n in the tooltip); one panel per
+    retriever when several are shown. A blend over sources of different quality hides their
+    disagreement."""
     blend = _pick(summary, "all", retriever, [metric]).assign(split_value="all (blend)")
     rows = pd.concat([blend, _pick(summary, split, retriever, [metric])], ignore_index=True)
     groups = ["all (blend)", *sorted(set(rows["split_value"]) - {"all (blend)"})]
-    base = alt.Chart(rows).encode(
+    base = alt.Chart().encode(
         x=alt.X("config:N", sort=_config_order(rows), title=None),
         xOffset=alt.XOffset("split_value:N", sort=groups),
         color=alt.Color("split_value:N", sort=groups, title=split),
@@ -323,13 +343,17 @@ def per_source(summary: pd.DataFrame, metric: str, *, retriever: str | None = No
         tooltip=_interval_tooltip("config", "split_value"))
     whiskers = base.mark_rule(color="black").encode(y="ci_low:Q", y2="ci_high:Q")
     width = min(960, max(360, 70 * rows["config"].nunique()))
-    return (bars + whiskers).properties(width=width, height=HEIGHT + 40)
+    layers = alt.layer(bars, whiskers, data=rows).properties(width=width, height=HEIGHT + 40)
+    if rows["retriever"].nunique() > 1:
+        return layers.facet(row=alt.Row("retriever:N", title="retriever"))
+    return layers
 
 
 def significance_matrix(significance: pd.DataFrame, metric: str, labels: pd.DataFrame, *,
-                        retriever: str | None = None) -> alt.Chart:
+                        retriever: str | None = None) -> alt.LayerChart | alt.FacetChart:
     """Row config minus column config on ``metric`` (mean paired difference) as colour;
-    ``▲``/``▼`` marks a Holm-significant difference (row better / worse), blank none.
+    ``▲``/``▼`` marks a Holm-significant difference (row better / worse), blank none; one
+    panel per retriever when several are shown (each its own family of tests).
 
     ``labels`` is any table with config_id, strategy, size (and options), e.g. chunk_stats.
     """
@@ -344,18 +368,22 @@ def significance_matrix(significance: pd.DataFrame, metric: str, labels: pd.Data
                                    column=lambda f: f["config_b"].map(names))
     order = _config_order(labels[labels["config_id"].isin(set(cells["config_a"]))])
     limit = float(np.nanmax(np.abs(cells["mean_diff"]))) or 1.0
-    base = alt.Chart(cells).encode(
+    base = alt.Chart().encode(
         x=alt.X("column:N", sort=order, title="B"), y=alt.Y("row:N", sort=order, title="A"))
     heat = base.mark_rect().encode(
         color=alt.Color("mean_diff:Q", title=f"A − B ({metric})",
                         scale=alt.Scale(scheme="redblue", domain=[-limit, limit])),
         tooltip=["row", "column", alt.Tooltip("mean_diff:Q", format="+.3f"),
                  alt.Tooltip("ci_low:Q", format="+.3f"), alt.Tooltip("ci_high:Q", format="+.3f"),
-                 alt.Tooltip("p_holm:Q", format=".4f"), "verdict", "n"])
+                 alt.Tooltip("p_holm:Q", format=".4f"), "retriever", "verdict", "n"])
     marks = base.mark_text(fontSize=13).encode(text="mark:N")
     side = 22 * len(order)
-    return (heat + marks).properties(width=side, height=side,
-                                     title=f"{metric}: ▲ A better, ▼ B better (Holm)")
+    title = f"{metric}: ▲ A better, ▼ B better (Holm)"
+    layers = alt.layer(heat, marks, data=cells).properties(width=side, height=side)
+    if cells["retriever"].nunique() > 1:
+        return layers.facet(column=alt.Column("retriever:N", title="retriever")).properties(
+            title=title)
+    return layers.properties(title=title)
 
 
 def _mirrored(rows: pd.DataFrame) -> pd.DataFrame:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import logging
-from bisect import bisect_left
+import re
+from bisect import bisect_right
 from collections.abc import Sequence
+from itertools import accumulate
 
 from ...document.corpus import Document
 from ..build import ChunkBuilder, register
@@ -19,16 +21,41 @@ _HEAD_TRIES = 8
 """How many successive anchors of a rewritten text are tried before it counts as not found."""
 
 
-class _Compact:
-    """The characters of a text that ``keep`` accepts, with each one's offset in the text."""
+_SOLID = re.compile(r"\S+")
+_LETTERS = re.compile(r"[^\W_]+")
+"""Runs of the chars ``str.isspace`` rejects, and of those ``str.isalnum`` accepts."""
+_SLACK = 1024
+"""How far past the cursor (beyond twice a text's own length) a text is first looked for: an
+output lies near where the previous one ended, and a search to the end of the document for
+every rewritten text would make the alignment quadratic."""
 
-    def __init__(self, text: str, keep):
-        self.offsets = [i for i, ch in enumerate(text) if keep(ch)]
-        self.text = "".join(text[i] for i in self.offsets)
+
+class _Compact:
+    """The characters of a text inside the runs ``pattern`` matches, kept as the runs' spans
+    (so a position maps to its offset per run, not per char)."""
+
+    def __init__(self, text: str, pattern: re.Pattern[str]):
+        runs = [(m.start(), m.end()) for m in pattern.finditer(text)]
+        self.starts = [start for start, _ in runs]
+        self.ends = [end for _, end in runs]
+        self.firsts = list(accumulate((end - start for start, end in runs), initial=0))
+        """Compact position of each run's first char (then the compact length)."""
+        self.text = "".join(text[start:end] for start, end in runs)
+
+    def position(self, offset: int) -> int:
+        """Compact position of the first kept char at or after ``offset``."""
+        run = bisect_right(self.starts, offset) - 1
+        if run >= 0 and offset < self.ends[run]:
+            return self.firsts[run] + offset - self.starts[run]
+        return self.firsts[run + 1]
+
+    def offset(self, position: int) -> int:
+        run = bisect_right(self.firsts, position) - 1
+        return self.starts[run] + position - self.firsts[run]
 
     def span(self, first: int, last: int) -> tuple[int, int]:
         """Source span from the first to the last (inclusive) compact position."""
-        return self.offsets[first], self.offsets[last] + 1
+        return self.offset(first), self.offset(last) + 1
 
 
 class Aligner:
@@ -37,43 +64,51 @@ class Aligner:
     In order: the exact text; the text with whitespace ignored; its letters and digits
     alone (markup a splitter rewrote: emphasis, backticks, fence markers, bullets); then
     anchors of those letters and digits, the first one found ahead and the last one found
-    within the text's own length after it.
+    within the text's own length after it. Each is looked for near the cursor first, then
+    to the end of the document, so alignment stays linear in the document's length.
     """
 
     def __init__(self, text: str):
         self.text = text
-        self.solid = _Compact(text, lambda ch: not ch.isspace())
+        self.solid = _Compact(text, _SOLID)
         self._letters: _Compact | None = None
 
     @property
     def letters(self) -> _Compact:
         if self._letters is None:  # built only when a rewritten text needs it
-            self._letters = _Compact(self.text, str.isalnum)
+            self._letters = _Compact(self.text, _LETTERS)
         return self._letters
 
     def locate(self, chunk: str, cursor: int) -> tuple[int, int] | None:
-        exact = self.text.find(chunk, cursor) if chunk else -1
+        near = self._locate(chunk, cursor, 2 * len(chunk) + _SLACK)
+        return near if near is not None else self._locate(chunk, cursor, None)
+
+    def _locate(self, chunk: str, cursor: int, reach: int | None) -> tuple[int, int] | None:
+        """Where ``chunk`` starts within ``reach`` chars (compact ones for the compact
+        searches; None: anywhere) from the cursor."""
+        exact = _find(self.text, chunk, cursor, reach) if chunk else -1
         if exact >= 0:
             return exact, exact + len(chunk)
         solid = "".join(chunk.split())
-        letters = "".join(ch for ch in chunk if ch.isalnum())
+        letters = "".join(_LETTERS.findall(chunk))
         for compact, needle in ((self.solid, solid), (self.letters, letters)):
             if not needle:
                 return None
-            found = compact.text.find(needle, bisect_left(compact.offsets, cursor))
+            found = _find(compact.text, needle, compact.position(cursor), reach)
             if found >= 0:
                 return compact.span(found, found + len(needle) - 1)
-        return self._anchored(letters, bisect_left(self.letters.offsets, cursor))
+        return self._anchored(letters, self.letters.position(cursor), reach)
 
-    def _anchored(self, needle: str, lo: int) -> tuple[int, int] | None:
-        """Span from the first anchor of ``needle`` found at or after ``lo`` to the last
-        anchor found after it within the needle's length (letters-and-digits positions)."""
+    def _anchored(self, needle: str, lo: int, reach: int | None) -> tuple[int, int] | None:
+        """Span from the first anchor of ``needle`` found at or after ``lo`` (within
+        ``reach``) to the last anchor found after it within the needle's length
+        (letters-and-digits positions)."""
         text = self.letters.text
         starts = range(0, max(len(needle) - _ANCHOR, 0) + 1, _ANCHOR)
         for tried, at in enumerate(starts):
             if tried == _HEAD_TRIES:
                 return None
-            head = text.find(needle[at : at + _ANCHOR], lo)
+            head = _find(text, needle[at : at + _ANCHOR], lo, reach)
             if head >= 0:
                 break
         else:
@@ -86,6 +121,13 @@ class Aligner:
                 last = tail + _ANCHOR - 1
                 break
         return self.letters.span(head, min(last, len(text) - 1))
+
+
+def _find(haystack: str, needle: str, lo: int, reach: int | None) -> int:
+    """``haystack.find(needle, lo)`` for a match starting within ``reach`` of ``lo``."""
+    if reach is None:
+        return haystack.find(needle, lo)
+    return haystack.find(needle, lo, lo + reach + len(needle))
 
 
 def aligned_pieces(

@@ -1,0 +1,194 @@
+"""The same Blocks from markdown-it-pyrs (markdown-it in Rust, extra ``fast``), folded from its
+node tree exactly as ``blocks.py`` folds markdown-it-py's tokens.
+
+The Rust parser reports byte offsets; Blocks hold char offsets of whole lines, so each node's
+bytes become the lines they lie on and the line index gives the chars. A document this parser
+cannot read the same way is handed back (``Fallback``, its reason counted in run.json) and
+parsed by markdown-it-py:
+
+- container: a ``:::`` line (markdown-it-pyrs has no container rule);
+- nesting: blocks nested to ``MAX_NESTING`` (markdown-it-pyrs has no limit; the Python parse
+  holds the deep region in one block);
+- html: a nested HTML comment (or ``<script>``, ``<?``, ...) without its end mark in its block
+  (markdown-it-pyrs ends it at a blank line inside a list item);
+- table: a table whose header row has no ``|`` or that follows a quote line (markdown-it-py
+  reads a paragraph, or a lazy line of the quote), a setext heading holding a ``|``.
+
+A differential test holds both parsers to the same Blocks.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from functools import lru_cache
+from typing import Any
+
+from markdown_it.common.utils import normalizeReference
+from markdown_it.rules_block.html_block import HTML_SEQUENCES
+
+from .blocks import Block, _has_words, _with_gaps, html_heading
+from .headings import infer_heading
+from .inline import plain_text
+from .nesting import MAX_NESTING
+
+_RULES = ["blockquote", "code", "fence", "heading", "hr", "lheading", "list", "paragraph",
+          "reference", "html_block", "table", "front_matter"]
+"""Block rules only (no inline rule: a heading's text node holds its Markdown as written)."""
+_CONTAINERS = {"bullet_list": "list", "ordered_list": "list", "list_item": "item",
+               "blockquote": "blockquote"}
+_LEAVES = {"paragraph": "paragraph", "heading": "heading", "lheading": "heading",
+           "table": "table", "fence": "fence", "code_block": "code", "hr": "hr",
+           "html_block": "html", "front_matter": "front_matter", "definition": "reference"}
+_TIGHT_TEXT = "text"
+"""A tight list item's paragraph: markdown-it-pyrs leaves its text node in the item."""
+_CONTAINER_LINE = re.compile(r"(?m)^[ \t>*+\-.)\d]*:{3,}[ \t]*\S")
+"""A line that may open a ``:::`` container (over-inclusive: a false match only costs speed)."""
+_LINE_BREAK = re.compile(r"\r\n?")
+_RUN_ON_HTML = [(re.compile(opener.pattern.lstrip("^"), opener.flags), end)
+                for opener, end, _ in HTML_SEQUENCES[:5]]
+"""HTML blocks that run on to their end mark (a comment to ``-->``, ...): markdown-it-pyrs ends
+them at a blank line inside a list item, markdown-it-py does not."""
+
+
+class Fallback(Exception):
+    """This document is parsed by markdown-it-py instead; the message says why."""
+
+
+@lru_cache(maxsize=1)
+def _parser() -> Any:
+    from markdown_it_pyrs import MarkdownIt
+
+    return MarkdownIt("zero").enable_many(_RULES)  # type: ignore[arg-type]
+
+
+def available() -> bool:
+    try:
+        _parser()
+    except ImportError:
+        return False
+    return True
+
+
+class _Lines:
+    """0-based line of a byte offset into the parsed source."""
+
+    def __init__(self, source: str, char_starts: list[int]):
+        if source.isascii():
+            self.starts = char_starts  # bytes are chars
+        else:
+            data = source.encode("utf-8")
+            self.starts = [0] + [m.end() for m in re.finditer(b"\n", data)]
+
+    def of(self, srcmap: tuple[int, int]) -> tuple[int, int]:
+        """Lines [first, stop) a node's bytes lie on."""
+        start, end = srcmap
+        first = bisect.bisect_right(self.starts, start) - 1
+        last = bisect.bisect_right(self.starts, max(end - 1, start)) - 1
+        return first, last + 1
+
+
+def rust_blocks(text: str, lines: Any, infer: bool, env: dict) -> list:
+    """Top-level Blocks of Markdown ``text`` (``lines``: its LineIndex) from markdown-it-pyrs;
+    ``env["references"]`` gets the link reference definitions. Raises Fallback."""
+    if ":::" in text and _CONTAINER_LINE.search(text):
+        raise Fallback("container")
+    source = text
+    if "\r" in source or "\0" in source:  # markdown-it's normalisation: same lines, same bytes
+        source = _LINE_BREAK.sub("\n", source).replace("\0", "\ufffd")
+        char_starts = [0] + [m.end() for m in re.finditer("\n", source)]
+    else:
+        char_starts = lines.starts
+    root = _parser().tree(source)
+    folder = _Folder(text, lines, _Lines(source, char_starts), infer, env)
+    if "]:" in text:
+        folder.collect_references(root.children)
+    folder.ref_map = {label: ref["href"] for label, ref in folder.references.items()}
+    return _with_gaps(folder.fold(root.children, 0), text)
+
+
+class _Folder:
+    def __init__(self, text: str, lines: Any, byte_lines: _Lines, infer: bool, env: dict):
+        self.text = text
+        self.lines = lines
+        self.byte_lines = byte_lines
+        self.infer = infer
+        self.references: dict[str, dict[str, str]] = env.setdefault("references", {})
+        self.ref_map: dict[str, str] = {}
+
+    def collect_references(self, nodes: Any) -> None:
+        """Every link reference definition, nested ones included (the first of a label wins),
+        before any heading title is read."""
+        for node in nodes:
+            name = node.name
+            if name == "definition":
+                meta = node.meta
+                label = normalizeReference(meta["label"])
+                self.references.setdefault(
+                    label, {"title": meta.get("title") or "", "href": meta["destination"]})
+            elif name in _CONTAINERS:
+                self.collect_references(node.children)
+
+    def fold(self, nodes: Any, depth: int) -> list:
+        found = []
+        for node in nodes:
+            name = node.name
+            container = _CONTAINERS.get(name)
+            if container is not None:
+                if depth + 1 >= MAX_NESTING and container != "list":
+                    raise Fallback("nesting")
+                children = self.fold(node.children, depth + 1)
+                start, end = self.lines.span(*self.byte_lines.of(node.srcmap))
+                found.append(Block(container, start, end,
+                                   content=_has_words(container, self.text, start, end),
+                                   children=tuple(children)))
+                continue
+            kind = _LEAVES.get(name) or ("paragraph" if name == _TIGHT_TEXT and depth else None)
+            if kind is None:
+                raise Fallback(f"node {name}")
+            block = self.leaf(node, kind, depth == 0)
+            if kind == "html" and depth and _runs_on(self.text[block.start : block.end]):
+                raise Fallback("html")
+            if kind in ("table", "heading") and _may_differ(self.text, block, name, found):
+                raise Fallback("table")
+            found.append(block)
+        return found
+
+    def leaf(self, node: Any, kind: str, top: bool) -> Any:
+        first, stop = self.byte_lines.of(node.srcmap)
+        start, end = self.lines.span(first, stop)
+        text = self.text
+        if kind == "heading":
+            raw = "".join(child.meta.get("content", "") for child in node.children).strip()
+            title = plain_text(raw, self.ref_map)
+            provenance = "markdown_setext" if node.name == "lheading" else "markdown_atx"
+            return Block("heading" if title else "empty_heading", start, end,
+                         int(node.meta["level"]), title, provenance, raw, content=bool(title))
+        if kind == "html" and top:
+            source = text[self.lines.offset(first) : self.lines.offset(stop)]
+            if html := html_heading(_LINE_BREAK.sub("\n", source)):
+                return Block("heading", start, end, html[0], html[1], "html_heading", html[1])
+        if kind == "paragraph" and top and self.infer:
+            if seen := infer_heading(text[start:end], True):
+                return Block("heading", start, end, seen[0], seen[1], seen[2], seen[1])
+        title = str(node.meta.get("info", "")).strip() if kind == "fence" else ""
+        return Block(kind, start, end, title=title, content=_has_words(kind, text, start, end))
+
+
+def _runs_on(html: str) -> bool:
+    """Whether an HTML block may open one that runs on to an end mark it does not hold."""
+    return any(opener.search(html) and not end.search(html) for opener, end in _RUN_ON_HTML)
+
+
+def _may_differ(text: str, block: Any, name: str, before: list) -> bool:
+    """Whether markdown-it-py may read this table or setext heading otherwise: a table whose
+    header row has no ``|`` or that follows a quote with no blank line, a setext heading with
+    a ``|``."""
+    if name == "lheading":
+        return "|" in text[block.start : block.end]
+    if name != "table":
+        return False
+    stop = text.find("\n", block.start, block.end)
+    if "|" not in text[block.start : block.end if stop < 0 else stop]:
+        return True
+    return bool(before) and before[-1].kind == "blockquote" and block.start - before[-1].end <= 2

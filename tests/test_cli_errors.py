@@ -1,0 +1,265 @@
+"""Every ordinary mistake on the command line ends in one line naming the input and the fix,
+with exit 2 and no traceback (``--debug`` shows the traceback)."""
+
+from __future__ import annotations
+
+import errno
+import json
+import re
+import shlex
+import shutil
+from pathlib import Path
+
+import pytest
+
+from chunklab import make_config, save_config
+from chunklab.cli import main
+from conftest import FIXTURES
+
+MINI = FIXTURES / "mini_corpus"
+REPO_RESULTS = Path(__file__).resolve().parents[1] / "results"
+"""Where a report with no --out goes (under the repo root, whatever the working folder)."""
+QUICK = ["--strategies", "rct", "--sizes", "300", "--budgets", "none", "--contrast", "none"]
+
+
+@pytest.fixture(scope="module")
+def where(tmp_path_factory) -> dict[str, str]:
+    """Files and folders the bad parameters point at."""
+    root = tmp_path_factory.mktemp("cli")
+    corpus = root / "docs"
+    shutil.copytree(MINI, corpus)
+    flat = root / "flat"  # no headings, no title, no sentence long enough to ask (6 words)
+    flat.mkdir()
+    (flat / "notes.txt").write_text("just words\nand more\n", encoding="utf-8")
+    empty = root / "empty"
+    empty.mkdir()
+    save_config(make_config(strategy="ast_merge", size=300), root / "good.yaml")
+    files = {
+        "scalar.yaml": b"chunker: ast_merge\n",
+        "latin1.yaml": "chunker:\n  strategy: caf\xe9\n".encode("latin-1"),
+        "list.yaml": b"- ast_merge\n",
+        "broken.yaml": b"chunker: {size: [1\n",
+        "deep.yaml": b"[" * 5000 + b"]" * 5000 + b"\n",
+        "edited.yaml": (root / "good.yaml").read_bytes().replace(b"size: 300", b"size: 301"),
+        "badfield.yaml": b"chunker:\n  strategy: ast_merge\n  colour: red\n",
+        "badjson.jsonl": b'{"id": "q1", "query": \n',
+        "deep.jsonl": b"[" * 100_000 + b"]" * 100_000 + b"\n",
+        "latin1.jsonl": '{"id": "q1", "query": "caf\xe9"}\n'.encode("latin-1"),
+        "nosource.jsonl": b'{"id": "q1", "query": "what", "sources": ["nope.md"]}\n',
+        "noanswer.jsonl": b'{"id": "q1", "query": "what", "sources": ["guide.md"], '
+                          b'"answer": "not in the text at all"}\n',
+        "empty.jsonl": b"",
+        "scalar.jsonl": b"42\n",
+        "a-file": b"x",
+    }
+    for name, data in files.items():
+        (root / name).write_bytes(data)
+    (root / "run-other").mkdir()
+    (root / "run-other" / "run.json").write_text(json.dumps({"run_id": "0123456789ab"}))
+    return {"root": str(root), "corpus": str(corpus), "queries": str(MINI / "queries.jsonl"),
+            "flat": str(flat), "empty": str(empty), "good": str(root / "good.yaml"),
+            **{name: str(root / name) for name in files}, "other": str(root / "run-other"),
+            "missing": str(root / "missing"), "under-file": str(root / "a-file" / "x.jsonl")}
+
+
+@pytest.fixture(autouse=True)
+def elsewhere(tmp_path, monkeypatch) -> Path:
+    """Each case runs in an empty folder of its own, so that nothing a mistake writes lands in
+    the working tree (``--out ''`` once meant the current folder)."""
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    monkeypatch.chdir(cwd)
+    return cwd
+
+
+# (command line with {placeholders} from ``where``, text the error line must hold)
+CASES = [
+    # chunk
+    ("chunk --corpus {missing} --strategy rct --out {root}/o.jsonl", "does not exist"),
+    ("chunk --corpus {a-file} --strategy rct --out {root}/o.jsonl", "not a folder"),
+    ("chunk --corpus {corpus} --strategy nope --out {root}/o.jsonl", "valid strategies"),
+    ("chunk --corpus {corpus} --strategy rct --size 0 --out {root}/o.jsonl", "size"),
+    ("chunk --corpus {corpus} --strategy rct --size -5 --out {root}/o.jsonl", "size"),
+    ("chunk --corpus {corpus} --strategy rct --set colour --out {root}/o.jsonl", "KEY=VALUE"),
+    ("chunk --corpus {corpus} --strategy rct --set colour=red --out {root}/o.jsonl", "colour"),
+    ("chunk --corpus {corpus} --strategy rct --set prefix_template={{path}}_{{x}} "
+     "--out {root}/o.jsonl", "only the placeholder {path}"),
+    ("chunk --corpus {corpus} --strategy rct --set prefix_template=plain --out {root}/o.jsonl",
+     "placeholder {path}"),
+    ("chunk --corpus {corpus} --strategy rct --set prefix_template={{path}}}} "
+     "--out {root}/o.jsonl", "braces"),
+    ("chunk --corpus {corpus} --strategy rct --set overlap=5000 --out {root}/o.jsonl",
+     "overlap"),
+    ("chunk --corpus {corpus} --strategy rct --set min_size=5000 --out {root}/o.jsonl",
+     "min_size"),
+    ("chunk --corpus {corpus} --strategy rct --set size=abc --out {root}/o.jsonl", "size"),
+    ("chunk --corpus {corpus} --config {missing} --out {root}/o.jsonl", "cannot read config"),
+    ("chunk --corpus {corpus} --config {scalar.yaml} --out {root}/o.jsonl",
+     "'chunker:' must be a mapping"),
+    ("chunk --corpus {corpus} --config {latin1.yaml} --out {root}/o.jsonl", "not UTF-8"),
+    ("chunk --corpus {corpus} --config {root} --out {root}/o.jsonl", "is a folder"),
+    ("chunk --corpus {corpus} --config {broken.yaml} --out {root}/o.jsonl", "not valid YAML"),
+    ("chunk --corpus {corpus} --config {deep.yaml} --out {root}/o.jsonl", "nested too deep"),
+    ("chunk --corpus {corpus} --config {edited.yaml} --out {root}/o.jsonl", "config_id"),
+    ("chunk --corpus {corpus} --config {list.yaml} --out {root}/o.jsonl", "YAML mapping"),
+    ("chunk --corpus {corpus} --config {badfield.yaml} --out {root}/o.jsonl", "colour"),
+    ("chunk --corpus {corpus} --config {good} --size 3 --out {root}/o.jsonl",
+     "cannot be combined"),
+    ("chunk --corpus {corpus} --strategy rct --out ''", "--out: name a file"),
+    ("chunk --corpus {corpus} --strategy rct --out {root}", "--out: .* is a folder"),
+    ("chunk --corpus {corpus} --strategy rct --out {under-file}", "not a folder"),
+    # summary
+    ("summary --corpus {missing}", "does not exist"),
+    ("summary --corpus {corpus} --size 0", "size"),
+    ("summary --corpus {corpus} --size -1", "size"),
+    ("summary --corpus {corpus} --unit pages", "unit"),
+    ("summary --corpus {empty}", "no documents"),
+    # queries mine
+    ("queries mine --corpus {missing} --out {root}/q.jsonl", "does not exist"),
+    ("queries mine --corpus {corpus} --out ''", "--out: name a file"),
+    ("queries mine --corpus {corpus} --out {root}", "--out: .* is a folder"),
+    ("queries mine --corpus {corpus} --out {root}/q.jsonl --max-sources 0", "--max-sources"),
+    ("queries mine --corpus {flat} --out {root}/q.jsonl", "no queries"),
+    ("queries mine --corpus {empty} --out {root}/q.jsonl", "no documents"),
+    # sweep: the grid
+    ("sweep --corpus {corpus} --queries {queries} --strategies '' --out {root}/r1",
+     "strategies: give at least one"),
+    ("sweep --corpus {corpus} --queries {queries} --strategies ,, --out {root}/r1",
+     "strategies: give at least one"),
+    ("sweep --corpus {corpus} --queries {queries} --strategies bogus --out {root}/r1",
+     "valid strategies"),
+    ("sweep --corpus {corpus} --queries {queries} --strategies rct --sizes '' --out {root}/r1",
+     "sizes: give at least one"),
+    ("sweep --corpus {corpus} --queries {queries} --sizes abc --out {root}/r1", "--sizes"),
+    ("sweep --corpus {corpus} --queries {queries} --sizes 0 --out {root}/r1", "size"),
+    ("sweep --corpus {corpus} --queries {queries} --sizes -100 --out {root}/r1", "size"),
+    ("sweep --corpus {corpus} --queries {queries} --retrievers '' --out {root}/r1",
+     "retrievers: give at least one"),
+    ("sweep --corpus {corpus} --queries {queries} --retrievers bogus --out {root}/r1",
+     "valid retrievers"),
+    ("sweep --corpus {corpus} --queries {queries} --k 0 --out {root}/r1", "k"),
+    ("sweep --corpus {corpus} --queries {queries} --k -1 --out {root}/r1", "k"),
+    ("sweep --corpus {corpus} --queries {queries} --budgets abc --out {root}/r1", "--budgets"),
+    ("sweep --corpus {corpus} --queries {queries} --budgets 0 --out {root}/r1", "budgets"),
+    ("sweep --corpus {corpus} --queries {queries} --budgets -5 --out {root}/r1", "budgets"),
+    ("sweep --corpus {corpus} --queries {queries} --strategies rct --contrast rct:mts "
+     "--out {root}/r1", "contrasts"),
+    ("sweep --corpus {corpus} --queries {queries} --contrast rct --out {root}/r1", "contrasts"),
+    ("sweep --corpus {corpus} --queries {queries} --contrast rct:rct --out {root}/r1",
+     "contrasts"),
+    ("sweep --corpus {corpus} --queries {queries} --set colour=red --out {root}/r1", "colour"),
+    ("sweep --corpus {corpus} --queries {queries} --set overlap=1000 --out {root}/r1",
+     "overlap"),
+    ("sweep --corpus {corpus} --queries {queries} --set prefix_template={{x}} "
+     "--out {root}/r1", "only the placeholder {path}"),
+    ("sweep --corpus {corpus} --queries {queries} --set min_size=5000 --out {root}/r1",
+     "min_size"),
+    # sweep: the inputs
+    ("sweep --corpus {missing} --queries {queries} --out {root}/r1", "does not exist"),
+    ("sweep --corpus {empty} --mine-queries --out {root}/r1", "no documents"),
+    ("sweep --corpus {corpus} --queries {missing} --out {root}/r1", "cannot read"),
+    ("sweep --corpus {corpus} --queries {root} --out {root}/r1", "is a folder"),
+    ("sweep --corpus {corpus} --queries {latin1.jsonl} --out {root}/r1", "UTF-8"),
+    ("sweep --corpus {corpus} --queries {badjson.jsonl} --out {root}/r1", "not valid JSON"),
+    ("sweep --corpus {corpus} --queries {deep.jsonl} --out {root}/r1", "nested too deep"),
+    ("sweep --corpus {corpus} --queries {nosource.jsonl} --out {root}/r1",
+     "not a document of the corpus"),
+    ("sweep --corpus {corpus} --queries {noanswer.jsonl} --out {root}/r1", "exact substring"),
+    ("sweep --corpus {corpus} --queries {empty.jsonl} --out {root}/r1", "holds no queries"),
+    ("sweep --corpus {corpus} --queries {scalar.jsonl} --out {root}/r1", "JSON object"),
+    ("sweep --corpus {flat} --mine-queries --out {root}/r1", "no queries"),
+    ("sweep --corpus {corpus} --mine-queries --test-queries {queries} --out {root}/r1",
+     "held_out_queries"),
+    ("sweep --corpus {corpus} --queries {queries} --test-queries {missing} --out {root}/r1",
+     "cannot read"),
+    # sweep: the output folder
+    ("sweep --corpus {corpus} --queries {queries} --out ''", "--out: name a folder"),
+    ("sweep --corpus {corpus} --queries {queries} --out {a-file}", "is a file, not a folder"),
+    ("sweep --corpus {corpus} --queries {queries} --out {other}", "holds another run"),
+    ("sweep --corpus {corpus} --queries {queries} --out {under-file}", "not a folder"),
+    # view
+    ("view --corpus {corpus} --doc nope.md --strategy rct --out {root}/v.html",
+     "no document 'nope.md'"),
+    ("view --corpus {missing} --doc guide.md --strategy rct --out {root}/v.html",
+     "does not exist"),
+    ("view --corpus {corpus} --doc guide.md --strategy nope --out {root}/v.html",
+     "valid strategies"),
+    ("view --corpus {corpus} --doc guide.md --strategy rct --vs nope --out {root}/v.html",
+     "valid strategies"),
+    ("view --corpus {corpus} --doc guide.md --strategy rct --vs-config {missing} "
+     "--out {root}/v.html", "cannot read config"),
+    ("view --corpus {corpus} --doc guide.md --config {scalar.yaml} --out {root}/v.html",
+     "'chunker:' must be a mapping"),
+    ("view --corpus {corpus} --doc guide.md --strategy rct --out ''", "--out: name a file"),
+    ("view --corpus {corpus} --doc guide.md --strategy rct --out {root}",
+     "--out: .* is a folder"),
+    ("view --corpus {corpus} --doc guide.md --strategy rct --size 0 --out {root}/v.html",
+     "size"),
+    # report (checked before any notebook runs)
+    ("report --corpus {corpus} --strategies '' --out {root}/rep", "STRATEGIES"),
+    ("report --corpus {corpus} --sizes '' --out {root}/rep", "SIZES"),
+    ("report --corpus {corpus} --sizes abc --out {root}/rep", "--sizes"),
+    ("report --corpus {corpus} --out {a-file}", "is a file, not a folder"),
+    ("report --corpus {corpus} --out ''", "--out: name a folder"),
+    ("report --corpus {corpus} --queries {missing} --out {root}/rep", "QUERIES"),
+    ("report --corpus {corpus} --k 0 --out {root}/rep", "K"),
+    ("report --corpus {missing} --out {root}/rep", "CORPUS"),
+    ("report --corpus {corpus} --retrievers bogus --out {root}/rep",
+     "RETRIEVERS: expected one of"),
+    ("report --corpus {corpus} --budgets abc --out {root}/rep", "--budgets"),
+    ("report --corpus {corpus} --out {other}", "holds another run"),
+]
+
+
+def argv(line: str, where: dict[str, str]) -> list[str]:
+    """The command line with each ``{name}`` replaced (names hold dots, so not str.format)."""
+    for name in sorted(where, key=len, reverse=True):
+        line = line.replace("{" + name + "}", shlex.quote(where[name]))
+    return shlex.split(line.replace("{{", "{").replace("}}", "}"))
+
+
+@pytest.mark.parametrize("line,expected", CASES, ids=[c[0][:70] for c in CASES])
+def test_a_bad_parameter_is_one_line_and_exit_2(line, expected, where, capsys, elsewhere):
+    args = argv(line, where)
+    before = set(REPO_RESULTS.glob("*"))
+    code = main(args)  # an uncaught exception here is the traceback this test forbids
+    err = capsys.readouterr().err
+    lines = err.strip().splitlines()
+    assert code == 2, err
+    assert len(lines) == 1 and lines[0].startswith("chunklab: error: "), err
+    assert "unexpected" not in lines[0], err  # named by its own message, not the safety net
+    assert re.search(expected if ".*" in expected else re.escape(expected), lines[0]), err
+    assert not list(elsewhere.iterdir()), "a refused command wrote into the current folder"
+    assert set(REPO_RESULTS.glob("*")) == before, "a refused report wrote into results/"
+
+
+def test_debug_shows_the_traceback(where):
+    with pytest.raises(Exception, match="does not exist"):
+        main(["--debug", "summary", "--corpus", where["missing"]])
+    with pytest.raises(Exception, match="does not exist"):
+        main(["summary", "--corpus", where["missing"], "--debug"])
+
+
+@pytest.mark.parametrize("number,words", [(errno.EROFS, "read-only"), (errno.EACCES,
+                                                                       "permission denied"),
+                                          (errno.ENOSPC, "disk is full")])
+@pytest.mark.parametrize("command", ["chunk", "sweep", "queries"])
+def test_a_disk_that_refuses_writes_is_one_line_naming_the_file(where, monkeypatch, capsys,
+                                                                 number, words, command):
+    import os
+
+    from chunklab.util import atomic
+
+    def refused(src, dst):
+        raise OSError(number, os.strerror(number))
+
+    monkeypatch.setattr(atomic.os, "replace", refused)
+    out = Path(where["root"]) / f"{command}-{number}"
+    line = {"chunk": f"chunk --corpus {{corpus}} --strategy rct --out {out}.jsonl",
+            "queries": f"queries mine --corpus {{corpus}} --out {out}.jsonl",
+            "sweep": f"sweep --corpus {{corpus}} --queries {{queries}} {' '.join(QUICK)} "
+                     f"--out {out}"}[command]
+    assert main(argv(line, where)) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and words in err.lower() and str(out) in err, err
+    assert not list(Path(where["root"]).rglob("*.tmp"))

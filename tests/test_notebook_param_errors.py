@@ -1,0 +1,62 @@
+"""Every notebook parameter given a bad value (as papermill -p would pass it) is refused in
+one line naming the parameter, or accepted: never a traceback."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from chunklab.errors import ConfigError
+from chunklab.notebooks import (
+    choose_and_export,
+    chunk_explorer,
+    corpus_profile,
+    splitter_panorama,
+    strategy_sweep,
+    structure_signal,
+)
+from chunklab.notebooks.params import validate
+from chunklab.notebooks.report import notebook_values, notebooks_dir
+from chunklab.notebooks.strategy_sweep import sweep_params
+from conftest import FIXTURES
+
+MINI = FIXTURES / "mini_corpus"
+MODELS = {"01_corpus_profile": corpus_profile.ProfileParams,
+          "02_splitter_panorama": splitter_panorama.PanoramaParams,
+          "03_strategy_sweep": strategy_sweep.StrategySweepParams,
+          "04_chunk_explorer": chunk_explorer.ExplorerParams,
+          "05_structure_signal": structure_signal.StructureSignalParams,
+          "06_choose_and_export": choose_and_export.ChooseParams}
+BAD = [None, "", "   ", -1, 0, 10**30, 1.5, float("nan"), True, "abc", [], [None], [[1]],
+       [""], ["nope"], {"a": 1}, "x" * 5000, "/dev/null", "../" * 40 + "etc"]
+
+
+def good_values(name: str, out_dir) -> dict:
+    """The notebook's own defaults (its parameters cell), with a report's values on top."""
+    papermill = pytest.importorskip("papermill")
+    [source] = notebooks_dir().glob(f"{name}.ipynb")
+    declared = papermill.inspect_notebook(str(source))
+    defaults = {k: ast.literal_eval(v["default"]) for k, v in declared.items()}
+    out_dir.mkdir()
+    inputs = validate(strategy_sweep.SweepInputs, CORPUS=str(MINI),
+                      QUERIES=str(MINI / "queries.jsonl"), HELD_OUT_QUERIES="", SPLIT_SEED=0,
+                      STRATEGIES=["rct"], SIZES=[300], RETRIEVERS=["bm25"], K=5, BUDGETS=[],
+                      CONTRASTS=[])
+    values = notebook_values(out_dir, sweep_params(inputs), queries=inputs.QUERIES, name=name)
+    return {k: v for k, v in {**defaults, **values}.items() if k in MODELS[name].model_fields}
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_a_bad_value_of_any_parameter_is_one_line_naming_it(name, tmp_path):
+    good = good_values(name, tmp_path / "out")
+    validate(MODELS[name], **good)  # the starting point is valid
+    refused = 0
+    for field in MODELS[name].model_fields:
+        for bad in BAD:
+            try:
+                validate(MODELS[name], **{**good, field: bad})
+            except ConfigError as err:
+                refused += 1
+                assert str(err).startswith(f"{field}: ") and "\n" not in str(err), str(err)
+    assert refused > len(MODELS[name].model_fields) * len(BAD) // 2

@@ -1,0 +1,118 @@
+"""The rust block parser (markdown-it-pyrs, extra ``fast``) gives the Blocks markdown-it-py
+gives: every fixture, the sample corpus and generated Markdown are parsed by both."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+
+from chunklab.cli import main
+from chunklab.document.corpus import decode, load_corpus, make_document
+from chunklab.document.parsers import PARSER_VARIABLE, parse_blocks, parser_choice
+from chunklab.errors import ConfigError
+from conftest import FIXTURES, SAMPLE
+from generated import markdown_docs
+
+pytest.importorskip("markdown_it_pyrs", reason="the rust parser needs the extra 'fast'")
+
+MARKDOWN = sorted(p for root in (FIXTURES, SAMPLE) for p in root.rglob("*.md"))
+HANDED_BACK = {"realworld/vitepress_page.md": "container", "deep_list.md": "nesting"}
+"""Fixtures the rust parser hands to python, and why: ``:::`` containers (markdown-it-pyrs has
+no container rule) and a list nested to the nesting limit (``nesting.py``)."""
+
+
+def both(text: str) -> tuple[dict, dict]:
+    """Blocks and parse environment from each parser."""
+    found = {}
+    for parser in ("python", "rust"):
+        env: dict = {}
+        blocks = parse_blocks(text, env=env, parser=parser)
+        refs = {label: ref["href"] for label, ref in env.get("references", {}).items()}
+        found[parser] = {"blocks": blocks, "references": refs, "parser": env["parser"],
+                         "fallback": env.get("fallback", "")}
+    return found["python"], found["rust"]
+
+
+def readable(path) -> str | None:
+    try:
+        return decode(path.read_bytes())
+    except ValueError:
+        return None  # a fixture of an unreadable file
+
+
+@pytest.mark.parametrize("path", MARKDOWN, ids=lambda p: p.name)
+def test_every_fixture_and_sample_document_parses_the_same(path):
+    text = readable(path)
+    if text is None:
+        pytest.skip(f"{path.name} is not UTF-8 text (a loader fixture)")
+    python, rust = both(text)
+    name = path.relative_to(FIXTURES).as_posix() if path.is_relative_to(FIXTURES) else path.name
+    if name in HANDED_BACK:
+        assert rust["parser"] == "python" and rust["fallback"] == HANDED_BACK[name]
+        assert rust["blocks"] == python["blocks"]
+        return
+    assert rust["parser"] == "rust", rust["fallback"]
+    assert rust["blocks"] == python["blocks"]
+    assert rust["references"] == python["references"]
+
+
+def test_the_sample_corpus_and_the_fixtures_need_no_other_fallback():
+    fallbacks = Counter()
+    for path in MARKDOWN:
+        text = readable(path)
+        if text is not None:
+            fallbacks[make_document(path.name, text, parser="rust").fallback or "none"] += 1
+    assert fallbacks == Counter({"none": fallbacks["none"], **Counter(HANDED_BACK.values())})
+    assert load_corpus(SAMPLE).parsers()["fallbacks"] == {}
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=markdown_docs(nested=False))
+@example(text="é ü\r\n# Títle 数据\r\n\r\n- a\r\n  > b\r\n  ```py\r\n  x\r\n  ```\r\n")
+@example(text="[A  b]: <ü x> 'T'\n\n# [see][a b]\n")
+@example(text="# alpha\n\n- <!--\n\n  alpha\n\n")
+@example(text="# alpha\n\n- ::: :::\n\n")
+@example(text="alpha\n| -\n\n")
+@example(text="# alpha\n\nalpha |\n---\n\n")
+@example(text="> - alpha\n| a | b |\n|---|---|\n")
+def test_generated_markdown_parses_the_same(text):
+    python, rust = both(text)
+    if rust["parser"] == "python":  # handed back: it must say why, and be right to
+        assert rust["fallback"] in ("container", "nesting", "html", "table")
+        return
+    assert rust["blocks"] == python["blocks"]
+    assert rust["references"] == python["references"]
+
+
+def test_the_environment_variable_picks_the_parser(monkeypatch):
+    monkeypatch.setenv(PARSER_VARIABLE, "python")
+    assert parser_choice() == "python"
+    assert make_document("a.md", "# A\n").parser == "python"
+    monkeypatch.setenv(PARSER_VARIABLE, "rust")
+    assert make_document("a.md", "# A\n").parser == "rust"
+    monkeypatch.delenv(PARSER_VARIABLE)
+    assert parser_choice() == "rust"  # installed: chosen by itself
+
+
+def test_a_bad_parser_name_is_named(monkeypatch):
+    monkeypatch.setenv(PARSER_VARIABLE, "c")
+    with pytest.raises(ConfigError, match="CHUNKLAB_PARSER must be one of python, rust; got 'c'"):
+        parser_choice()
+
+
+def test_chunk_output_is_byte_identical_between_parsers(tmp_path, monkeypatch, capsys):
+    outputs = {}
+    for parser in ("python", "rust"):
+        monkeypatch.setenv(PARSER_VARIABLE, parser)
+        out = tmp_path / f"{parser}.jsonl"
+        assert main(["chunk", "--corpus", str(SAMPLE), "--strategy", "ast_breadcrumb",
+                     "--out", str(out)]) == 0
+        outputs[parser] = out.read_bytes()
+    assert outputs["python"] == outputs["rust"]
+    assert len(outputs["rust"].splitlines()) > 50
+    assert load_corpus(SAMPLE).documents[0].parser == "rust"
+    first = json.loads(outputs["rust"].splitlines()[0])
+    assert "parser" not in first  # which parser made the blocks is in the run, not the text

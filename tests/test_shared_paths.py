@@ -1,0 +1,71 @@
+"""Shared files name paths relative to the repo (the working folder) or under ``~``, never
+the machine's absolute folders."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from chunklab.util.paths import shown_path, shown_paths
+from conftest import FIXTURES
+
+MINI = FIXTURES / "mini_corpus"
+
+
+@pytest.fixture()
+def home(tmp_path, monkeypatch):
+    folder = tmp_path / "home" / "someone"
+    folder.mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(folder))
+    return folder
+
+
+def test_a_path_is_shown_relative_to_the_working_folder_or_home(tmp_path, home, monkeypatch):
+    work = tmp_path / "repo"
+    (work / "data").mkdir(parents=True)
+    monkeypatch.chdir(work)
+    assert shown_path(work / "data") == "data"
+    assert shown_path(work) == "."
+    assert shown_path(home / "docs" / "a.md") == "~/docs/a.md"
+    assert shown_path(home) == "~"
+    assert shown_path("/elsewhere/x") == "/elsewhere/x"
+
+
+def test_every_spelling_of_a_folder_is_replaced_where_its_name_ends(tmp_path, home):
+    text = f'CORPUS = "{home}/docs"; {home}/docs2/x.md; {home}x'
+    assert shown_paths(text, [home / "docs"], base=tmp_path / "repo") == (
+        'CORPUS = "~/docs"; ~/docs2/x.md; ' + f"{home}x")
+
+
+def test_run_json_names_the_corpus_as_the_user_does(tmp_path, home, monkeypatch):
+    from chunklab.evaluation.sweep import SweepParams, run_sweep
+
+    corpus = shutil.copytree(MINI, home / "docs")
+    (tmp_path / "work").mkdir()
+    monkeypatch.chdir(tmp_path / "work")
+    params = SweepParams(corpus=str(corpus), queries=str(corpus / "queries.jsonl"),
+                         strategies=("rct",), sizes=(300,), retrievers=("bm25",))
+    run_sweep(params, home / "run", progress=False)
+    info = json.loads((home / "run" / "run.json").read_text(encoding="utf-8"))
+    assert info["corpus"]["root"] == "~/docs"
+
+
+@pytest.mark.slow
+def test_a_report_page_names_no_folder_of_the_machine(home):
+    from chunklab.notebooks.report import build_report
+
+    corpus = shutil.copytree(MINI, home / "docs")
+    report = build_report(home / "report", corpus=str(corpus),
+                          queries=str(corpus / "queries.jsonl"), sizes=[300],
+                          strategies=["rct"], retrievers=["bm25"], budgets=[],
+                          notebooks=["01_corpus_profile"], progress=False)
+    assert not report.failed, [r.error for r in report.failed]
+    pages = [report.index, *report.out_dir.glob("01_corpus_profile.*")]
+    assert len(pages) == 3
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        assert str(home) not in text, page.name
+    assert "~/docs" in report.index.read_text(encoding="utf-8")
+    assert "~/docs" in (report.out_dir / "01_corpus_profile.html").read_text(encoding="utf-8")
