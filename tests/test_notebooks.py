@@ -29,6 +29,7 @@ from chunklab.notebooks.report import (
     default_run_name,
     middle_size,
     notebook_values,
+    run_notebook,
 )
 from conftest import FIXTURES, ROOT
 
@@ -90,12 +91,13 @@ def test_a_report_with_a_bad_parameter_fails_before_running_anything(tmp_path, v
     assert not (tmp_path / "r").exists()
 
 
-def test_a_report_folder_holding_another_run_is_refused(tmp_path):
-    (tmp_path / "run.json").write_text(json.dumps({"run_id": "0123456789ab"}))
-    refused = r"^OUT_DIR: .* holds another run \(0123456789ab, run\.json\)"
-    with pytest.raises(ConfigError, match=refused):
-        build_report(tmp_path, corpus=str(MINI), queries=str(MINI_QUERIES), progress=False,
-                     **SWEEP)
+def test_a_report_folder_holding_another_run_keeps_it_and_says_what_differs(tmp_path):
+    (tmp_path / "params.json").write_text(json.dumps({"run_id": "0123456789ab", "k": 3}))
+    report = build_report(tmp_path, corpus=str(MINI), queries=str(MINI_QUERIES), progress=False,
+                          notebooks=[], **SWEEP)
+    assert report.out_dir.parent == tmp_path and report.out_dir.name.startswith("run-")
+    assert "holds run 0123456789ab" in report.note and "k: 3 -> 5" in report.note
+    assert json.loads((tmp_path / "params.json").read_text())["run_id"] == "0123456789ab"
 
 
 def test_default_run_name_is_a_timestamp():
@@ -270,6 +272,53 @@ def test_a_bad_value_fails_in_the_validation_cell_naming_it(report, tmp_path, na
 
 
 @pytest.mark.slow
+def test_a_mistyped_papermill_parameter_fails_in_one_line_naming_the_valid_ones(tmp_path):
+    output = tmp_path / "03_strategy_sweep.ipynb"
+    with pytest.raises(papermill.PapermillExecutionError) as caught:
+        papermill.execute_notebook(str(NB_DIR / "03_strategy_sweep.ipynb"), str(output),
+                                   parameters={"SIZE": 300, "OUT_DIR": str(tmp_path / "run")},
+                                   kernel_name="python3", cwd=str(ROOT), progress_bar=False)
+    assert caught.value.evalue.startswith("SIZE: not a parameter of this notebook; valid "
+                                          "parameters: ")
+    assert "SIZES" in caught.value.evalue
+    errors = [o for c in nbformat.read(output, as_version=4).cells
+              for o in c.get("outputs", []) if o.get("output_type") == "error"]
+    assert len(errors) == 1 and len(errors[0]["traceback"]) == 1  # one line, no frames
+    assert not (tmp_path / "run").exists()  # no default sweep ran
+
+
+@pytest.mark.slow
+def test_the_explorer_widget_is_exported_as_its_static_view(report):
+    notebook = nbformat.read(report.out_dir / "04_chunk_explorer.ipynb", as_version=4)
+    widgets = [o for c in notebook.cells for o in c.get("outputs", [])
+               if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
+    assert widgets and all("text/html" in o["data"] for o in widgets)
+    page = (report.out_dir / "04_chunk_explorer.html").read_text(encoding="utf-8")
+    assert page.count('class="chunklab-view') >= len(widgets)  # the view, not an empty cell
+
+
+@pytest.mark.slow
+def test_kernels_started_together_never_share_a_socket(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    sources = []
+    for stem in ("a", "b", "c"):
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(f"print('{stem}' * 3)")])
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                     "language": "python"}
+        nbformat.write(nb, tmp_path / f"{stem}.ipynb")
+        sources.append(tmp_path / f"{stem}.ipynb")
+    before = set(ROOT.iterdir())
+    with ThreadPoolExecutor(3) as pool:
+        runs = list(pool.map(lambda s: run_notebook(s.stem, s, tmp_path, {}), sources))
+    assert [(r.name, r.status) for r in runs] == [("a", "ok"), ("b", "ok"), ("c", "ok")]
+    for run in runs:
+        outputs = nbformat.read(run.notebook, as_version=4).cells[0].outputs
+        assert outputs[0]["text"] == f"{run.name * 3}\n"  # each kernel answered its own client
+    assert set(ROOT.iterdir()) == before  # no socket left in the working folder
+
+
+@pytest.mark.slow
 def test_a_failing_notebook_is_reported_and_the_rest_still_run(tmp_path):
     for stem, source in (("bad", "raise ValueError('boom')"), ("good", "print('fine')")):
         nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])
@@ -277,11 +326,10 @@ def test_a_failing_notebook_is_reported_and_the_rest_still_run(tmp_path):
                                      "language": "python"}
         nbformat.write(nb, tmp_path / f"{stem}.ipynb")
     result = build_report(tmp_path / "out", corpus=str(MINI), queries=str(MINI_QUERIES),
-                          notebooks=[str(tmp_path / "bad.ipynb"), "99_absent_*",
-                                     str(tmp_path / "good.ipynb")], progress=False, **SWEEP)
+                          notebooks=[str(tmp_path / "bad.ipynb"), str(tmp_path / "good.ipynb")],
+                          progress=False, **SWEEP)
     assert result.exit_code == 1
-    assert [(r.name, r.status) for r in result.runs] == [
-        ("bad", "failed"), ("99_absent_*", "missing"), ("good", "ok")]
+    assert [(r.name, r.status) for r in result.runs] == [("bad", "failed"), ("good", "ok")]
     index = result.index.read_text()
     assert "ValueError: boom" in index and 'href="good.html"' in index
 

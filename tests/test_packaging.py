@@ -94,3 +94,47 @@ def test_version_is_printed():
     with pytest.raises(SystemExit) as done:
         main(["--version"])
     assert done.value.code == 0
+
+
+def test_pyproject_lists_every_package_and_maps_the_notebooks_in():
+    tool = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    lib = ROOT / "lib"
+    found = {".".join(p.parent.relative_to(lib).parts) for p in lib.rglob("__init__.py")}
+    templates = {".".join(p.relative_to(lib).parts) for p in lib.rglob("templates")}
+    assert set(tool["packages"]) == found | templates | {"chunklab._notebooks"}
+    assert tool["package-dir"]["chunklab._notebooks"] == "notebooks"
+    assert tool["package-data"]["chunklab._notebooks"] == ["*.ipynb"]
+
+
+@pytest.mark.slow
+def test_the_built_wheel_carries_the_notebooks_and_the_index_template(tmp_path):
+    import shutil
+    import sys
+    import zipfile
+
+    source = tmp_path / "src"  # a copy: building writes build/ and *.egg-info beside it
+    for name in ("pyproject.toml", "README.md", "lib", "notebooks"):
+        source.mkdir(exist_ok=True)
+        copy = shutil.copytree if (ROOT / name).is_dir() else shutil.copy
+        copy(ROOT / name, source / name, **({"ignore": shutil.ignore_patterns(
+            "__pycache__", "*.egg-info")} if (ROOT / name).is_dir() else {}))
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps",
+                            "--no-build-isolation", "-q", "-w", str(tmp_path), str(source)],
+                           capture_output=True, text=True, check=False)
+    assert built.returncode == 0, built.stderr[-2000:]
+    (wheel,) = tmp_path.glob("chunklab-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    notebooks = {f"chunklab/_notebooks/{p.name}" for p in (ROOT / "notebooks").glob("*.ipynb")}
+    assert len(notebooks) == 6 and notebooks <= names
+    assert "chunklab/notebooks/templates/index.html.j2" in names
+
+
+def test_the_dense_install_command_names_the_makefiles_torch_and_the_cpu_index():
+    from chunklab.errors import INSTALL_COMMANDS, TORCH_CPU_INDEX
+
+    version = re.search(r"^TORCH_VERSION \?= (\S+)$", (ROOT / "Makefile").read_text(), re.M)
+    assert version and f"torch=={version.group(1)} --index-url {TORCH_CPU_INDEX}" in \
+        INSTALL_COMMANDS["dense"]
+    assert "$(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))" in (ROOT / "Makefile").read_text()
+    assert f"torch=={version.group(1)} --index-url {TORCH_CPU_INDEX}" in \
+        (ROOT / "README.md").read_text()

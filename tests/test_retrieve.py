@@ -221,6 +221,17 @@ def test_dense_embeds_each_text_once_across_retrievers(tmp_path, chunks):
     assert np.array_equal(second.matrix, first.matrix)
 
 
+def test_embedding_shows_its_progress_in_texts_per_second(tmp_path, capsys):
+    dense = DenseRetriever(cache_dir=str(tmp_path), batch_size=2, progress=True)
+    dense._encoder = FakeEncoder()
+    texts = [f"text {i} token" for i in range(80)]
+    vectors = dense.embed(texts)
+    assert vectors.shape == (80, 3)
+    assert [len(c) for c in dense._encoder.calls] == [32, 32, 16]  # 16 batches per step
+    err = capsys.readouterr().err
+    assert "embed" in err and "80/80" in err and "text/s" in err
+
+
 def test_dense_counts_repeated_texts_as_hits(tmp_path):
     dense = DenseRetriever(cache_dir=str(tmp_path))
     dense._encoder = FakeEncoder()
@@ -246,6 +257,9 @@ def test_missing_sentence_transformers_is_a_clear_error(monkeypatch):
     message = str(caught.value)
     assert "sentence-transformers is not installed" in message
     assert "pip install -e '.[dense]'" in message
+    # the CPU build of torch first, from PyTorch's CPU wheel index (not a multi-GB CUDA build)
+    assert "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu" in message
+    assert "make install-dense TORCH_INDEX=" in message
 
 
 # --- the real model ---------------------------------------------------------------------

@@ -12,7 +12,7 @@ from chunklab.chunking.build import chunk_document
 from chunklab.errors import ChunklabError, ConfigError, CorpusError
 from chunklab.evaluation.invariants import lost_chars, split_blocks
 from chunklab.viz import BoundaryView, SideBySide, render_view
-from chunklab.viz.boundaries import page
+from chunklab.viz.boundaries import chunk_flags, page
 from conftest import FIXTURES, fixture_doc
 
 VOID = {"meta", "br", "hr", "img", "input", "link"}
@@ -212,30 +212,85 @@ def test_chunks_owning_no_text_still_get_their_region():
     assert parsed.docs == [doc.text]
 
 
+class AlignedParser(HTMLParser):
+    """The side-by-side table: per source line, its number, what the gutter marks and the
+    document text of each side (decoration left out)."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.rows: list[dict] = []
+        self.open: list[tuple[str, set]] = []
+        self.side = ""
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        classes = set((attrs.get("class") or "").split())
+        if tag == "tr" and "line" in classes:
+            self.rows.append({"line": int(attrs["data-line"]), "only": attrs.get("data-only", ""),
+                              "left": "", "right": ""})
+        if tag == "td" and "doc-line" in classes:
+            self.side = attrs["data-side"]
+        if tag not in VOID:
+            self.open.append((tag, classes))
+
+    def handle_endtag(self, tag):
+        while self.open:
+            name, classes = self.open.pop()
+            if name == "td" and "doc-line" in classes:
+                self.side = ""
+            if name == tag:
+                break
+
+    def handle_data(self, data):
+        classes = set().union(*(c for _, c in self.open)) if self.open else set()
+        if self.side and not classes & HIDDEN:
+            self.rows[-1][self.side] += data
+
+
+def aligned(markup: str) -> list[dict]:
+    parser = AlignedParser()
+    parser.feed(markup)
+    parser.close()
+    return parser.rows
+
+
+def cut_lines(doc, chunks) -> set[int]:
+    """The 1-based lines where a config cuts: each chunk bound moved past whitespace."""
+    text, lines = doc.text, set()
+    for chunk in chunks:
+        for offset in (chunk.start, chunk.end):
+            while offset < len(text) and text[offset].isspace():
+                offset += 1
+            lines.add(text.count("\n", 0, offset) + 1)
+    return lines
+
+
 @pytest.mark.parametrize("name", ["long_fence.md", "standard_deep.md"])
-def test_side_by_side_marks_each_boundary_only_one_side_has(name):
+def test_side_by_side_aligns_lines_and_marks_where_only_one_side_cuts(name):
     doc = fixture_doc(name)
     left_config = make_config(strategy="ast_merge", size=200)
     right_config = make_config(strategy="rct", size=200)
     left, right = chunk_document(doc, left_config), chunk_document(doc, right_config)
-    ends = lambda chunks: {c.start for c in chunks} | {c.end for c in chunks}  # noqa: E731
-    view = SideBySide(doc, left, left_config, right, right_config)
-    parsed = parse(view.html())
-    assert len(parsed.elements("boundary-view")) == 2
-    assert len(parsed.elements("chunk")) == len(left) + len(right)
-    cuts = [int(a["data-offset"]) for a in parsed.elements("cut")]
-    only_left, only_right = ends(left) - ends(right), ends(right) - ends(left)
-    assert only_left or only_right
-    assert cuts == sorted(only_left) + sorted(only_right)
-    assert parsed.docs == [doc.text, doc.text]
+    rows = aligned(SideBySide(doc, left, left_config, right, right_config).html())
+    lines = doc.text.splitlines()
+    assert [r["line"] for r in rows] == list(range(1, len(lines) + 1))
+    assert [r["left"] for r in rows] == lines == [r["right"] for r in rows]  # row = line
+    left_cuts, right_cuts = cut_lines(doc, left), cut_lines(doc, right)
+    marked = {r["line"] for r in rows if r["only"]}
+    assert marked, "two different splitters cut somewhere differently"
+    assert marked <= left_cuts | right_cuts  # only a line where a side cuts is marked
+    in_text = set(range(1, len(lines) + 1))  # a cut at the very end is past the last line
+    assert (left_cuts ^ right_cuts) & in_text <= marked  # one side cuts, the other not at all
+    assert {r["only"] for r in rows} <= {"", "left", "right", "both"}
 
 
 def test_identical_configs_have_no_differing_boundaries():
     doc = fixture_doc("standard_deep.md")
     config = make_config(strategy="ast_breadcrumb", size=300)
     chunks = chunk_document(doc, config)
-    parsed = parse(SideBySide(doc, chunks, config, chunks, config).html())
-    assert parsed.elements("cut") == []
+    markup = SideBySide(doc, chunks, config, chunks, config).html()
+    assert parse(markup).elements("cut") == []
+    assert not [r for r in aligned(markup) if r["only"]]
 
 
 def test_render_view_writes_single_and_side_by_side_pages(tmp_path):
@@ -244,7 +299,8 @@ def test_render_view_writes_single_and_side_by_side_pages(tmp_path):
                       out=tmp_path / "b.html")
     corpus_doc = load_corpus(FIXTURES).get("long_fence.md")
     assert parse(one.read_text()).docs == [corpus_doc.text]
-    assert len(parse(two.read_text()).elements("boundary-view")) == 2
+    rows = aligned(two.read_text())
+    assert [r["left"] for r in rows] == corpus_doc.text.splitlines() == [r["right"] for r in rows]
     saved = save_config(make_config(strategy="paragraph", size=100), tmp_path / "c.yaml")
     three = render_view(FIXTURES, "long_fence.md", config_path=saved, vs_config=saved,
                         out=tmp_path / "c.html")
@@ -269,3 +325,24 @@ def test_render_view_suggests_the_nearest_document(tmp_path):
     with pytest.raises(ConfigError):
         render_view(FIXTURES, "long_fence.md", config_path=tmp_path / "c.yaml", size=3,
                     out=tmp_path / "x.html")
+
+
+def test_rct_is_flagged_only_where_it_breaks_an_invariant():
+    doc = fixture_doc("standard_deep.md")  # no fence, no table: nothing rct could cut
+    config = make_config(strategy="rct", size=200)
+    chunks = chunk_document(doc, config)
+    view = BoundaryView(doc, chunks, config)
+    assert view.stats()["flagged"] == 0
+    assert parse(view.html()).texts["flag"] == []
+    fenced = fixture_doc("long_fence.md")
+    found = chunk_document(fenced, config)
+    broken = {c.ordinal for c in found
+              if any(c.start < a.end and a.start < c.end and not (a.start >= c.start
+                                                                   and a.end <= c.end)
+                     for a in fenced.atoms)}
+    flags = {c.ordinal: {f.code for f in fs}
+             for c, fs in zip(found, chunk_flags(fenced, found, config), strict=True) if fs}
+    assert {n for n, codes in flags.items() if "split" in codes} == broken != set()
+    heading_only = {c.ordinal for c in found if c.text.strip().startswith("#")
+                    and "\n" not in c.text.strip()}
+    assert set(flags) == broken | heading_only  # a flag is a real break, nothing else

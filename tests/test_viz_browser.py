@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -62,3 +63,35 @@ def test_side_by_side_draws_the_differing_boundaries(tmp_path):
     path = view.save(tmp_path / "side.html")
     seen = colours(screenshot(tmp_path, path))
     assert rgb("#dc2626") in seen and rgb(PALETTE[0]) in seen
+
+
+GUTTER_SCRIPT = """<script>
+window.addEventListener("load", () => {
+  const red = [];
+  for (const row of document.querySelectorAll("tr.line")) {
+    const gutter = row.querySelector("td.gutter");
+    if (getComputedStyle(gutter).backgroundColor === "rgb(220, 38, 38)"
+        && gutter.getBoundingClientRect().height > 0) red.push(Number(row.dataset.line));
+  }
+  const out = document.createElement("pre");
+  out.id = "red-lines";
+  out.textContent = red.join(",");
+  document.body.appendChild(out);
+});
+</script>"""
+
+
+def test_the_side_by_side_gutter_is_red_on_exactly_the_differing_lines(tmp_path):
+    doc = fixture_doc("standard_deep.md")
+    left, right = make_config(strategy="ast_merge", size=200), make_config(strategy="rct", size=200)
+    view = SideBySide(doc, chunk_document(doc, left), left, chunk_document(doc, right), right)
+    differing = [row.number for row in view.rows() if row.only]
+    page = view.save(tmp_path / "side.html").read_text(encoding="utf-8")
+    page = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", page)  # lets it run
+    probe = tmp_path / "probe.html"
+    probe.write_text(page.replace("</body>", GUTTER_SCRIPT + "</body>"), encoding="utf-8")
+    dom = chromium(tmp_path, "--virtual-time-budget=3000", "--dump-dom", probe.as_uri())
+    shown = re.search(r'<pre id="red-lines">([\d,]*)</pre>', dom)
+    assert shown, "the probe did not run"
+    red = [int(n) for n in shown.group(1).split(",") if n]
+    assert differing and red == differing

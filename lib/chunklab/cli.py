@@ -39,53 +39,101 @@ DESCRIPTION = ("Compare ways of splitting Markdown for retrieval: chunk a corpus
                "the six notebooks into one shareable report.")
 
 
+EXAMPLES = {
+    "strategies": "chunklab strategies",
+    "chunk": "chunklab chunk --corpus data/sample --strategy ast_breadcrumb --size 800 "
+             "--out chunks.jsonl",
+    "summary": "chunklab summary --corpus data/sample --size 1000",
+    "mine": "chunklab queries mine --corpus data/sample --out queries.jsonl",
+    "sweep": "chunklab sweep --corpus data/sample --queries data/sample/queries.jsonl "
+             "--sizes 400,800 --out results/my-sweep",
+    "view": "chunklab view --corpus data/sample --doc api/client.md --strategy ast_breadcrumb "
+            "--vs rct --out client.html",
+    "report": "chunklab report --corpus docs/ --sizes 400,800 --out results/docs-report",
+}
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Every option's help ends with its default (when it has one worth showing); the
+    epilog's example keeps its line breaks."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        default = action.default
+        nothing = default is None or default is False or (
+            isinstance(default, str | list) and not default)
+        if "%(default)" in text or "(default" in text or not action.option_strings or \
+                nothing or default is argparse.SUPPRESS:
+            return text
+        return f"{text} (default: %(default)s)"
+
+
+def _command(sub, name: str, text: str, example: str | None = None, *,
+             parents=()) -> argparse.ArgumentParser:
+    return sub.add_parser(name, help=text, description=text[0].upper() + text[1:] + ".",
+                          formatter_class=HelpFormatter, parents=list(parents),
+                          epilog=f"example:\n  {example or EXAMPLES[name]}")
+
+
 DEBUG_HELP = "show the traceback of an error instead of its one-line message"
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="chunklab", description=DESCRIPTION)
+    parser = argparse.ArgumentParser(prog="chunklab", description=DESCRIPTION,
+                                     formatter_class=HelpFormatter,
+                                     epilog="example:\n  chunklab report --corpus docs/ "
+                                            "(then open the index.html it names)")
     parser.add_argument("--version", action="version", version=f"chunklab {__version__}")
     parser.add_argument("--debug", action="store_true", help=DEBUG_HELP)
     common = argparse.ArgumentParser(add_help=False)  # --debug after the command works too
     common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                         help=DEBUG_HELP)
-    sub = parser.add_subparsers(dest="command", required=True)
-    command = functools.partial(sub.add_parser, parents=[common])
-    command("strategies", help="list strategies with a one-line description")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    command = functools.partial(_command, sub, parents=[common])
+    command("strategies", "list strategies with a one-line description")
 
-    chunk = command("chunk", help="chunk a corpus and write one JSON object per chunk")
+    chunk = command("chunk", "chunk a corpus and write one JSON object per chunk")
     chunk.add_argument("--corpus", required=True, help="folder of .md/.markdown/.txt files")
     _add_config_args(chunk)
     chunk.add_argument("--out", required=True, help="output .jsonl file")
 
-    summary = command("summary", help="chunk a corpus with every strategy; print a table")
-    summary.add_argument("--corpus", default=DEFAULT_CORPUS)
-    summary.add_argument("--size", type=int, default=1000)
-    summary.add_argument("--unit", default="chars")
-    queries = command("queries", help="query files: mine queries from a corpus")
-    queries_sub = queries.add_subparsers(dest="queries_command", required=True)
-    mine = queries_sub.add_parser("mine", parents=[common],
-                                  help="queries from titles, headings and API symbols")
-    mine.add_argument("--corpus", required=True)
+    summary = command("summary", "chunk a corpus with every strategy; print a table")
+    summary.add_argument("--corpus", default=DEFAULT_CORPUS,
+                         help="folder of .md/.markdown/.txt files")
+    summary.add_argument("--size", type=int, default=1000, help="chunk size in --unit")
+    summary.add_argument("--unit", default="chars", help="what --size counts: chars, words or "
+                                                          "tokens")
+    queries = command("queries", "query files: mine queries from a corpus",
+                       EXAMPLES["mine"])
+    queries_sub = queries.add_subparsers(dest="queries_command", required=True,
+                                         metavar="COMMAND")
+    mine = _command(queries_sub, "mine", "queries from titles, headings and API symbols",
+                    parents=[common])
+    mine.add_argument("--corpus", required=True, help="folder of .md/.markdown/.txt files")
     mine.add_argument("--out", required=True, help="output .jsonl file")
     mine.add_argument("--max-sources", type=int, default=MAX_SOURCES,
                       help="drop a mined query naming more gold documents than this")
 
-    sweep = command("sweep", help="strategies x sizes x retrievers, scored per query")
-    sweep.add_argument("--corpus", default=DEFAULT_CORPUS)
+    sweep = command("sweep", "strategies x sizes x retrievers, scored per query")
+    sweep.add_argument("--corpus", default=DEFAULT_CORPUS,
+                       help="folder of .md/.markdown/.txt files")
     source = sweep.add_mutually_exclusive_group(required=True)
     source.add_argument("--queries", "--dev-queries", dest="queries",
                         help="JSONL query file (the tuning set when --test-queries is given)")
     source.add_argument("--mine-queries", action="store_true", help="mine queries instead")
     _add_query_split_args(sweep)
     _add_grid_args(sweep)
-    sweep.add_argument("--unit", default="chars", choices=["chars", "words", "tokens"])
+    sweep.add_argument("--unit", default="chars", choices=["chars", "words", "tokens"],
+                       help="what --sizes count")
     sweep.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                       help="an option applied to every config")
+                       help="an option applied to every config (repeatable)")
     _add_engine_args(sweep)
-    sweep.add_argument("--out", required=True, help="run folder (created; reused if same run)")
+    sweep.add_argument("--out", required=True,
+                       help="run folder (created; an identical run there is reused, a run of "
+                            "other parameters is kept and this one goes into run-<id> inside)")
+    _add_overwrite_arg(sweep)
 
-    view = command("view", help="write a standalone HTML view of one document's chunks")
+    view = command("view", "write a standalone HTML view of one document's chunks")
     view.add_argument("--corpus", required=True, help="folder of .md/.markdown/.txt files")
     view.add_argument("--doc", required=True, help="document id: its path relative to --corpus")
     _add_config_args(view, extra=False)
@@ -94,10 +142,10 @@ def _parser() -> argparse.ArgumentParser:
     other.add_argument("--vs-config", metavar="FILE", help="draw this config side by side")
     view.add_argument("--out", required=True, help="output .html file")
 
-    report = command("report", help="run every notebook headless into one folder: "
-                                           "executed .ipynb, offline .html, index.html")
+    report = command("report", "run every notebook headless into one folder: "
+                                     "executed .ipynb, offline .html, index.html")
     report.add_argument("--corpus", default=DEFAULT_CORPUS,
-                        help="folder of .md/.markdown/.txt")
+                        help="folder of .md/.markdown/.txt files")
     report.add_argument("--queries", "--dev-queries", dest="queries", default=None,
                         help="JSONL query file (default: <corpus>/queries.jsonl if present, "
                              "else queries mined from the corpus)")
@@ -107,8 +155,17 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--strict", action="store_true",
                         help="exit non-zero when no config meets the choice rule (the report "
                              "is written either way, naming the closest config)")
-    report.add_argument("--out", help="report folder (default: results/<date-time>)")
+    report.add_argument("--out", help="report folder (default: results/<date-time>; a report "
+                                      "of other parameters there is kept and this one goes "
+                                      "into run-<id> inside)")
+    _add_overwrite_arg(report)
     return parser
+
+
+def _add_overwrite_arg(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace a run of other parameters that --out holds instead of "
+                             "writing into a subfolder")
 
 
 def _add_query_split_args(parser: argparse.ArgumentParser) -> None:
@@ -121,12 +178,12 @@ def _add_query_split_args(parser: argparse.ArgumentParser) -> None:
 
 def _add_grid_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strategies", default=",".join(DEFAULT_STRATEGIES),
-                        help="comma-separated strategy names")
+                        help="comma-separated strategy names (see: chunklab strategies)")
     parser.add_argument("--sizes", default=",".join(map(str, DEFAULT_SIZES)),
-                        help="comma-separated sizes")
+                        help="comma-separated chunk sizes")
     parser.add_argument("--retrievers", default=",".join(DEFAULT_RETRIEVERS),
                         help="comma-separated: bm25,dense,hybrid")
-    parser.add_argument("--k", type=int, default=DEFAULT_K)
+    parser.add_argument("--k", type=int, default=DEFAULT_K, help="top-k chunks scored per query")
     parser.add_argument("--budgets", default=",".join(map(str, DEFAULT_BUDGETS)),
                         help="comma-separated token budgets, each scoring the top chunks that "
                              "fill it (the last one truncated); 'none' for none")
@@ -307,6 +364,7 @@ def cmd_queries(args) -> int:
 
 
 def cmd_sweep(args) -> int:
+    from .evaluation.runs import run_folder
     from .evaluation.sweep import SweepParams, headline, run_sweep
 
     out_folder(args.out)
@@ -319,9 +377,12 @@ def cmd_sweep(args) -> int:
                                contrasts=tuple(_contrasts(args.contrast, strategies)),
                                options=_options(args.set), all_pairs=args.all_pairs)
     engine = engine_from_args(args)
+    folder = run_folder(args.out, params, overwrite=args.overwrite)
+    if folder.note:
+        print(f"chunklab: {folder.note}", file=sys.stderr)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", GridWarning)  # printed below, once, as one line each
-        result = run_sweep(params, args.out, engine=engine)
+        result = run_sweep(params, folder.path, engine=engine, overwrite=folder.overwrite)
     print(headline(result).to_string(index=False))
     info = result.run_info
     for note in [*info["warnings"], info["queries_dropped"]["reason"]]:
@@ -329,7 +390,7 @@ def cmd_sweep(args) -> int:
             print(f"chunklab: warning: {note}", file=sys.stderr)
     print(f"{info['configs']} configs x {len(params.retrievers)} retriever(s), "
           f"{info['queries']} queries, {sum(info['seconds'].values()):.1f} s; "
-          f"files in {args.out}")
+          f"files in {folder.path}")
     return 0
 
 
@@ -369,7 +430,8 @@ def cmd_report(args) -> int:
                           strategies=strategies, retrievers=_split(args.retrievers), k=args.k,
                           budgets=_budgets(args.budgets),
                           contrasts=_contrasts(args.contrast, strategies), strict=args.strict,
-                          all_pairs=args.all_pairs, engine=engine_from_args(args))
+                          all_pairs=args.all_pairs, engine=engine_from_args(args),
+                          overwrite=args.overwrite)
     for run in report.failed:
         print(f"chunklab: notebook {run.name} failed: {run.error.splitlines()[0]}",
               file=sys.stderr)
@@ -377,6 +439,8 @@ def cmd_report(args) -> int:
         print(f"chunklab: {'error' if args.strict else 'warning'}: {report.unmet_rule}",
               file=sys.stderr)
     print(f"report: {report.index} (each notebook beside it as .ipynb and .html)")
+    if report.note:
+        print(f"chunklab: {report.note}", file=sys.stderr)
     return report.exit_code
 
 

@@ -8,6 +8,11 @@ import errno
 class ChunklabError(Exception):
     """Base class of every error chunklab raises on purpose."""
 
+    def _render_traceback_(self) -> list[str]:
+        """What IPython (a notebook cell, papermill) shows instead of a traceback: the
+        message names what was wrong, so the frames that raised it would only bury it."""
+        return [f"{type(self).__name__}: {self}"]
+
 
 class UnknownNameError(ChunklabError, KeyError):
     """A name looked up in a registry that does not hold it; the message lists the valid ones."""
@@ -129,10 +134,21 @@ class MissingExtraError(ChunklabError, ImportError):
     """A feature that needs an optional extra which is not installed."""
 
     def __init__(self, feature: str, extra: str, missing: str):
+        command = INSTALL_COMMANDS.get(extra, f"pip install -e '.[{extra}]'")
         super().__init__(
             f"{feature} needs the optional extra '{extra}' ({missing} is not installed); "
-            f"install it with: pip install -e '.[{extra}]'"
+            f"install it with: {command}"
         )
+
+
+TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
+"""PyTorch's index of CPU-only wheels: without it pip may pick a multi-GB CUDA build."""
+INSTALL_COMMANDS = {
+    "dense": f"pip install torch==2.13.0 --index-url {TORCH_CPU_INDEX} && "
+             "pip install -e '.[dense]' (or: make install-dense "
+             f"TORCH_INDEX={TORCH_CPU_INDEX})",
+}
+"""How to install an extra whose dependencies need more than ``pip install -e .[extra]``."""
 
 
 class SegmenterError(ChunklabError, RuntimeError):

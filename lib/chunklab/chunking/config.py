@@ -102,6 +102,10 @@ def make_config(values: dict[str, Any] | None = None, **overrides: Any) -> Chunk
     try:
         return ChunkerConfig(**data)
     except ValidationError as err:
+        unknown = [str(e["loc"][0]) for e in err.errors() if e["type"] == "extra_forbidden"]
+        if unknown:
+            raise ConfigError(f"invalid chunker config: unknown option {', '.join(unknown)}; "
+                              f"valid options: {', '.join(ChunkerConfig.model_fields)}") from None
         raise ConfigError(validation_message(err, subject="invalid chunker config")) from None
 
 

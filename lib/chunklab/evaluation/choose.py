@@ -20,6 +20,7 @@ from . import stats
 from .queries import HELD_OUT, TUNING
 from .rules import (  # noqa: F401  (the rule's names are part of this module's API)
     BUNDLE,
+    BUNDLE_TOKENS,
     CONFIG_FIELDS,
     TIE_BREAKS,
     ChoiceRule,
@@ -75,16 +76,30 @@ def _query_ids(run, name: str, rule: ChoiceRule | None = None) -> set[str] | Non
 def bundle_chars(run, retriever: str, query_ids: set[str] | None = None) -> pd.Series:
     """Per config id: mean over queries (``query_ids``, default all) of the total context_text
     chars of its top k."""
+    return _bundle(run, retriever, query_ids, "chars").rename(BUNDLE)
+
+
+def bundle_tokens(run, retriever: str, query_ids: set[str] | None = None) -> pd.Series:
+    """Per config id: mean over queries of the total tokens of its top-k chunk texts (the
+    sizes measured when the chunks were made; a context label is not counted)."""
+    return _bundle(run, retriever, query_ids, "tokens").rename(BUNDLE_TOKENS)
+
+
+def _bundle(run, retriever: str, query_ids: set[str] | None, unit: str) -> pd.Series:
     ranks = run.retrieved[(run.retrieved["retriever"] == retriever)
                           & (run.retrieved["rank"] <= run.params.k)]  # deeper ranks: budgets
     if query_ids is not None:
         ranks = ranks[ranks["query_id"].isin(query_ids)]
-    lengths = run.chunks[["config_id", "id", "context_text"]].assign(
-        chars=lambda f: f["context_text"].str.len()).drop(columns="context_text")
+    if unit == "chars":
+        lengths = run.chunks[["config_id", "id", "context_text"]].assign(
+            bundled=lambda f: f["context_text"].str.len()).drop(columns="context_text")
+    else:
+        lengths = run.chunks[["config_id", "id", "n_tokens"]].rename(
+            columns={"n_tokens": "bundled"})
     joined = ranks.merge(lengths, left_on=["config_id", "chunk_id"],
                          right_on=["config_id", "id"], how="left")
-    per_query = joined.groupby(["config_id", "query_id"])["chars"].sum()
-    return per_query.groupby("config_id").mean().rename(BUNDLE)
+    per_query = joined.groupby(["config_id", "query_id"])["bundled"].sum()
+    return per_query.groupby("config_id").mean()
 
 
 def candidates(run, rule: ChoiceRule) -> pd.DataFrame:
@@ -101,8 +116,9 @@ def candidates(run, rule: ChoiceRule) -> pd.DataFrame:
     primary = blend[blend["metric"] == rule.primary_metric].set_index("config_id")
     table = run.chunk_stats.set_index("config_id").join(wide, how="inner")
     table = table.join(primary[["ci_low", "ci_high", "n"]], how="left")
-    table = table.join(bundle_chars(run, rule.retriever, _query_ids(run, name, rule)),
-                       how="left").reset_index()
+    asked = _query_ids(run, name, rule)
+    table = table.join(bundle_chars(run, rule.retriever, asked), how="left")
+    table = table.join(bundle_tokens(run, rule.retriever, asked), how="left").reset_index()
     constraints = rule.binding()
     table["failed"] = [[str(c) for c in constraints if not c.holds(row[c.name])]
                        for _, row in table.iterrows()]

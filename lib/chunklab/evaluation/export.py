@@ -45,22 +45,85 @@ def _held_out(choice: Choice) -> dict | None:
             "margin_over_runner_up": None if margin is None else paired_text(margin)}
 
 
+SIDES = {"A better": "the chosen config is better", "B better": "the runner-up is better",
+         "no significant difference": "no significant difference"}
+"""The verdict of a test oriented chosen (A) against runner-up (B), in words."""
+
+
 def paired_text(row: PairedRow) -> str:
-    """A paired test in one line: A - B with its interval, the p-value and the verdict."""
-    diff, low, high = (_shown(v, "+.4f") for v in (row["mean_diff"], row["ci_low"],
-                                                    row["ci_high"]))
-    if missing(row.get("p_holm")):
-        p_text = f"p={_shown(row['p_value'], '.4g')} (uncorrected)"
-    else:
-        p_text = f"p_holm={_shown(row['p_holm'], '.4g')} (Holm-corrected over every pair)"
-    return (f"{row['metric']}: chosen - runner-up = {diff} [{low}, {high}], "
-            f"{p_text}: {row['verdict']} (A = chosen; {row.get('source', '')})")
+    """A paired test in one line: chosen minus runner-up with its 95% interval, the
+    p-value and the verdict in words."""
+    return (f"{row['metric']}: chosen - runner-up = {_difference(row, ' (')}): "
+            f"{SIDES.get(row['verdict'], row['verdict'])}"
+            + (f" ({row['source']})" if row.get("source") else ""))
 
 
 def verdict_text(choice: Choice) -> str:
-    """The paired test on the primary metric in one line (A = chosen)."""
-    row = choice.comparison
-    return choice.verdict if row is None else paired_text(row)
+    """The choice in words: the chosen config against the runner-up on the primary metric,
+    whether the paired test tells them apart, and why the chosen one was picked."""
+    chosen, runner, row = choice.chosen, choice.runner_up, choice.comparison
+    name, metric = config_name(chosen), choice.rule.primary_metric
+    if runner is None or row is None:
+        return f"{name} is the only config that meets the rule: there is no runner-up."
+    other = config_name(runner)
+    scores = (f"{_shown(chosen.get(metric), '.3f')} against {_shown(runner.get(metric), '.3f')}"
+              f"; difference {_difference(row, ', ')}")
+    if row["verdict"] == "A better":
+        return (f"{name} is significantly better than the runner-up {other} on {metric} "
+                f"({scores}).")
+    if row["verdict"] == "B better":
+        return (f"The runner-up {other} is significantly better than {name} on {metric} "
+                f"({scores}); {name} was chosen because {_reason(choice)}.")
+    if _number(row.get("mean_diff")) < 0:
+        return (f"{name} scores below the runner-up {other} on {metric}, but not "
+                f"significantly ({scores}); chosen because {_reason(choice)}.")
+    return (f"{name} is not significantly better than the runner-up {other} on {metric} "
+            f"({scores}); chosen because {_reason(choice)}.")
+
+
+def config_name(row) -> str:
+    """``strategy/size`` of a candidate row."""
+    return f"{row['strategy']}/{row['size']}"
+
+
+def _difference(row: PairedRow, joint: str) -> str:
+    """``+0.042<joint>95% interval -0.01 to +0.09, p = 0.21``."""
+    diff, low, high = (_shown(row.get(k), "+.3f") for k in ("mean_diff", "ci_low", "ci_high"))
+    return f"{diff}{joint}95% interval {low} to {high}, {_p_text(row)}"
+
+
+def _p_text(row: PairedRow) -> str:
+    """The p-value with what it is: Holm-corrected over every pair, or uncorrected when the
+    pair was not in the significance table."""
+    if missing(row.get("p_holm")):
+        return f"p={_shown(row.get('p_value'), '.4g')} (uncorrected)"
+    return f"p = {_shown(row['p_holm'], '.3g')} (Holm-corrected over every pair)"
+
+
+def _reason(choice: Choice) -> str:
+    """Why the chosen config ranks above the runner-up when the test cannot tell them apart:
+    a higher mean, or the tie-break (a smaller bundle or size, a more efficient bundle)."""
+    chosen, runner, metric = choice.chosen, choice.runner_up, choice.rule.primary_metric
+    assert runner is not None
+    if not runner.get("tied") or _number(chosen.get(metric)) > _number(runner.get(metric)):
+        return "its mean is higher"
+    tie_break = choice.rule.tie_break
+    tied = f"it is within the tie margin ({choice.rule.tie_margin:g}) of the best"
+    if tie_break in ("smaller_bundle", "smaller_size"):
+        column = BUNDLE if tie_break == "smaller_bundle" else "size"
+        what = "bundle" if column == BUNDLE else "configured chunk size"
+        a, b = _number(chosen.get(column)), _number(runner.get(column))
+        saving = 1 - a / b if b else 0.0
+        unit = " chars" if column == BUNDLE else ""
+        return (f"{tied} and its {what} is {saving:.0%} smaller "
+                f"({a:,.0f}{unit} against {b:,.0f}{unit})")
+    key = next((k for k in chosen if str(k).startswith("bundle_efficiency@")), "")
+    return (f"{tied} and its bundle is more on topic ({key} "
+            f"{_shown(chosen.get(key), '.3f')} against {_shown(runner.get(key), '.3f')})")
+
+
+def _number(value) -> float:
+    return float("nan") if missing(value) else float(value)
 
 
 def _shown(value, spec: str) -> str:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
+from tqdm import tqdm
 
 from ..chunking.encoder import load_encoder
 from ..chunking.sizes import ENCODER
@@ -266,6 +267,10 @@ class MemoryCache(EmbeddingCache):
         self.vectors.update(items)
 
 
+EMBED_BATCHES_PER_STEP = 16
+"""Encoder batches per progress update while embedding."""
+
+
 class DenseRetriever:
     """Normalised sentence embeddings, exact top-k by dot product, every vector cached on disk."""
 
@@ -279,8 +284,11 @@ class DenseRetriever:
         cache_dir: str | None = None,
         batch_size: int = 64,
         cache: EmbeddingCache | None = None,
+        progress: bool | None = None,
     ):
         self.model_path = model_path
+        self.progress = progress
+        """A bar counting texts embedded (with texts/s): None shows it on a terminal only."""
         self.model_name = model_name or (Path(model_path).name if model_path else ENCODER)
         self.batch_size = batch_size
         self.cache = cache or EmbeddingCache(cache_dir or default_cache_dir(), self.model_name)
@@ -293,14 +301,18 @@ class DenseRetriever:
     def _encode(self, texts: list[str]) -> np.ndarray:
         if self._encoder is None:
             self._encoder = load_encoder(self.model_path)
-        vectors = self._encoder.encode(
-            texts,
-            batch_size=self.batch_size,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=False,
-        )
-        return np.asarray(vectors, dtype=np.float32)
+        step = self.batch_size * EMBED_BATCHES_PER_STEP
+        parts = []
+        with tqdm(total=len(texts), desc="embed", unit="text", unit_scale=False,
+                  disable=None if self.progress is None else not self.progress,
+                  leave=False) as bar:
+            for start in range(0, len(texts), step):
+                part = texts[start : start + step]
+                parts.append(np.asarray(self._encoder.encode(
+                    part, batch_size=self.batch_size, normalize_embeddings=True,
+                    convert_to_numpy=True, show_progress_bar=False), dtype=np.float32))
+                bar.update(len(part))
+        return np.concatenate(parts) if parts else np.zeros((0, 0), dtype=np.float32)
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """Unit vectors of ``texts`` (rows in order); each distinct text is embedded once ever."""

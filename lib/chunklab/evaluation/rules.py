@@ -42,6 +42,8 @@ CONFIG_FIELDS = ("config_id", "strategy", "size", "unit", "options")
 NOT_A_MEASURE = {"documents", "size", "over_encoder_limit_method", *CONFIG_FIELDS}
 BUNDLE = "bundle_chars"
 """Mean chars of the top-k bundle per query (context_text, what a reader is handed)."""
+BUNDLE_TOKENS = "bundle_tokens"
+"""Mean tokens of the top-k bundle's chunk texts per query."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,7 +160,8 @@ def measure_names(run) -> list[str]:
     ``bundle_chars``."""
     metrics = set(run.summary["metric"])
     numeric = run.chunk_stats.select_dtypes("number").columns
-    return sorted(metrics | {c for c in numeric if c not in NOT_A_MEASURE} | {BUNDLE})
+    return sorted(metrics | {c for c in numeric if c not in NOT_A_MEASURE}
+                  | {BUNDLE, BUNDLE_TOKENS})
 
 
 def check_rule(rule: ChoiceRule, run) -> None:

@@ -67,10 +67,12 @@ class _Stage:
 
 def run_sweep(params: SweepParams, out_dir: str | os.PathLike | None = None, *,
               corpus: Corpus | None = None, progress: bool = True,
-              engine: Engine | None = None) -> SweepResult:
+              engine: Engine | None = None, overwrite: bool = False) -> SweepResult:
     """Run the grid; with ``out_dir``, write every table there atomically, holding the
     folder's lock for the whole run, and reuse the parts whose key (corpus content, queries,
-    config, chunklab version) matches this run's.
+    config, chunklab version) matches this run's. A folder holding another run is refused, or
+    with ``overwrite`` that run is replaced (``runs.run_folder`` picks a folder of its own
+    instead).
 
     ``engine`` says where the work runs (default: every local core); the results are the
     same wherever it runs. Each config's chunks go to a keyed part on disk as soon as they
@@ -79,18 +81,19 @@ def run_sweep(params: SweepParams, out_dir: str | os.PathLike | None = None, *,
     """
     with writing(out_dir):
         return _sweep(params, out_dir, corpus=corpus, progress=progress,
-                      engine=engine or Engine())
+                      engine=engine or Engine(), overwrite=overwrite)
 
 
 def _sweep(params: SweepParams, out_dir: str | os.PathLike | None, *, corpus: Corpus | None,
-           progress: bool, engine: Engine) -> SweepResult:
+           progress: bool, engine: Engine, overwrite: bool = False) -> SweepResult:
     stage = _Stage()
     configs = params.configs()
     with stage("load"):
         corpus = corpus or load_corpus(params.corpus,
                                        infer_headings=params.options.get("infer_headings", False))
         queries, dropped, split, by_source = _queries(params, corpus.require_documents())
-    run_dir = prepare(params, out_dir)  # once the inputs hold: a refused run leaves no params
+    run_dir = prepare(params, out_dir,  # once the inputs hold: a refused run leaves no params
+                      overwrite=overwrite)
     with _parts_folder(run_dir) as folder, start(engine, list(corpus), queries) as executor:
         parts = run_parts(folder, params, corpus, queries)
         with stage("chunk"):

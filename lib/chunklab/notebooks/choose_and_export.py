@@ -14,10 +14,11 @@ from pydantic import AfterValidator, BeforeValidator
 from ..document.corpus import Corpus
 from ..errors import ConfigError, RuleError
 from ..evaluation.choose import Choice, margins
-from ..evaluation.export import export_choice, paired_text, verdict_text
+from ..evaluation.export import config_name, export_choice, paired_text, verdict_text
 from ..evaluation.queries import Query
 from ..evaluation.rules import (
     BUNDLE,
+    BUNDLE_TOKENS,
     TIE_BREAKS,
     TIE_MARGIN,
     ChoiceRule,
@@ -29,6 +30,7 @@ from ..evaluation.sweep import SweepResult
 from ..util.atomic import write_text_atomic
 from ..util.values import plain
 from ..viz import charts
+from ..viz.tables import Table, interval_text
 from .params import (
     CorpusFolder,
     ExistingFolder,
@@ -42,6 +44,9 @@ from .params import (
     parameter,
 )
 from .params import validate as validate_params
+
+BASELINE = "rct"
+"""The plain baseline every choice is also compared with, query by query."""
 
 
 def _constraints(texts: list[str]) -> list[str]:
@@ -221,6 +226,70 @@ def disagreements(choice: Choice, run, queries=()) -> pd.DataFrame:
     columns = ["query_id", "query_kind", "query", "chosen", "runner_up", "favours"]
     return wide[columns].rename_axis(columns=None).sort_values(["favours", "query_id"],
                                                                ignore_index=True)
+
+
+def candidates_table(candidates: pd.DataFrame, rule: ChoiceRule) -> Table:
+    """The candidates as a reader compares them: rank, config, the primary metric with its
+    interval beside it, the gap to the best and the test against it, the bundle and chunk
+    sizes, the figures the constraints read and what excludes a config; the chosen row
+    (rank 1) highlighted."""
+    metric = rule.primary_metric
+    measured = [c.name for c in rule.parsed() if c.name in candidates and c.name != metric]
+    shown = pd.DataFrame({
+        "rank": candidates["rank"],
+        "config": charts.config_label(candidates.drop(columns=list(charts.REALISED))),
+        metric: [interval_text(m, lo, hi) for m, lo, hi in zip(
+            candidates[metric], candidates["ci_low"], candidates["ci_high"], strict=True)],
+        "gap_to_best": candidates["gap_to_best"], "p_vs_best": candidates["p_vs_best"],
+        "tied": candidates["tied"].map({True: "tied", False: ""}).fillna(""),
+        BUNDLE: candidates[BUNDLE], BUNDLE_TOKENS: candidates.get(BUNDLE_TOKENS),
+        "tokens_p50": candidates["tokens_p50"],
+        **{name: candidates[name] for name in dict.fromkeys(measured)},
+        "fails": candidates["failed"].map(", ".join),
+        "same_as": candidates["same_as"], "identical": candidates.get("identical"),
+    })
+    return Table(shown, highlight=candidates["rank"].eq(1))
+
+
+def per_query_differences(choice: Choice, run: SweepResult, queries=()) -> pd.DataFrame:
+    """Per query, the chosen config minus the runner-up, and minus the best ``rct`` config
+    (the plain baseline) unless the chosen one is rct, on the primary metric: comparison,
+    query_id, query_kind, query, difference."""
+    metric, retriever = choice.rule.primary_metric, choice.rule.retriever
+    rows = run.per_query[(run.per_query["retriever"] == retriever)
+                         & (run.per_query["metric"] == metric)]
+    wide = rows.pivot_table(index=["query_id", "query_kind"], columns="config_id",
+                            values="value")
+    others = []
+    if choice.runner_up is not None:
+        runner = choice.runner_up
+        others.append((f"vs runner-up {config_name(runner)}", runner["config_id"]))
+    baseline = choice.candidates[choice.candidates["strategy"] == BASELINE].sort_values(
+        metric, ascending=False)
+    if choice.chosen["strategy"] != BASELINE and len(baseline):
+        best = baseline.iloc[0]
+        others.append((f"vs {config_name(best)} (best {BASELINE})", best["config_id"]))
+    text = {q.id: q.query for q in queries}
+    chosen = choice.chosen["config_id"]
+    frames = [pd.DataFrame({"comparison": label, "difference": wide[chosen] - wide[other]})
+              for label, other in others if other in wide]
+    if not frames:
+        return pd.DataFrame(columns=["comparison", "query_id", "query_kind", "query",
+                                     "difference"])
+    frame = pd.concat(frames).reset_index()
+    frame["query"] = [text.get(q, "") for q in frame["query_id"]]
+    return frame[["comparison", "query_id", "query_kind", "query", "difference"]]
+
+
+def win_loss_counts(differences: pd.DataFrame) -> pd.DataFrame:
+    """Per comparison and query kind: queries the chosen config wins, ties and loses."""
+    if differences.empty:
+        return pd.DataFrame(columns=["comparison", "query_kind", "wins", "ties", "losses"])
+    outcome = differences.assign(
+        wins=differences["difference"] > 0, ties=differences["difference"] == 0,
+        losses=differences["difference"] < 0)
+    return outcome.groupby(["comparison", "query_kind"], as_index=False)[
+        ["wins", "ties", "losses"]].sum()
 
 
 def held_out(choice: Choice) -> pd.DataFrame:

@@ -17,7 +17,8 @@ from ..chunking.registry import strategy_names
 from ..document.corpus import Corpus, Document
 from ..document.sections import Breadcrumbs
 from ..evaluation.queries import Query
-from ..viz.boundaries import BoundaryView, SideBySide, find_document
+from ..viz.boundaries import BoundaryView, find_document
+from ..viz.side_by_side import SideBySide
 from .params import (
     CorpusFolder,
     NotebookParams,

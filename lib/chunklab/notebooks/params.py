@@ -4,8 +4,10 @@ ConfigError line ``NAME: what was wrong (got value)``."""
 
 from __future__ import annotations
 
+import ast
 import os
-from collections.abc import Callable, Iterator, Sequence
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -193,6 +195,36 @@ PositiveInts = Annotated[list[int], BeforeValidator(_list_of(int, allow_empty=Tr
 """Positive integers, possibly none (e.g. token budgets)."""
 Texts = Annotated[list[str], BeforeValidator(_list_of(str))]
 TextsOrNone = Annotated[list[str], BeforeValidator(_list_of(str, allow_empty=True))]
+
+
+PARAMETER_NAME = re.compile(r"[A-Z][A-Z0-9_]*")
+"""A notebook parameter's name: upper case, as the ``parameters`` cell spells them."""
+
+
+def notebook_parameters(namespace: Mapping[str, Any]) -> dict[str, Any]:
+    """A notebook's parameters as its kernel holds them: every upper-case name a cell
+    assigned at top level (IPython's input history ``In``: the ``parameters`` cell and
+    whatever papermill injected after it) or annotated (the ``parameters`` cell's
+    ``NAME: type = value``). So a mistyped name (``-p SIZE 300`` where the notebook takes
+    ``SIZES``) reaches the validator, which refuses it naming the valid ones; an imported
+    constant is not a parameter. The validation cell passes ``notebook_parameters(globals())``."""
+    names = set(namespace.get("__annotations__", {}))
+    for source in namespace.get("In", ()):
+        names |= _assigned_names(source)
+    return {name: namespace[name] for name in sorted(names)
+            if PARAMETER_NAME.fullmatch(name) and name in namespace}
+
+
+def _assigned_names(source: str) -> set[str]:
+    """Names a cell's top-level statements assign (plain or annotated assignment)."""
+    try:
+        body = ast.parse(source).body
+    except SyntaxError:
+        return set()
+    targets = [t for node in body for t in (
+        node.targets if isinstance(node, ast.Assign)
+        else [node.target] if isinstance(node, ast.AnnAssign) else [])]
+    return {t.id for t in targets if isinstance(t, ast.Name)}
 
 
 class NotebookParams(BaseModel):

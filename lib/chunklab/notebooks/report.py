@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-import html
 import os
 import re
+import sys
+import tempfile
+import threading
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-
-import yaml
 
 from ..errors import NotebookNotFoundError, WriteError
 from ..evaluation.defaults import (
@@ -25,31 +26,40 @@ from ..evaluation.defaults import (
     default_contrasts,
 )
 from ..evaluation.engine import Engine
-from ..evaluation.runs import load_run, refuse_other_run, writing
+from ..evaluation.runs import clear_run, run_folder, writing
 from ..evaluation.structure import GOLD_FILE
-from ..evaluation.sweep import headline
 from ..util.atomic import remove_leftovers, write_atomic, write_text_atomic
 from ..util.paths import shown_paths
+from .index_page import chosen_config, write_index
 from .params import repo_root, resolve_output
 from .params import validate as validate_params
 from .strategy_sweep import SweepInputs, sweep_params
 
 KERNEL = "python3"
 DEFAULT_NOTEBOOKS = ("01_corpus_profile", "02_splitter_panorama", "03_strategy_sweep",
-                     "04_*", "05_*", "06_choose_and_export")
-"""Run in this order; a pattern matching no notebook (04, 05 when absent) is skipped."""
+                     "04_chunk_explorer", "05_structure_signal", "06_choose_and_export")
+"""Run in this order; each must exist (a missing one is an error before anything runs)."""
+PACKAGED_NOTEBOOKS = "_notebooks"
+"""Where an installed chunklab carries notebooks/ (pyproject.toml maps it into the package)."""
+HEARTBEAT = 30.0
+"""Seconds between "still running" lines while a notebook runs."""
 SWEEP_SIZE_NOTEBOOKS = ("05_",)
 """Notebooks (by name prefix) handed SIZE = the sweep's middle size, so they compare at a size
 the sweep ran; 02 and 04 keep their own page size."""
-SWEEP_FILES = ("run.json", "summary.csv", "chunk_stats.csv", "significance.csv",
-               "per_query.parquet", "retrieved.parquet", "chunks.parquet", "chosen_config.yaml",
-               "constraint_margins.svg")
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _OFFLINE_TEMPLATE = """{%- extends "index.html.j2" -%}
 {%- block html_head_js_requirejs -%}{%- endblock html_head_js_requirejs -%}
 {%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}
 {%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
 {%- block jupyter_widgets -%}{%- endblock jupyter_widgets -%}
+{%- block data_widget_view scoped -%}
+{%- if "text/html" in output.data -%}
+<div class="jp-RenderedHTMLCommon jp-RenderedHTML jp-OutputArea-output {{ extra_class }}"
+ data-mime-type="text/html">
+{{ output.data["text/html"] }}
+</div>
+{%- endif -%}
+{%- endblock data_widget_view -%}
 {%- block data_svg scoped -%}
 <div class="jp-RenderedSVG jp-OutputArea-output {{ extra_class }}" data-mime-type="image/svg+xml">
 {{ output.data["image/svg+xml"] }}
@@ -58,7 +68,9 @@ _OFFLINE_TEMPLATE = """{%- extends "index.html.j2" -%}
 """
 """nbconvert's lab template without the scripts it loads from CDNs (require.js, MathJax,
 Mermaid, the widget manager), SVG outputs inlined as ``<svg>`` (like the notebook's HTML
-outputs, which nbconvert does not sanitise either): the page is complete with no network."""
+outputs, which nbconvert does not sanitise either), and a widget shown as the static HTML its
+output carries beside it (the explorer's current view): the page is complete with no
+network and has no empty cell where a widget was."""
 
 
 @dataclass
@@ -84,6 +96,9 @@ class Report:
     runs: list[NotebookRun] = field(default_factory=list)
     strict: bool = False
     """Whether a choice that meets no rule makes the exit code non-zero."""
+    note: str = ""
+    """Why the report went into a subfolder of the folder asked for, or replaced the run
+    there ("" when neither)."""
 
     @property
     def failed(self) -> list[NotebookRun]:
@@ -92,7 +107,7 @@ class Report:
     @property
     def unmet_rule(self) -> str:
         """The note of a chosen_config.yaml whose config meets no rule (else "")."""
-        data = _chosen(self.out_dir)
+        data = chosen_config(self.out_dir)
         return str(data.get("note", "")) if data and data.get("meets_rule") is False else ""
 
     @property
@@ -134,24 +149,43 @@ def middle_size(sizes: Sequence[int]) -> int:
 
 
 def notebooks_dir() -> Path:
-    root = repo_root()
-    if root is None:
-        raise NotebookNotFoundError("no repo root (a folder holding pyproject.toml) above the "
-                                "working folder: cannot find notebooks/")
-    return root / "notebooks"
+    """The notebooks of the chunklab that is running: its source checkout's notebooks/ (an
+    editable install), else the copies a built package carries (``chunklab/_notebooks``);
+    never the working folder's, which may be another project."""
+    package = Path(__file__).resolve().parents[1]
+    checkout = package.parents[1]
+    folders = [package / PACKAGED_NOTEBOOKS]
+    if (checkout / "pyproject.toml").is_file():
+        folders.insert(0, checkout / "notebooks")
+    for folder in folders:
+        if any(folder.glob("[0-9][0-9]_*.ipynb")):
+            return folder
+    raise NotebookNotFoundError(f"no notebooks in {checkout / 'notebooks'} or "
+                                f"{package / PACKAGED_NOTEBOOKS}: reinstall chunklab")
 
 
-def find_notebooks(names: Sequence[str]) -> list[tuple[str, Path | None]]:
-    """(name, path) per entry: an .ipynb path as given, else a name or glob pattern under
-    notebooks/ (a pattern may match several; one matching nothing gives path None)."""
-    found: list[tuple[str, Path | None]] = []
+def find_notebooks(names: Sequence[str]) -> list[tuple[str, Path]]:
+    """(name, path) per entry: an .ipynb path as given, else a name or glob pattern of the
+    package's notebooks (``notebooks_dir``); one that matches nothing raises
+    NotebookNotFoundError naming it, where it looked and the notebooks there."""
+    found: list[tuple[str, Path]] = []
+    missing: list[str] = []
+    folder = None
     for entry in names:
         if str(entry).endswith(".ipynb"):
             path = Path(entry)
-            found.append((path.stem, path if path.is_file() else None))
+            found += [(path.stem, path)] if path.is_file() else []
+            missing += [] if path.is_file() else [str(entry)]
             continue
-        matches = sorted(notebooks_dir().glob(f"{entry}.ipynb"))
-        found += [(m.stem, m) for m in matches] or [(str(entry), None)]
+        folder = folder or notebooks_dir()
+        matches = sorted(folder.glob(f"{entry}.ipynb"))
+        found += [(m.stem, m) for m in matches]
+        missing += [] if matches else [str(entry)]
+    if missing:
+        where = f" in {folder}" if folder else ""
+        there = ", ".join(sorted(p.stem for p in folder.glob("*.ipynb"))) if folder else ""
+        raise NotebookNotFoundError(f"no notebook {', '.join(missing)}{where}"
+                                    + (f"; there are: {there}" if there else ""))
     return found
 
 
@@ -188,23 +222,30 @@ def share(path: Path, folders: Sequence[str | os.PathLike]) -> Path:
     return write_text_atomic(path, shown_paths(text, [f for f in folders if f], base=base))
 
 
-def run_notebook(name: str, source: Path, out_dir: Path, values: dict) -> NotebookRun:
-    """Execute ``source`` into ``out_dir/<name>.ipynb`` (cwd = repo root), then export it."""
+def run_notebook(name: str, source: Path, out_dir: Path, values: dict, *,
+                 progress: str = "") -> NotebookRun:
+    """Execute ``source`` into ``out_dir/<name>.ipynb`` (cwd = repo root), then export it.
+    With ``progress`` (the label to show), a bar counts cells on a terminal and a line every
+    ``HEARTBEAT`` seconds says the notebook is still running."""
     import papermill
 
     notebook = out_dir / f"{name}.ipynb"
     run = NotebookRun(name, source, notebook=notebook)
     parameters = {k: v for k, v in values.items() if k in declared_parameters(source)}
     began = time.perf_counter()
+    bar = {"desc": progress, "leave": False, "disable": not sys.stderr.isatty()}
 
     def execute(tmp: Path) -> None:  # into a temporary file, renamed over the notebook once
         try:                          # complete: a full disk never leaves half a notebook
-            with warnings.catch_warnings():
+            with warnings.catch_warnings(), heartbeat(progress, began), \
+                    tempfile.TemporaryDirectory(prefix="chunklab-kernel-") as sockets:
                 warnings.filterwarnings("ignore", message=".*does not end in one of")
                 papermill.execute_notebook(str(source), str(tmp), parameters=parameters,
                                            kernel_name=KERNEL,
                                            cwd=str(repo_root() or Path.cwd()),
-                                           progress_bar=False, log_output=False)
+                                           progress_bar=bar if progress else False,
+                                           log_output=False,
+                                           config=kernel_config(Path(sockets) / "kernel"))
             run.status = "ok"
         except OSError:
             raise
@@ -227,6 +268,38 @@ def run_notebook(name: str, source: Path, out_dir: Path, values: dict) -> Notebo
         except Exception as err:  # reported in the index, never fatal
             run.error = (run.error + "\n" if run.error else "") + f"HTML export: {err}"
     return run
+
+
+@contextmanager
+def heartbeat(label: str, began: float, every: float = HEARTBEAT) -> Iterator[None]:
+    """While the block runs, ``<label>: still running (N s)`` on stderr every ``every``
+    seconds (nothing when ``label`` is empty)."""
+    done = threading.Event()
+
+    def beat() -> None:
+        while not done.wait(every):
+            print(f"{label}: still running ({time.perf_counter() - began:.0f} s)",
+                  file=sys.stderr, flush=True)
+
+    thread = threading.Thread(target=beat, daemon=True) if label else None
+    if thread:
+        thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        if thread:
+            thread.join()
+
+
+def kernel_config(sockets: Path):
+    """Kernels reach their client over IPC sockets (named ``sockets``-N) instead of local TCP
+    ports: no port is opened, and no kernel warns that it runs over TCP without encryption.
+    Each notebook run gets its own ``sockets`` prefix in a fresh temporary folder, so kernels
+    started at the same time never share a socket and none is left in the working folder."""
+    from traitlets.config import Config
+
+    return Config({"KernelManager": {"transport": "ipc", "ip": str(sockets)}})
 
 
 def _describe(err: Exception) -> str:
@@ -269,18 +342,21 @@ def build_report(out_dir: str | os.PathLike, *, corpus: str = DEFAULT_CORPUS,
                  budgets: Sequence[int] = DEFAULT_BUDGETS,
                  contrasts: Sequence[str] | None = None,
                  strict: bool = False, notebooks: Sequence[str] = DEFAULT_NOTEBOOKS,
-                 progress: bool = True, all_pairs: bool = False,
+                 overwrite: bool = False, progress: bool = True, all_pairs: bool = False,
                  engine: Engine | None = None) -> Report:
     """Execute the notebooks in order into ``out_dir`` (each as .ipynb and offline .html; 03
     writes the sweep there and 06 reads it back) and write ``out_dir/index.html``.
 
-    Parameters are checked first (a bad one raises ConfigError naming it). A notebook that
-    fails is reported in the index with its error and the rest still run. When no config
-    meets the choice rule, 06 still completes with the closest config and the margin chart;
-    the returned Report's ``exit_code`` is 1 when a notebook failed, or, with ``strict``,
-    when no config met the rule. ``contrasts`` None gives the default planned contrasts
-    whose strategies are both swept. ``engine`` says where the sweep runs (default: every
-    local core) and ``all_pairs`` asks for every pair of configs to be tested.
+    Parameters and notebooks are checked first (a bad parameter raises ConfigError naming
+    it, a missing notebook NotebookNotFoundError). A folder holding a report of other
+    parameters is kept: this one goes into its ``run-<id>`` subfolder (``Report.note`` says
+    what differs), or with ``overwrite`` replaces it; the same parameters reuse the finished
+    parts. A notebook that fails is reported in the index with its error and the rest still
+    run. When no config meets the choice rule, 06 still completes with the closest config
+    and the margin chart; the returned Report's ``exit_code`` is 1 when a notebook failed,
+    or, with ``strict``, when no config met the rule. ``contrasts`` None gives the default
+    planned contrasts whose strategies are both swept. ``engine`` says where the sweep runs
+    (default: every local core) and ``all_pairs`` asks for every pair of configs to be tested.
     """
     params = sweep_params(validate_params(
         SweepInputs, CORPUS=corpus, QUERIES=queries, HELD_OUT_QUERIES=held_out_queries,
@@ -288,138 +364,27 @@ def build_report(out_dir: str | os.PathLike, *, corpus: str = DEFAULT_CORPUS,
         RETRIEVERS=list(retrievers), K=k, BUDGETS=list(budgets),
         CONTRASTS=default_contrasts(strategies) if contrasts is None else list(contrasts),
         ALL_PAIRS=all_pairs))
-    out = resolve_output(out_dir, name="OUT_DIR")
-    refuse_other_run(out, params.run_id, name="OUT_DIR")
-    runs = []
     found = find_notebooks(notebooks)
+    folder = run_folder(resolve_output(out_dir, name="OUT_DIR"), params, overwrite=overwrite)
+    out = folder.path
+    if progress and folder.note:
+        print(f"chunklab: {folder.note}", file=sys.stderr, flush=True)
+    runs = []
     with writing(out, kind="report", name="OUT_DIR"):  # a second report into it is refused
+        if folder.overwrite:
+            clear_run(out)
         remove_leftovers(out, names=[f"{name}{suffix}" for name, _ in found
                                      for suffix in (".ipynb", ".html")])
         for i, (name, source) in enumerate(found, start=1):
             values = notebook_values(out, params, queries=queries, name=name, engine=engine)
-            run = run_notebook(name, source, out, values) if source else NotebookRun(name, None)
+            label = f"[{i}/{len(found)}] {name}"
+            if progress:
+                print(f"{label}: running", flush=True)
+            run = (run_notebook(name, source, out, values, progress=label if progress else "")
+                   if source else NotebookRun(name, None))
             runs.append(run)
-            if progress and source:
-                print(f"[{i}/{len(found)}] {name}: {run.status} ({run.seconds:.1f} s)"
+            if progress:
+                print(f"{label}: {run.status} ({run.seconds:.1f} s)"
                       + (f" - {run.error.splitlines()[0]}" if run.error else ""), flush=True)
-        return Report(out, write_index(out, runs, params), runs, strict)
-
-
-# --- index.html ---------------------------------------------------------------------------
-
-_STYLE = """<style>
-body{font:14px/1.5 system-ui,sans-serif;margin:24px auto;max-width:1100px;color:#1b1b1b}
-h1{font-size:22px;margin-bottom:4px}h2{font-size:17px;margin-top:28px}
-table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:3px 8px;
-text-align:left}th{background:#f1f5f9}.ok{color:#15803d;font-weight:600}
-.failed{color:#b91c1c;font-weight:600}.missing{color:#6b7280}pre{white-space:pre-wrap;
-margin:0;font-size:12px;color:#b91c1c}.meta{color:#475569}
-</style>"""
-
-
-def _notebook_rows(runs: list[NotebookRun]) -> str:
-    rows = []
-    for run in runs:
-        link = (f'<a href="{html.escape(run.html.name)}">{html.escape(run.name)}</a>'
-                if run.html else html.escape(run.name))
-        ipynb = (f'<a href="{html.escape(run.notebook.name)}">.ipynb</a>'
-                 if run.notebook and run.notebook.is_file() else "")
-        took = f"{run.seconds:.1f} s" if run.source else "no such notebook"
-        error = f"<pre>{html.escape(run.error)}</pre>" if run.error else ""
-        rows.append(f'<tr><td>{link}</td><td>{ipynb}</td><td class="{run.status}">'
-                    f"{run.status}</td><td>{took}</td><td>{error}</td></tr>")
-    return ("<table><tr><th>notebook</th><th>executed</th><th>status</th><th>time</th>"
-            "<th>error</th></tr>" + "".join(rows) + "</table>")
-
-
-def _headline(out_dir: Path) -> str:
-    try:
-        table = headline(load_run(out_dir))
-        table.columns.name = None
-    except Exception as err:  # the index still lists what ran
-        return f"<p class='missing'>No sweep results to show ({html.escape(str(err))}).</p>"
-    return table.to_html(index=False, border=0)
-
-
-def _chosen(out_dir: Path) -> dict:
-    path = out_dir / "chosen_config.yaml"
-    if not path.is_file():
-        return {}
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    return data if isinstance(data, dict) else {}
-
-
-def _choice(out_dir: Path) -> str:
-    data = _chosen(out_dir)
-    if not data:
-        return "<p class='missing'>No chosen_config.yaml was written.</p>"
-    chunker = data.get("chunker", {})
-    met = data.get("meets_rule", True)
-    head = ("" if met else "<p class='failed'>No config meets every constraint: the closest "
-            "one is named below, reported but not endorsed (see the margin chart in 06).</p>")
-    note = f"<p>{html.escape(str(data['note']))}</p>" if data.get("note") else ""
-    chosen_on = {"tuning": "the tuning queries", "all": "all queries (too few to split)"}.get(
-        str(data.get("chosen_on")), "all queries")
-    held = data.get("held_out") or {}
-    held_text = (f"<p>Held out ({held.get('queries')} queries, no part in the choice): "
-                 f"{html.escape(str(held.get('margin_over_runner_up') or 'no runner-up'))}"
-                 "</p>" if held else "<p class='missing'>No held-out estimate: the queries "
-                 "were too few to split.</p>")
-    chart = ("<p><a href='constraint_margins.svg'>margin of every config to every constraint"
-             "</a></p>" if (out_dir / "constraint_margins.svg").is_file() else "")
-    reach = _listed("Excluded by a constraint", data.get("excluded_by_constraints"))
-    reach += _listed("Constraints that do not bind this retriever",
-                     data.get("constraints_not_binding"))
-    reach += _listed("Identical to the chosen config (same chunks, scored once)",
-                     data.get("identical_configs"))
-    return (f"{head}<p><b>{html.escape(str(chunker.get('strategy')))}</b>, size "
-            f"{chunker.get('size')} {html.escape(str(chunker.get('unit')))} (config "
-            f"{html.escape(str(data.get('config_id')))}), chosen on {chosen_on}; against the "
-            f"runner-up there: {html.escape(str(data.get('verdict', '')))}</p>{note}"
-            f"{held_text}{reach}{chart}")
-
-
-def _listed(title: str, items) -> str:
-    """A titled list of ``items`` (nothing when there are none)."""
-    if not items:
-        return ""
-    shown = "".join(f"<li>{html.escape(str(i))}</li>" for i in items)
-    return f"<p>{html.escape(title)}:</p><ul>{shown}</ul>"
-
-
-def _notes(out_dir: Path) -> str:
-    try:
-        info = load_run(out_dir).run_info
-    except Exception:  # no sweep: nothing to warn about
-        return ""
-    items = [*info.get("warnings", []), (info.get("queries_dropped") or {}).get("reason", ""),
-             (info.get("query_split") or {}).get("note", "")]
-    shown = "".join(f"<li>{html.escape(str(i))}</li>" for i in items if i)
-    return f"<h2>Before reading the numbers</h2><ul>{shown}</ul>" if shown else ""
-
-
-def write_index(out_dir: Path, runs: list[NotebookRun], params) -> Path:
-    """``out_dir/index.html``: the notebooks with status and time, the headline table, the
-    chosen config and links to every sweep file present."""
-    files = [f'<li><a href="{n}">{n}</a></li>' for n in SWEEP_FILES if (out_dir / n).is_file()]
-    notebook_pages = {f"{r.name}.html" for r in runs} | {"index.html"}
-    views = [  # the standalone chunk views notebook 04 saved beside the notebooks
-        f'<li><a href="{html.escape(p.name)}">{html.escape(p.name)}</a></li>'
-        for p in sorted(out_dir.glob("*.html")) if p.name not in notebook_pages
-    ]
-    total = sum(r.seconds for r in runs)
-    page = f"""<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
-<title>chunklab report {html.escape(out_dir.name)}</title>{_STYLE}</head><body>
-<h1>chunklab report: {html.escape(out_dir.name)}</h1>
-<p class="meta">Corpus {html.escape(params.corpus)} · queries {html.escape(params.queries or
-'mined from the corpus')} · strategies {', '.join(params.strategies)} · sizes
-{', '.join(map(str, params.sizes))} · retrievers {', '.join(params.retrievers)} · k={params.k}
-· written {datetime.now():%Y-%m-%d %H:%M} · notebooks took {total:.1f} s in all</p>
-<h2>Notebooks</h2>{_notebook_rows(runs)}
-{_notes(out_dir)}
-<h2>Chosen configuration</h2>{_choice(out_dir)}
-<h2>Headline (blended over all queries)</h2>{_headline(out_dir)}
-<h2>Chunk views</h2><ul>{''.join(views) or '<li>none</li>'}</ul>
-<h2>Files</h2><ul>{''.join(files) or '<li>none</li>'}</ul>
-</body></html>"""
-    return share(write_text_atomic(out_dir / "index.html", page), [out_dir, params.corpus])
+        index = share(write_index(out, runs, params), [out, params.corpus])
+        return Report(out, index, runs, strict, folder.note)

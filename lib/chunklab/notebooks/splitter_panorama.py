@@ -22,6 +22,7 @@ from ..evaluation import invariants
 from ..evaluation.queries import Query
 from ..util.atomic import write_text_atomic
 from ..util.values import missing
+from ..viz.strip import BoundaryStrip
 from .params import (
     CorpusFolder,
     NotebookParams,
@@ -159,10 +160,11 @@ def answers_whole(doc: Document, chunks, queries) -> float:
 
 
 def measure_strategy(doc: Document, name: str, size: int, unit: str = "chars",
-                     queries: list[Query] | None = None) -> dict:
-    """One strategy on one document: the four axes as numbers, plus the invariant counts."""
+                     queries: list[Query] | None = None, chunks=None) -> dict:
+    """One strategy on one document: the four axes as numbers, plus the invariant counts
+    (``chunks``: its chunks of ``doc`` at ``size`` when already made)."""
     config = make_config(strategy=name, size=size, unit=unit)
-    chunks = chunk_document(doc, config)
+    chunks = chunk_document(doc, config) if chunks is None else chunks
     sizes = np.asarray(measure_all([c.text for c in chunks], unit), dtype=float)
     report = invariants.check(doc, chunks, config)
     strategy = REGISTRY[name]
@@ -183,8 +185,21 @@ def measure_strategy(doc: Document, name: str, size: int, unit: str = "chars",
     }
 
 
+def strategy_chunks(doc: Document, size: int, *, unit: str = "chars",
+                    strategies=None) -> dict[str, list]:
+    """Every available strategy's (or ``strategies``') chunks of ``doc`` at ``size``."""
+    return {name: chunk_document(doc, make_config(strategy=name, size=size, unit=unit))
+            for name in list(strategies or available_names())}
+
+
+def boundary_strip(doc: Document, chunks: dict[str, list], size: int) -> BoundaryStrip:
+    """One bar per strategy across the page, a tick at each cut, fences and tables shaded."""
+    return BoundaryStrip(doc, {f"{name}/{size}": found for name, found in chunks.items()},
+                         title=f"{doc.id}: where each splitter cuts at size {size}")
+
+
 def panorama(doc: Document, size: int, *, unit: str = "chars", strategies=None,
-             queries=None) -> pd.DataFrame:
+             queries=None, chunks: dict[str, list] | None = None) -> pd.DataFrame:
     """Every available strategy (or ``strategies``) on ``doc`` at ``size``, one row each:
     a peer whose optional extra is not installed is left out.
 
@@ -195,10 +210,12 @@ def panorama(doc: Document, size: int, *, unit: str = "chars", strategies=None,
     ``split_blocks``; ``with_breadcrumb`` (share of chunks with a non-empty breadcrumb);
     the invariant counts ``lost_chars``, ``heading_only``, ``wrong_breadcrumbs``,
     ``non_verbatim``; ``answers_whole`` (share of this document's query answers held whole
-    by one chunk, NaN without queries).
+    by one chunk, NaN without queries). ``chunks`` (``strategy_chunks``) saves chunking
+    again.
     """
-    names = list(strategies or available_names())
-    return pd.DataFrame([measure_strategy(doc, n, size, unit, queries) for n in names])
+    names = list(chunks or strategies or available_names())
+    return pd.DataFrame([measure_strategy(doc, n, size, unit, queries,
+                                          (chunks or {}).get(n)) for n in names])
 
 
 def reading(axis: str, row) -> str:

@@ -16,6 +16,7 @@ from ..errors import ConfigError
 from ..evaluation import leakage
 from ..evaluation.budget import budget_name
 from ..evaluation.engine import ENGINES, Engine
+from ..evaluation.runs import run_folder
 from ..evaluation.sweep import GROUP, KEY_METRICS, SweepParams, SweepResult, headline, summary_table
 from ..util.atomic import write_text_atomic
 from ..viz import charts
@@ -77,6 +78,7 @@ class StrategySweepParams(SweepInputs):
 
     METRICS: Texts
     OUT_DIR: OutputFolder
+    OVERWRITE: Flag = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,14 +89,20 @@ class StrategySweepSetup:
     metrics: list[str]
     """The metrics charted; the first is broken down and tested pairwise."""
     out_dir: Path
+    """The run folder: OUT_DIR, or its own subfolder when OUT_DIR holds another run."""
     engine: Engine
     """Where the sweep runs (ENGINE, WORKERS, ADDRESS)."""
+    overwrite: bool = False
+    """The run OUT_DIR holds is replaced (OVERWRITE)."""
+    note: str = ""
+    """Why the run goes elsewhere than OUT_DIR, or replaces the one there ("" otherwise)."""
 
     def describe(self) -> str:
         workers = self.engine.workers or "every core"
-        return (f"run {self.params.run_id}: {len(self.params.configs())} configs x "
+        line = (f"run {self.params.run_id}: {len(self.params.configs())} configs x "
                 f"{len(self.params.retrievers)} retriever(s) -> {self.out_dir} "
                 f"({self.engine.kind} engine, workers: {workers})")
+        return f"{line}\n{self.note}" if self.note else line
 
 
 def sweep_params(inputs: SweepInputs, *, options: dict[str, Any] | None = None) -> SweepParams:
@@ -119,8 +127,11 @@ def sweep_engine(inputs: SweepInputs) -> Engine:
 def validate(**params: Any) -> StrategySweepSetup:
     """Check notebook 03's parameters (errors name the parameter)."""
     checked = validate_params(StrategySweepParams, **params)
-    return StrategySweepSetup(sweep_params(checked), check_metrics(checked.METRICS, k=checked.K),
-                              Path(checked.OUT_DIR), sweep_engine(checked))
+    sweep = sweep_params(checked)
+    folder = run_folder(checked.OUT_DIR, sweep, overwrite=checked.OVERWRITE,
+                        switch="OVERWRITE=True")
+    return StrategySweepSetup(sweep, check_metrics(checked.METRICS, k=checked.K), folder.path,
+                              sweep_engine(checked), folder.overwrite, folder.note)
 
 
 def check_metrics(metrics: list[str], *, k: int, name: str = "METRICS") -> list[str]:

@@ -1,6 +1,8 @@
 """Views of chunk boundaries and breadcrumbs: static HTML pages and an ipywidgets explorer."""
 
-from .boundaries import BoundaryView, SideBySide, render_view
+from .boundaries import BoundaryView
+from .pages import render_view
+from .side_by_side import SideBySide
 
 __all__ = ["BoundaryView", "Explorer", "SideBySide", "render_view"]
 

@@ -8,12 +8,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from ..chunking.build import chunk_document
-from ..chunking.config import load_config, make_config
 from ..chunking.sizes import measure
-from ..document.corpus import Corpus, Document, load_corpus, make_document
+from ..document.corpus import Corpus, Document
 from ..document.sections import Breadcrumbs
-from ..errors import ConfigError
 from ..evaluation.invariants import breadcrumb_is_true, cut_blocks, intact_blocks, lost_chars
 from ..util.atomic import write_text_atomic
 
@@ -25,7 +22,7 @@ STYLE = """<style>
 .chunklab-view .head{font-family:system-ui,sans-serif;margin:4px 0}
 .chunklab-view .head h3{font-size:15px;margin:0 0 2px}
 .chunklab-view .meta,.chunklab-view .legend{font:12px system-ui,sans-serif;color:#444;margin:2px 0}
-.chunklab-view .doc{white-space:pre-wrap;overflow-wrap:anywhere;border:1px solid #bbb;
+.chunklab-view .doc{white-space:pre-wrap;overflow-wrap:break-word;border:1px solid #bbb;
   padding:8px;margin:4px 0;background:#fff;font:inherit}
 .chunklab-view .chunk,.chunklab-view .chunk-cont{box-decoration-break:clone;
   -webkit-box-decoration-break:clone;border-radius:2px}
@@ -38,9 +35,9 @@ STYLE = """<style>
 .chunklab-view .rank{background:#15803d;border-radius:3px;padding:0 3px;margin-left:4px}
 .chunklab-view .flag,.chunklab-view .key-flag{font:11px/1.4 system-ui,sans-serif;
   background:#b91c1c;color:#fff;border-radius:3px;padding:0 4px;margin-right:3px}
-.chunklab-view .flagged{box-shadow:inset 0 -2px 0 #b91c1c}
 .chunklab-view .hit{box-shadow:inset 0 -3px 0 #15803d}
-.chunklab-view .hit.flagged{box-shadow:inset 0 -3px 0 #15803d,inset 0 -5px 0 #b91c1c}
+.chunklab-view .focus{outline:2px solid #b45309;outline-offset:1px}
+.chunklab-view .crumb.where{font-style:italic;opacity:.8}
 .chunklab-view .overlap,.chunklab-view .key-overlap{
   background-image:repeating-linear-gradient(45deg,rgba(0,0,0,.25) 0 2px,transparent 2px 6px)}
 .chunklab-view .gap{background:#fff}
@@ -59,7 +56,7 @@ LEGEND = (
     '<p class="legend">Coloured regions are chunks (number, then breadcrumb); '
     '<span class="key-overlap">hatched</span> text lies in 2+ chunks; '
     '<span class="key-lost">struck red</span> text lies in none; '
-    '<span class="key-flag">red tags</span> (and a red underline) name a broken invariant; '
+    '<span class="key-flag">red tags</span> name a broken invariant; '
     'a green underline and rank mark a query hit; '
     "hover a region for its details.</p>"
 )
@@ -173,7 +170,8 @@ class _View:
 class BoundaryView(_View):
     """One document with its chunks drawn as numbered, labelled regions over the source."""
 
-    def __init__(self, doc, chunks, config, *, title=None, ranks=None, spans=(), marks=()):
+    def __init__(self, doc, chunks, config, *, title=None, ranks=None, spans=(), marks=(),
+                 focus=None, where=False):
         self.doc = doc
         self.chunks = [c for c in chunks if c.doc_id == doc.id]
         self.config = config
@@ -183,6 +181,11 @@ class BoundaryView(_View):
         """Char spans to highlight (a query's answer)."""
         self.marks = frozenset(marks)
         """Offsets drawn as a red cut (boundaries the other side of a comparison lacks)."""
+        self.focus = focus
+        """The id of a chunk to outline (one a query hit jumped to), or None."""
+        self.where = Breadcrumbs(doc.blocks) if where else None
+        """With ``where``, a chunk without a breadcrumb is labelled with the heading path
+        of the document where it starts, so both sides of a comparison say where they are."""
         self.flags = chunk_flags(doc, self.chunks, config)
 
     @cached_property
@@ -220,23 +223,34 @@ class BoundaryView(_View):
         c = self.chunks[i]
         classes = ["chunk" if first else "chunk-cont", f"c{c.ordinal % len(PALETTE)}"]
         classes += ["flagged"] * bool(self.flags[i]) + ["hit"] * (c.id in self.ranks)
+        classes += ["focus"] * (c.id == self.focus)
         attrs = (
             f'class="{" ".join(classes)}" data-chunk="{c.ordinal}" data-id="{esc(c.id)}" '
             f'title="{esc(self.tooltip(i))}"'
         )
         if not first:
             return f"<span {attrs}>"
+        attrs = f'id="chunk-{esc(c.id)}" {attrs}'
         codes = " ".join(f.code for f in self.flags[i])
         rank = f'<span class="rank">rank {self.ranks[c.id]}</span>' if c.id in self.ranks else ""
         label = (
             f'<span class="label"><span class="num">{c.ordinal}</span>'
-            f'<span class="crumb">{esc(crumb_text(c.breadcrumb))}</span>{rank}</span>'
+            f'{self.crumb_html(c)}{rank}</span>'
         )
         flags = "".join(f'<span class="flag">⚠ {esc(f.reason)}</span>' for f in self.flags[i])
         return (
             f'<span {attrs} data-breadcrumb="{esc(crumb_text(c.breadcrumb))}" '
             f'data-flags="{codes}">{label}{flags}'
         )
+
+    def crumb_html(self, chunk) -> str:
+        """The chunk's breadcrumb; without one (and with ``where``) the heading path where it
+        starts, marked as the document's, not the chunk's."""
+        if chunk.breadcrumb or self.where is None or not self.where.at(chunk.start):
+            return f'<span class="crumb">{esc(crumb_text(chunk.breadcrumb))}</span>'
+        path = crumb_text(self.where.at(chunk.start))
+        return (f'<span class="crumb where" title="no breadcrumb; the document\'s headings '
+                f'here">in {esc(path)}</span>')
 
     def stretch_html(self, seg: Stretch) -> str:
         text = esc(self.doc.text[seg.start : seg.end])
@@ -303,32 +317,6 @@ class BoundaryView(_View):
         return f'{STYLE}<div class="chunklab-view">{LEGEND}{self.body()}</div>'
 
 
-class SideBySide(_View):
-    """Two configs over one document, with the boundaries only one side has marked."""
-
-    def __init__(self, doc, left_chunks, left_config, right_chunks, right_config, *, title=None):
-        left = boundaries(c for c in left_chunks if c.doc_id == doc.id)
-        right = boundaries(c for c in right_chunks if c.doc_id == doc.id)
-        self.doc = doc
-        self.title = title or f"{doc.id} — {left_config.strategy} vs {right_config.strategy}"
-        self.only_left = left - right
-        self.only_right = right - left
-        self.left = BoundaryView(doc, left_chunks, left_config,
-                                 title=config_label(left_config), marks=self.only_left)
-        self.right = BoundaryView(doc, right_chunks, right_config,
-                                  title=config_label(right_config), marks=self.only_right)
-
-    def html(self) -> str:
-        summary = (f"{len(self.only_left)} boundaries only on the left, "
-                   f"{len(self.only_right)} only on the right (red bars)")
-        return (
-            f'{STYLE}<div class="chunklab-view side-by-side">'
-            f'<div class="head"><h3>{esc(self.title)}</h3><p class="meta">{esc(summary)}</p></div>'
-            f'{LEGEND}<div class="cols"><div>{self.left.body()}</div>'
-            f"<div>{self.right.body()}</div></div></div>"
-        )
-
-
 CSP = "default-src 'none'; style-src 'unsafe-inline'"
 
 
@@ -345,35 +333,3 @@ def page(fragment: str, title: str, *, csp: bool = True) -> str:
 def find_document(corpus: Corpus, doc_id: str) -> Document:
     """The corpus document ``doc_id``; DocumentNotFoundError suggests the nearest ids."""
     return corpus.get(doc_id)
-
-
-def view_config(strategy=None, config_path=None, size=None, unit=None):
-    """A config from a strategy name (with size and unit) or from a saved YAML file."""
-    if bool(strategy) == bool(config_path):
-        raise ConfigError("give exactly one of a strategy or a config file")
-    if config_path:
-        if size is not None or unit is not None:
-            raise ConfigError("a config file cannot be combined with size or unit")
-        return load_config(config_path)
-    values = {"strategy": strategy, "size": size, "unit": unit}
-    return make_config({k: v for k, v in values.items() if v is not None})
-
-
-def render_view(corpus_dir, doc_id, *, strategy=None, config_path=None, size=None, unit=None,
-                vs_strategy=None, vs_config=None, out) -> Path:
-    """Write the boundary view of one document (or a side-by-side of two configs) to ``out``."""
-    config = view_config(strategy, config_path, size, unit)
-    corpus = load_corpus(corpus_dir, infer_headings=config.infer_headings)
-    doc = find_document(corpus, doc_id)
-    chunks = chunk_document(doc, config)
-    if vs_strategy and vs_config:
-        raise ConfigError("give vs_strategy or vs_config, not both")
-    if not (vs_strategy or vs_config):
-        return BoundaryView(doc, chunks, config).save(out)
-    other = load_config(vs_config) if vs_config else config.replace(strategy=vs_strategy)
-    other_doc = doc
-    if other.infer_headings != config.infer_headings:
-        other_doc = make_document(doc.id, doc.text, path=doc.path,
-                                  infer_headings=other.infer_headings)
-    view = SideBySide(doc, chunks, config, chunk_document(other_doc, other), other)
-    return view.save(out)

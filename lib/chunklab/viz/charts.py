@@ -11,6 +11,7 @@ import pandas as pd
 from ..chunking.sizes import ENCODER_WINDOW, SIZE_FIELDS
 from ..errors import ChartError
 from ..evaluation.stats import EXPLORATORY, PLANNED, swap_sides
+from .tables import enable_table_format
 
 RENDERER = "chunklab_offline"
 SVG = "image/svg+xml"
@@ -73,9 +74,11 @@ def offline_bundle(spec: dict, **metadata) -> tuple[dict, dict]:
 
 
 def enable_offline_renderer() -> None:
-    """Register and enable the offline renderer (named RENDERER); never loads JS from a CDN."""
+    """Register and enable the offline renderer (named RENDERER), which never loads JS from
+    a CDN, and show every table a cell returns formatted (``tables.enable_table_format``)."""
     alt.renderers.register(RENDERER, offline_bundle)
     alt.renderers.enable(RENDERER)
+    enable_table_format()
 
 
 # --- labels -------------------------------------------------------------------------------

@@ -13,9 +13,13 @@ from ..chunking.sizes import UNITS, tokens_available
 from ..errors import ChunklabError, ConfigError
 from ..evaluation.retrieve import make_retriever
 from .boundaries import LEGEND, STYLE, BoundaryView, crumb_text, esc, find_document
+from .strip import BoundaryStrip
 
 MAX_INDEXES = 8
 """Retriever indexes kept in memory (one per config seen, oldest dropped first)."""
+STRIP_STRATEGIES = ("rct",)
+"""The strategies the boundary strip draws beside the current one by default (at its size
+and unit); the ``compare`` control adds others."""
 
 
 def units() -> list[str]:
@@ -73,11 +77,13 @@ class ChunkCache:
 
 
 class Explorer:
-    """Widgets to pick a document, strategy, size, unit, prefix and query; a live HTML view."""
+    """Widgets to pick a document, strategy, size, unit, overlap, prefix and query; a live
+    HTML view with a boundary strip of several strategies over the document, and the
+    query's hits as buttons that jump to their chunk."""
 
     def __init__(self, corpus, *, queries=None, doc_id=None, strategy="ast_breadcrumb",
-                 size=800, unit="chars", prefix=None, query="", k=5, retriever="bm25",
-                 max_size=4000):
+                 size=800, unit="chars", overlap=0, prefix=None, query="", k=5,
+                 retriever="bm25", max_size=4000, compare=STRIP_STRATEGIES):
         import ipywidgets as w
 
         if not len(corpus):
@@ -98,19 +104,31 @@ class Explorer:
         self.size = w.IntSlider(value=size, min=min(50, size), max=max(max_size, size), step=10,
                                 description="size", continuous_update=False)
         self.unit = w.Dropdown(options=units(), value=unit, description="unit")
+        self.overlap = w.IntSlider(value=overlap, min=0, max=max(max_size // 2, overlap),
+                                   step=10, description="overlap", continuous_update=False)
         default_prefix = REGISTRY[strategy].prefix if prefix is None else prefix
         self.breadcrumb = w.Checkbox(value=bool(default_prefix), description="breadcrumb prefix")
         self.query = w.Text(value=query, description="query", continuous_update=False,
                             placeholder="a question; Enter runs it", layout={"width": "60%"})
         self.k = w.IntSlider(value=k, min=1, max=20, description="top k")
         self.pick = w.Dropdown(options=self._pick_options(), value="", description="corpus query")
+        available = [name for name in REGISTRY if REGISTRY[name].available]
+        self.compare = w.SelectMultiple(options=available, rows=3, description="strip",
+                                        value=[n for n in compare if n in available],
+                                        tooltip="strategies drawn in the boundary strip")
         self.timing = w.Label()
         self.output = w.HTML()
+        self.hits = w.VBox()
+        """One button per hit of the query (rank, document, chunk): a click jumps to it."""
+        self.focus: str | None = None
+        """The id of the chunk the last click on a hit jumped to."""
+        self._found: list[tuple] = []
         self.widget = w.VBox([
             w.HBox([self.doc, self.strategy]),
-            w.HBox([self.size, self.unit, self.breadcrumb]),
+            w.HBox([self.size, self.unit, self.overlap, self.breadcrumb]),
             w.HBox([self.query, self.k]),
-            w.HBox([self.pick, self.timing]),
+            w.HBox([self.pick, self.compare, self.timing]),
+            self.hits,
             self.output,
         ])
         self._holding = False
@@ -121,7 +139,8 @@ class Explorer:
 
     @property
     def controls(self) -> list:
-        return [self.doc, self.strategy, self.size, self.unit, self.breadcrumb, self.query, self.k]
+        return [self.doc, self.strategy, self.size, self.unit, self.overlap, self.breadcrumb,
+                self.query, self.k, self.compare]
 
     def _pick_options(self) -> list[tuple[str, str]]:
         shown = [(f"{q.id}: {q.query[:70]}", q.id) for q in self.query_list]
@@ -139,6 +158,7 @@ class Explorer:
 
     def _changed(self, _change=None) -> None:
         if not self._holding:
+            self.focus = None
             self.refresh()
 
     def _picked(self, change) -> None:
@@ -152,14 +172,35 @@ class Explorer:
 
     def config(self):
         return make_config(strategy=self.strategy.value, size=self.size.value,
-                           unit=self.unit.value, prefix=self.breadcrumb.value)
+                           unit=self.unit.value, overlap=self.overlap.value,
+                           prefix=self.breadcrumb.value)
 
     def refresh(self) -> None:
-        """Redraw the output for the current widget values."""
+        """Redraw the output and the hit buttons for the current widget values."""
+        import ipywidgets as w
+
         began = time.perf_counter()
         self.output.value = self.render()
+        self.hits.children = [self._hit_button(w, rank, chunk, score)
+                              for rank, (chunk, score) in enumerate(self._found, 1)]
         self.last_redraw = time.perf_counter() - began
         self.timing.value = f"redrawn in {self.last_redraw * 1000:.0f} ms"
+
+    def _hit_button(self, w, rank: int, chunk, score: float):
+        crumb = crumb_text(chunk.breadcrumb) or "no breadcrumb"
+        button = w.Button(description=f"{rank}. {chunk.doc_id} · chunk {chunk.ordinal} · "
+                                      f"{crumb} · {score:.2f}",
+                          tooltip=f"jump to chunk {chunk.ordinal} of {chunk.doc_id}",
+                          layout={"width": "auto", "max_width": "100%"})
+        button.on_click(lambda _button: self.jump(chunk))
+        return button
+
+    def jump(self, chunk) -> None:
+        """Show ``chunk``: its document, the chunk outlined and summarised above the view."""
+        with self.hold():
+            self.doc.value = chunk.doc_id
+        self.focus = chunk.id
+        self.refresh()
 
     def render(self) -> str:
         """The HTML the output shows for the current widget values."""
@@ -171,11 +212,35 @@ class Explorer:
             hits = self.cache.search(config, text, self.k.value) if text else []
         except ChunklabError as err:
             return f'{STYLE}<div class="chunklab-view"><p class="error">{esc(err)}</p></div>'
+        self._found = hits
         known = self.known_queries.get(normalise_query(text)) if text else None
         ranks = {chunk.id: rank for rank, (chunk, _score) in enumerate(hits, 1)}
-        view = BoundaryView(doc, chunks, config, ranks=ranks, spans=answer_spans(doc, known))
+        view = BoundaryView(doc, chunks, config, ranks=ranks, spans=answer_spans(doc, known),
+                            focus=self.focus)
         panel = self.hits_panel(text, hits, doc, known) if text else ""
-        return f'{STYLE}<div class="chunklab-view">{panel}{LEGEND}{view.body()}</div>'
+        return (f'{self.strip(doc, config).html()}{STYLE}<div class="chunklab-view">'
+                f'{self.focus_panel(doc, chunks)}{panel}{LEGEND}{view.body()}</div>')
+
+    def strip(self, doc, config) -> BoundaryStrip:
+        """The current config and the ``compare`` strategies (at its size and unit) over
+        ``doc``."""
+        current = f"{config.strategy}/{config.size}"
+        found = {current: self.cache.chunks(doc, config)}
+        for name in self.compare.value:
+            if name != config.strategy:
+                other = make_config(strategy=name, size=config.size, unit=config.unit)
+                found[f"{name}/{config.size}"] = self.cache.chunks(doc, other)
+        return BoundaryStrip(doc, found, current=current)
+
+    def focus_panel(self, doc, chunks) -> str:
+        """The chunk a hit jumped to, named above the view (it is outlined in it)."""
+        chunk = next((c for c in chunks if c.id == self.focus), None)
+        if chunk is None:
+            return ""
+        return (f'<p class="meta focus-note">jumped to chunk {chunk.ordinal} of '
+                f'{esc(doc.id)}, lines {chunk.start_line}-{chunk.end_line} '
+                f'(<a href="#chunk-{esc(chunk.id)}">outlined below</a>): '
+                f'{esc(crumb_text(chunk.breadcrumb) or "no breadcrumb")}</p>')
 
     def hits_panel(self, text: str, hits: list[tuple], doc, known) -> str:
         """The ranked chunks of the whole corpus, with where the known answer lies."""
@@ -196,10 +261,20 @@ class Explorer:
         spans = answer_spans(self.docs[chunk.doc_id], known) if known else []
         holds = any(chunk.start <= s and e <= chunk.end for s, e in spans)
         style = ' style="font-weight:bold"' if chunk.doc_id == doc.id else ""
-        cells = (rank, chunk.doc_id, chunk.ordinal, crumb_text(chunk.breadcrumb) or "-",
-                 f"{score:.2f}", "yes" if holds else "")
-        return f'<tr class="hit-row"{style}>' + "".join(f"<td>{esc(c)}</td>" for c in cells) + \
+        cells = [esc(c) for c in (rank, chunk.doc_id, chunk.ordinal,
+                                  crumb_text(chunk.breadcrumb) or "-", f"{score:.2f}",
+                                  "yes" if holds else "")]
+        if chunk.doc_id == doc.id:  # a link to the chunk's region below
+            cells[2] = f'<a href="#chunk-{esc(chunk.id)}">{cells[2]}</a>'
+        return f'<tr class="hit-row"{style}>' + "".join(f"<td>{c}</td>" for c in cells) + \
             "</tr>"
 
     def _repr_html_(self) -> str:
         return self.render()
+
+    def _repr_mimebundle_(self, **kwargs) -> dict:
+        """The live widgets, and the current view as HTML beside them: what an exported
+        page (no widget manager) shows in their place."""
+        bundle = dict(self.widget._repr_mimebundle_(**kwargs) or {})
+        bundle["text/html"] = self.render()
+        return bundle

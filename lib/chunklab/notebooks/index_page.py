@@ -1,0 +1,195 @@
+"""The report's index.html: the choice first, as a picture and in words (every config's
+primary metric with its interval, the trade-off against bundle size, the runner-up named and
+the verdict said), then what to know before reading the numbers, the headline table, the
+notebooks with their status and time, and links to every view and file. Rendered from a
+Jinja2 template with every value escaped; the tables through ``viz.tables``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import pandas as pd
+import yaml
+
+from ..evaluation.choose import candidates as choice_candidates
+from ..evaluation.rules import BUNDLE_TOKENS, ChoiceRule
+from ..evaluation.runs import SweepResult, load_run
+from ..evaluation.sweep import KEY_METRICS
+from ..util.atomic import write_text_atomic
+from ..viz import charts, choice_charts
+from ..viz.tables import interval_text, styled, table_html
+
+TEMPLATE = "index.html.j2"
+SWEEP_FILES = ("run.json", "summary.csv", "chunk_stats.csv", "significance.csv",
+               "per_query.parquet", "retrieved.parquet", "chunks.parquet", "chosen_config.yaml",
+               "constraint_margins.svg")
+CHOSEN_ON = {"tuning": "the tuning queries", "all": "all queries, too few to split"}
+
+
+def template() -> jinja2.Template:
+    """The index template shipped in this package, every value HTML-escaped."""
+    env = jinja2.Environment(loader=jinja2.PackageLoader("chunklab.notebooks", "templates"),
+                             autoescape=True, undefined=jinja2.StrictUndefined)
+    return env.get_template(TEMPLATE)
+
+
+def chosen_config(out_dir: Path) -> dict:
+    """chosen_config.yaml of the report folder as a dict ({} when 06 wrote none)."""
+    path = out_dir / "chosen_config.yaml"
+    if not path.is_file():
+        return {}
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return data if isinstance(data, dict) else {}
+
+
+def rule_of(data: dict) -> ChoiceRule:
+    """The rule chosen_config.yaml records (its extra descriptive keys left out)."""
+    recorded = data.get("rule") or {}
+    return ChoiceRule.model_validate({k: v for k, v in recorded.items()
+                                      if k in ChoiceRule.model_fields})
+
+
+@dataclass(frozen=True, slots=True)
+class ChoiceView:
+    """What the index says about the choice, each field plain text."""
+
+    chosen: str
+    config_id: str
+    chosen_on: str
+    runner_up: str
+    verdict: str
+    note: str
+    held_out: str
+    metric: str
+    constraints: str
+    meets_rule: bool
+    margins: bool
+    reach: tuple[tuple[str, tuple[str, ...]], ...]
+    """Titled lists of what the rule left out or does not apply (only those not empty)."""
+
+
+def choice_view(out_dir: Path, data: dict) -> ChoiceView:
+    chunker, runner = data.get("chunker") or {}, data.get("runner_up") or {}
+    held = data.get("held_out") or {}
+    rule = data.get("rule") or {}
+    held_text = (f"On the {held.get('queries')} held-out queries, which had no part in the "
+                 f"choice: {held.get('margin_over_runner_up') or 'no runner-up to compare'}."
+                 if held else "No held-out estimate: the queries were too few to split.")
+    return ChoiceView(
+        chosen=f"{chunker.get('strategy')}/{chunker.get('size')} {chunker.get('unit', '')}",
+        config_id=str(data.get("config_id", "")),
+        chosen_on=CHOSEN_ON.get(str(data.get("chosen_on")), "all queries"),
+        runner_up=f"{runner['strategy']}/{runner['size']}" if runner else "",
+        verdict=str(data.get("verdict", "")), note=str(data.get("note") or ""),
+        held_out=held_text, metric=str(rule.get("primary_metric", "")),
+        constraints=", ".join(rule.get("constraints") or []),
+        meets_rule=data.get("meets_rule", True) is not False,
+        margins=(out_dir / "constraint_margins.svg").is_file(), reach=reach_lists(data))
+
+
+REACH = (("excluded_by_constraints", "Excluded by a constraint"),
+         ("constraints_not_binding", "Constraints that do not bind this retriever"),
+         ("identical_configs", "Identical to the chosen config (same chunks, scored once)"))
+
+
+def reach_lists(data: dict) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The titled lists chosen_config.yaml holds about the rule's reach, empty ones left out."""
+    return tuple((title, tuple(str(item) for item in data[key]))
+                 for key, title in REACH if data.get(key))
+
+
+def candidate_table(table: pd.DataFrame, rule: ChoiceRule) -> pd.DataFrame:
+    """The candidates as the index lists them: config, role, the primary metric with its
+    interval, bundle and chunk sizes, what a constraint excludes."""
+    metric = rule.primary_metric
+    shown = pd.DataFrame({
+        "config": charts.config_label(table.drop(columns=["tokens_p50", "tokens_p95"])),
+        "role": table["role"],
+        metric: [interval_text(m, lo, hi) for m, lo, hi in zip(
+            table[metric], table["ci_low"], table["ci_high"], strict=True)],
+        "bundle tokens": table.get(BUNDLE_TOKENS),
+        "chunk tokens p50": table["tokens_p50"], "chunk tokens p95": table["tokens_p95"],
+        "excluded by": [", ".join(f) if f else (f"same chunks as {s}" if s else "")
+                        for f, s in zip(table["failed"], table["same_as"], strict=True)],
+    })
+    return shown
+
+
+def choice_sections(run: SweepResult | None, data: dict) -> tuple[str, str]:
+    """The picture (inline SVG) and the candidates table of the choice, each "" when the
+    run or the choice is missing."""
+    if run is None or not data:
+        return "", ""
+    rule = rule_of(data)
+    table = choice_candidates(run, rule)
+    chosen = str(data.get("config_id", ""))
+    runner = (data.get("runner_up") or {}).get("config_id")
+    table = table.assign(role=choice_charts.roles(table, chosen, runner))
+    order = table.sort_values(rule.primary_metric, ascending=False, kind="stable")
+    picture = charts.to_svg(choice_charts.choice_picture(order, rule.primary_metric,
+                                                         chosen=chosen, runner_up=runner))
+    shown = candidate_table(order, rule)
+    return picture, table_html(styled(shown, highlight=order["config_id"].eq(chosen)))
+
+
+def headline_table(run: SweepResult | None, chosen: str) -> str:
+    """The key metrics over all queries, ``mean [interval]``, the chosen config highlighted."""
+    if run is None:
+        return "<p class='missing'>No sweep results to show.</p>"
+    names = [m.format(k=run.params.k) for m in KEY_METRICS]
+    names = [n for n in names if n in set(run.summary["metric"])]
+    table = charts.results_table(run.summary, names)
+    marks = pd.Series(False, index=table.index)
+    if chosen:
+        row = run.chunk_stats[run.chunk_stats["config_id"] == chosen]
+        label = charts.config_label(row.drop(columns=["tokens_p50", "tokens_p95"]))
+        marks = table["config"].isin(set(label))
+    return table_html(styled(table, highlight=marks))
+
+
+def notes(run: SweepResult | None) -> list[str]:
+    if run is None:
+        return []
+    info = run.run_info
+    items = [*info.get("warnings", []), (info.get("queries_dropped") or {}).get("reason", ""),
+             (info.get("query_split") or {}).get("note", "")]
+    return [str(item) for item in items if item]
+
+
+def _run(out_dir: Path) -> tuple[SweepResult | None, str]:
+    try:
+        return load_run(out_dir), ""
+    except Exception as err:  # the index still lists what ran
+        return None, f"No sweep results to show ({err})."
+
+
+def run_rows(runs) -> list[dict[str, Any]]:
+    return [{"name": r.name, "html": r.html.name if r.html else "",
+             "notebook": r.notebook.name if r.notebook and r.notebook.is_file() else "",
+             "status": r.status, "error": r.error,
+             "took": f"{r.seconds:.1f} s" if r.source else "no such notebook"} for r in runs]
+
+
+def write_index(out_dir: Path, runs, params) -> Path:
+    """``out_dir/index.html``."""
+    run, problem = _run(out_dir)
+    data = chosen_config(out_dir)
+    try:
+        picture, candidates = choice_sections(run, data)
+    except Exception as err:  # a picture that cannot be drawn never hides the rest
+        picture, candidates = "", f"<p class='missing'>No picture of the choice ({err}).</p>"
+    notebook_pages = {f"{r.name}.html" for r in runs} | {"index.html"}
+    page = template().render(
+        name=out_dir.name, params=params, written=f"{datetime.now():%Y-%m-%d %H:%M}",
+        total=sum(r.seconds for r in runs), runs=run_rows(runs),
+        choice=choice_view(out_dir, data) if data else None,
+        no_choice=problem or "No chosen_config.yaml was written (see notebook 06).",
+        picture=picture, candidates=candidates, notes=notes(run),
+        headline=headline_table(run, str(data.get("config_id", ""))),
+        views=[p.name for p in sorted(out_dir.glob("*.html")) if p.name not in notebook_pages],
+        files=[n for n in SWEEP_FILES if (out_dir / n).is_file()])
+    return write_text_atomic(out_dir / "index.html", page)

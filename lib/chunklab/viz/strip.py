@@ -1,0 +1,116 @@
+"""Where each splitter cuts, at a glance: one horizontal bar per config across a document,
+a tick at each of its cuts, the document's fences and tables shaded (a tick inside a shaded
+stretch cuts a block that should stay whole, and is drawn red), the headings marked above."""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Mapping, Sequence
+
+from .boundaries import _View, esc
+from .side_by_side import cut_points
+
+STRIP_STYLE = """<style>
+.chunklab-strip{font:12px/1.4 system-ui,sans-serif;color:#1b1b1b;margin:6px 0;max-width:100%}
+.chunklab-strip .meta{color:#475569;margin:2px 0 6px}
+.chunklab-strip .row{display:flex;align-items:center;gap:8px;margin:3px 0}
+.chunklab-strip .name{flex:0 0 13em;text-align:right;white-space:nowrap;overflow:hidden;
+  text-overflow:ellipsis}
+.chunklab-strip .name.current{font-weight:700}
+.chunklab-strip .count{flex:0 0 6.5em;color:#475569;white-space:nowrap}
+.chunklab-strip .bar{position:relative;flex:1 1 auto;height:18px;background:#f1f5f9;
+  border:1px solid #cbd5e1;border-radius:2px;min-width:200px}
+.chunklab-strip .heads{height:10px;background:none;border:none}
+.chunklab-strip .atom{position:absolute;top:0;bottom:0;background:#cbd5e1}
+.chunklab-strip .atom.table{background:#d9f99d}
+.chunklab-strip .head{position:absolute;top:0;bottom:0;width:1px;background:#64748b}
+.chunklab-strip .head.h1,.chunklab-strip .head.h2{width:2px;background:#0f172a}
+.chunklab-strip .tick{position:absolute;top:-2px;bottom:-2px;width:2px;margin-left:-1px;
+  background:#1d4ed8}
+.chunklab-strip .tick.inside{background:#dc2626;width:3px}
+.chunklab-strip .key{display:inline-block;width:14px;height:10px;vertical-align:middle;
+  margin:0 3px 0 8px;border:1px solid #cbd5e1}
+</style>"""
+ATOM_CLASS = {"table": "table"}
+"""Shading class per atom kind (fences and code blocks share the default)."""
+
+
+def _at(offset: int, length: int) -> str:
+    return f"{100 * offset / max(length, 1):.3f}%"
+
+
+class BoundaryStrip(_View):
+    """One document under several configs: ``chunks`` maps a label (``rct/800``) to that
+    config's chunks of the document."""
+
+    def __init__(self, doc, chunks: Mapping[str, Sequence], *, title: str | None = None,
+                 current: str | None = None):
+        self.doc = doc
+        self.chunks = {label: [c for c in found if c.doc_id == doc.id]
+                       for label, found in chunks.items()}
+        self.title = title or f"{doc.id}: where each config cuts"
+        self.current = current
+        """The label drawn in bold (the config the view below shows)."""
+        self._atoms = sorted(doc.atoms, key=lambda a: a.start)
+        self._atom_starts = [a.start for a in self._atoms]
+
+    def cuts(self, label: str) -> list[int]:
+        """Where ``label`` cuts the text (chunk bounds moved past whitespace), the text's
+        own start and end left out."""
+        length = len(self.doc.text.rstrip())
+        start = len(self.doc.text) - len(self.doc.text.lstrip())
+        return sorted(p for p in cut_points(self.chunks[label], self.doc.text)
+                      if start < p < length)
+
+    def inside_atom(self, offset: int) -> str:
+        """The kind of the fence or table a cut at ``offset`` falls inside ("" for none)."""
+        i = bisect.bisect_left(self._atom_starts, offset) - 1
+        atom = self._atoms[i] if i >= 0 else None
+        return atom.kind if atom is not None and atom.start < offset < atom.end else ""
+
+    def atoms_html(self) -> str:
+        length = len(self.doc.text)
+        return "".join(
+            f'<span class="atom {ATOM_CLASS.get(a.kind, "fence")}" style="left:'
+            f'{_at(a.start, length)};width:{_at(a.end - a.start, length)}" '
+            f'title="{esc(a.kind)}, lines {self.doc.lines.line_of(a.start)}-'
+            f'{self.doc.lines.line_of(max(a.end - 1, a.start))}"></span>'
+            for a in self.doc.atoms)
+
+    def heads_html(self) -> str:
+        length = len(self.doc.text)
+        heads = [b for b in self.doc.blocks if b.kind == "heading"]
+        return "".join(
+            f'<span class="head h{b.level}" style="left:{_at(b.start, length)}" '
+            f'title="{esc("#" * (b.level or 1))} {esc(b.title or "")}"></span>' for b in heads)
+
+    def row_html(self, label: str) -> str:
+        length = len(self.doc.text)
+        ticks, cuts = [], self.cuts(label)
+        for offset in cuts:
+            kind = self.inside_atom(offset)
+            line = self.doc.lines.line_of(offset)
+            hint = f"cut at line {line}" + (f", inside a {kind}" if kind else "")
+            ticks.append(f'<span class="tick{" inside" if kind else ""}" data-offset="{offset}" '
+                         f'style="left:{_at(offset, length)}" title="{esc(hint)}"></span>')
+        broken = sum(bool(self.inside_atom(o)) for o in cuts)
+        count = f"{len(self.chunks[label])} chunks" + (f", {broken} ✂" if broken else "")
+        name = "name current" if label == self.current else "name"
+        return (f'<div class="row" data-config="{esc(label)}"><span class="{name}" '
+                f'title="{esc(label)}">{esc(label)}</span><div class="bar">'
+                f'{self.atoms_html()}{"".join(ticks)}</div>'
+                f'<span class="count">{esc(count)}</span></div>')
+
+    def html(self) -> str:
+        lines = len(self.doc.lines.starts)
+        legend = ('<span class="key" style="background:#cbd5e1"></span>fence or code'
+                  '<span class="key" style="background:#d9f99d"></span>table'
+                  '<span class="key" style="background:#1d4ed8"></span>a cut'
+                  '<span class="key" style="background:#dc2626"></span>a cut inside a fence '
+                  'or table (✂)')
+        heads = (f'<div class="row"><span class="name">headings</span><div class="bar heads">'
+                 f'{self.heads_html()}</div><span class="count"></span></div>')
+        rows = "".join(self.row_html(label) for label in self.chunks)
+        return (f'{STRIP_STYLE}<div class="chunklab-strip"><p class="meta"><b>{esc(self.title)}'
+                f'</b> · {len(self.doc.text)} chars, {lines} lines, left to right · {legend}</p>'
+                f'{heads}{rows}</div>')
