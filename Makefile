@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-dev
 DENSE_STAMP := $(VENV)/.installed-dense
 ALL_STAMP := $(VENV)/.installed-all
-EXTRAS := dev,dense,langchain,llamaindex,peers,fast
+EXTRAS := dev,dense,langchain,llamaindex,peers,fast,ray
 TORCH_VERSION ?= 2.13.0
 # Where pip finds torch: empty for the configured index; TORCH_INDEX=https://download.pytorch.org/whl/cpu
 # for PyTorch's CPU-only wheels (a plain `pip install torch` may pick a multi-GB CUDA build).
@@ -31,7 +31,7 @@ empty :=
 space := $(empty) $(empty)
 csv = $(subst $(space),$(comma),$(strip $(1)))
 
-.PHONY: install install-dense install-all test run bench lint hooks lab clean
+.PHONY: install install-dense install-all test run bench bench-sweep lint hooks lab clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -71,6 +71,10 @@ run: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m chunklab.bench
+
+# The sweep's costs: sizes, workers 1 vs all cores, statistics share, start time, per MB.
+bench-sweep: $(STAMP)
+	$(PY) -m chunklab.bench --sweep
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check lib tests

@@ -12,6 +12,9 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
 # One OpenMP thread per pytest worker: two workers on two cores, no thread oversubscription.
 os.environ.setdefault("OMP_NUM_THREADS", "1")
+# Sweeps in the test process (pytest -n 2 already fills both cores); tests of the local
+# and Ray engines ask for their workers explicitly.
+os.environ.setdefault("CHUNKLAB_WORKERS", "1")
 
 from chunklab import load_corpus, make_document
 from chunklab.chunking.registry import REGISTRY

@@ -189,3 +189,25 @@ def test_heading_titles_are_plain_text(source, plain):
 def test_a_reference_link_in_a_heading_resolves():
     text = "## See [the guide][g]\n\n[g]: https://example.org/guide\n"
     assert parse_blocks(text)[0].title == "See the guide"
+
+
+@pytest.mark.parametrize("window", [40, 300, 5000])
+def test_a_document_parsed_window_by_window_has_the_same_blocks(window):
+    from chunklab.document.blocks import parse_blocks as parse
+    from conftest import FIXTURES, SAMPLE
+
+    paths = sorted([*FIXTURES.rglob("*.md"), *SAMPLE.rglob("*.md")])
+    assert len(paths) > 20
+    for path in paths:
+        text = path.read_bytes().decode("utf-8", errors="replace")
+        for infer in (False, True):
+            whole = parse(text, True, infer, window=10**9)
+            assert parse(text, True, infer, window=window) == whole, path.name
+
+
+def test_a_definition_after_the_window_still_titles_an_earlier_heading():
+    from chunklab.document.blocks import parse_blocks as parse
+
+    text = "# See [the guide][g]\n\n" + "Some words here.\n\n" * 30 + "[g]: https://x.test/\n"
+    assert parse(text, window=50) == parse(text, window=10**9)
+    assert parse(text, window=50)[0].title == parse(text, window=10**9)[0].title

@@ -194,7 +194,7 @@ def test_the_config_is_rebuilt_from_the_tables_and_checked(run):
     tampered.loc[tampered["config_id"] == choice.chosen["config_id"], "options"] = json.dumps(
         {"min_size": 10})
     with pytest.raises(ConfigError, match="hash to"):
-        ch.rebuild_config(replace(run, chunks=tampered), choice.chosen["config_id"])
+        ch.rebuild_config(replace(run, loaded_chunks=tampered), choice.chosen["config_id"])
 
 
 def test_export_writes_a_config_that_loads_with_its_evidence(run, tmp_path):

@@ -68,3 +68,16 @@ def test_quotes_nested_far_past_the_limit_keep_the_heading_after_them():
     assert doc.blocks[-2].is_heading and doc.blocks[-2].title == "After"
     assert deep(doc.blocks, "deep_text") is not None
     assert doc.nesting_limit[0] == 1
+
+
+@pytest.mark.parametrize("window", [60, 400])
+def test_window_by_window_the_same_blocks_and_limit_lines(window):
+    from chunklab.document.blocks import parse_blocks
+    from chunklab.document.nesting import LIMIT_KEY
+
+    text = "# Before\n\nSome text.\n\n" + fixture_doc("deep_list.md").text + "\n\n# After\n"
+    whole_env: dict = {}
+    whole = parse_blocks(text, env=whole_env, window=10**9)
+    windowed_env: dict = {}
+    assert parse_blocks(text, env=windowed_env, window=window) == whole
+    assert whole_env[LIMIT_KEY] and windowed_env[LIMIT_KEY] == whole_env[LIMIT_KEY]

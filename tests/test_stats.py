@@ -16,10 +16,15 @@ from chunklab.errors import ComparisonError
 from chunklab.evaluation.stats import (
     PairedResult,
     SignFlipTest,
+    best_config,
+    bootstrap_ci,
     compare_all,
     compare_pairs,
+    compare_to_best,
     holm,
+    mean_intervals,
     paired_comparison,
+    paired_results,
     permutations_for,
     sign_flip_p,
 )
@@ -255,3 +260,45 @@ def test_planned_pairs_are_their_own_holm_family(three_configs):
     twin = everything[(everything.config_a == "base") & (everything.config_b == "strong")].iloc[0]
     assert twin.p_holm >= twin.p_value
     assert row.wins_a == twin.wins_b and row.wins_b == twin.wins_a == 0
+
+
+# --- many pairs at once -----------------------------------------------------------------
+
+
+def test_pairs_tested_together_match_each_tested_alone():
+    rng = np.random.default_rng(8)
+    wide = pd.DataFrame({f"c{i}": rng.binomial(1, 0.3 + 0.05 * i, 80).astype(float)
+                         for i in range(5)})
+    wide.iloc[3, 2] = np.nan  # one pair set keeps fewer queries
+    pairs = [("c0", "c1"), ("c0", "c2"), ("c3", "c4"), ("c2", "c4")]
+    together = paired_results(wide, pairs, n_resamples=3000, seed=1, confidence=0.95)
+    for (a, b), result in zip(pairs, together, strict=True):
+        alone = paired_comparison(wide[a], wide[b], n_resamples=3000, seed=1)
+        assert result.n == alone.n
+        assert result.p_value == pytest.approx(alone.p_value, abs=1e-12)
+        assert (result.ci_low, result.ci_high) == pytest.approx((alone.ci_low, alone.ci_high))
+
+
+def test_each_config_against_the_best(three_configs):
+    table = compare_to_best(three_configs, "recall@5")
+    assert best_config(three_configs, "recall@5") == "strong"
+    assert table[["config_a", "config_b"]].values.tolist() == [["strong", "base"],
+                                                               ["strong", "same"]]
+    assert set(table["family"]) == {"exploratory"}
+    assert set(table["verdict"]) == {"A better"}
+    assert table["p_holm"].tolist() == pytest.approx(holm(table["p_value"]).tolist())
+
+
+def test_bootstrap_intervals_of_many_samples_at_once():
+    rng = np.random.default_rng(3)
+    samples = [rng.normal(0.5, 1, 40), rng.normal(2, 1, 40), rng.binomial(1, 0.4, 25) * 1.0,
+               np.full(10, 0.25), np.array([0.7]), np.array([])]
+    low, high = mean_intervals(samples, n_resamples=2000, seed=0)
+    for values, lo, hi in zip(samples[:3], low, high, strict=False):
+        scipy_ci = bootstrap_ci(values, n_resamples=2000, seed=0, methods=("percentile",))
+        assert lo < values.mean() < hi
+        assert (lo, hi) == pytest.approx(scipy_ci, abs=0.05)  # same method, other draws
+    assert (low[3], high[3]) == (0.25, 0.25) and (low[4], high[4]) == (0.7, 0.7)
+    assert np.isnan(low[5]) and np.isnan(high[5])
+    again = mean_intervals(samples, n_resamples=2000, seed=0)
+    assert np.array_equal(low, again[0], equal_nan=True)

@@ -39,7 +39,7 @@ def test_every_file_is_written(sweep):
     info = json.loads((out / "run.json").read_text())
     assert info["run_id"] == params.run_id and info["configs"] == 4
     assert info["corpus"]["fingerprint"] == load_corpus(SAMPLE).fingerprint
-    assert {"load", "chunk", "retrieve:bm25", "statistics"} <= set(info["seconds"])
+    assert {"load", "chunk", "embed", "retrieve", "statistics"} <= set(info["seconds"])
     assert info["versions"]["markdown-it-py"] != "not installed"
 
 
@@ -288,3 +288,22 @@ def test_a_corpus_whose_one_query_finds_nothing_still_sweeps(tmp_path):
     assert {"config_id", "retriever", "query_id", "rank", "chunk_id"} <= set(
         result.retrieved.columns)
     assert "bundle_efficiency@5" not in set(result.significance.get("metric", []))
+
+
+def test_beyond_twelve_configs_each_is_tested_against_the_best_unless_all_pairs():
+    import numpy as np
+
+    from chunklab.evaluation.sweep import significance_table
+
+    rng = np.random.default_rng(0)
+    rows = [{"retriever": "bm25", "config_id": f"c{c:02d}", "query_id": f"q{q}",
+             "metric": "hit@5", "value": float(rng.random() < 0.2 + 0.04 * c)}
+            for c in range(14) for q in range(50)]
+    frame = pd.DataFrame(rows)
+    best = significance_table(frame, 5)
+    assert len(best) == 13 and best["config_a"].nunique() == 1
+    assert set(best["config_b"]) | set(best["config_a"]) == set(frame["config_id"])
+    every = significance_table(frame, 5, all_pairs=True)
+    assert len(every) == 14 * 13 // 2
+    twelve = significance_table(frame[frame["config_id"] < "c12"], 5)
+    assert len(twelve) == 66  # up to twelve configs: every pair

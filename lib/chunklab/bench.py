@@ -7,6 +7,7 @@ over the row's).
     python -m chunklab.bench [--corpus data/sample] [--mb 5] [--size 1000] [--repeat 3]
                              [--budget 60]
     python -m chunklab.bench --scale [--scale-mb 5 10 20 50] [--headings 10000 20000 40000]
+    python -m chunklab.bench --sweep   (the sweep's costs: see chunklab.sweep_bench)
 
 Ratios are measured in the same run, so a noisy machine moves both sides alike. A strategy
 too slow to chunk every copy ``repeat`` times within ``budget`` seconds (an embedding model
@@ -147,7 +148,8 @@ def _reference_rows(docs, copies: int, repeat: int) -> list[dict]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m chunklab.bench", description=__doc__)
     parser.add_argument("--corpus", default="data/sample")
-    parser.add_argument("--mb", type=float, default=5.0)
+    parser.add_argument("--mb", type=float, default=None,
+                        help="corpus size in MB (default 5; with --sweep 1)")
     parser.add_argument("--size", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--budget", type=float, default=60.0,
@@ -160,7 +162,24 @@ def main(argv: list[str] | None = None) -> int:
                              "instead (bench_scale.py)")
     parser.add_argument("--scale-mb", type=float, nargs="+", default=[5, 10, 20, 50])
     parser.add_argument("--headings", type=int, nargs="+", default=[10_000, 20_000, 40_000])
+    parser.add_argument("--sweep", action="store_true",
+                        help="benchmark the sweep instead: sizes, workers, statistics share, "
+                             "start time, CPU and memory per MB of one file")
+    parser.add_argument("--queries", default="",
+                        help="with --sweep: a JSONL query file (default: the corpus's "
+                             "queries.jsonl)")
+    parser.add_argument("--file-mb", default="1,4,16,32",
+                        help="with --sweep: sizes in MB of the one file chunked")
     args = parser.parse_args(argv)
+    if args.sweep:
+        from pathlib import Path
+
+        from . import sweep_bench
+
+        queries = args.queries or str(Path(args.corpus) / "queries.jsonl")
+        sweep_bench.run(args.corpus, queries, args.mb or 1.0,
+                        [float(x) for x in args.file_mb.split(",") if x])
+        return 0
     if args.scale:
         from .bench_scale import run_scale
         from .evaluation.defaults import DEFAULT_STRATEGIES
@@ -168,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
         run_scale(args.scale_mb, args.headings, args.size,
                   tuple(args.strategies or DEFAULT_STRATEGIES))
         return 0
-    rows = run(args.corpus, args.mb, args.size, args.repeat, args.budget, args.strategies)
+    rows = run(args.corpus, args.mb or 5.0, args.size, args.repeat, args.budget, args.strategies)
     extra = [c for c in ("x rust", "x LC header") if c in rows[-1]]
     print(f"{'stage':<34}{'MB':>7}{'passes':>7}{'seconds':>9}{'MB/s':>8}{'x parse':>9}"
           + "".join(f"{c:>12}" for c in extra))

@@ -1,8 +1,8 @@
 """Command line: chunklab strategies | chunk | summary | queries | sweep | view | report.
 
-Thin wrappers over the library. The evaluation, notebook and view stages are imported inside
-their command, so that ``chunklab --help`` and ``chunklab chunk`` do not load pandas, scipy
-or the notebook machinery."""
+Thin wrappers over the library. Every stage is imported inside the command that uses it, so
+that ``chunklab --help`` loads the parser's defaults only (no Markdown parser, no strategy,
+no pandas, scipy, bm25s or torch)."""
 
 from __future__ import annotations
 
@@ -11,14 +11,9 @@ import functools
 import json
 import sys
 import warnings
-from importlib import metadata
 from pathlib import Path
 
 from . import __version__
-from .chunking.build import chunk_corpus
-from .chunking.config import load_config, make_config, parse_value, provenance_warnings
-from .chunking.registry import REGISTRY
-from .document.corpus import load_corpus
 from .errors import (
     ChunklabError,
     ConfigError,
@@ -37,8 +32,7 @@ from .evaluation.defaults import (
     DEFAULT_STRATEGIES,
     default_contrasts,
 )
-from .evaluation.mining import MAX_SOURCES
-from .util.atomic import write_text_atomic
+from .evaluation.queries import MAX_SOURCES
 
 DESCRIPTION = ("Compare ways of splitting Markdown for retrieval: chunk a corpus, measure every "
                "strategy, sweep strategies x sizes x retrievers, draw chunk boundaries, and run "
@@ -133,6 +127,7 @@ def _parser() -> argparse.ArgumentParser:
                        help="what --sizes count")
     sweep.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                        help="an option applied to every config (repeatable)")
+    _add_engine_args(sweep)
     sweep.add_argument("--out", required=True,
                        help="run folder (created; an identical run there is reused, a run of "
                             "other parameters is kept and this one goes into run-<id> inside)")
@@ -156,6 +151,7 @@ def _parser() -> argparse.ArgumentParser:
                              "else queries mined from the corpus)")
     _add_query_split_args(report)
     _add_grid_args(report)
+    _add_engine_args(report)
     report.add_argument("--strict", action="store_true",
                         help="exit non-zero when no config meets the choice rule (the report "
                              "is written either way, naming the closest config)")
@@ -197,11 +193,36 @@ def _add_grid_args(parser: argparse.ArgumentParser) -> None:
                              f"{', '.join(DEFAULT_CONTRASTS)} when both are swept)")
 
 
+def _add_engine_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--all-pairs", action="store_true",
+                        help="test every pair of configs (default: every pair up to 12 "
+                             "configs, else each config against the best)")
+    parser.add_argument("--engine", default="local", choices=["local", "ray"],
+                        help="where the sweep runs: local processes, or a Ray cluster "
+                             "(needs the ray extra); the results are the same")
+    parser.add_argument("--workers", type=int, default=None, metavar="N",
+                        help="processes (local) or actors (ray); default: every core, or "
+                             "every CPU of the cluster; 1: in this process")
+    parser.add_argument("--address", default="", metavar="ADDR",
+                        help="ray: the cluster to join (e.g. auto, or ray://head:10001); "
+                             "default: a running instance, else a new local one")
+
+
+def engine_from_args(args):
+    """The Engine the --engine, --workers and --address options describe."""
+    from .evaluation.engine import Engine
+
+    return make_sweep_params(Engine, kind=args.engine, workers=args.workers,
+                             address=args.address)
+
+
 def _split(text: str) -> list[str]:
     return [part.strip() for part in text.replace(" ", ",").split(",") if part.strip()]
 
 
 def _options(items: list[str]) -> dict:
+    from .chunking.config import parse_value
+
     options = {}
     for item in items:
         key, sep, value = item.partition("=")
@@ -224,6 +245,8 @@ def _add_config_args(parser: argparse.ArgumentParser, *, extra: bool = True) -> 
 
 
 def config_from_args(args):
+    from .chunking.config import load_config, make_config
+
     if args.config:
         if args.size or args.unit or args.set:
             raise ChunklabError("--config cannot be combined with --size, --unit or --set")
@@ -237,6 +260,8 @@ def config_from_args(args):
 
 
 def cmd_strategies(args) -> int:
+    from .chunking.registry import REGISTRY
+
     width = max(len(n) for n in REGISTRY)
     for name, strategy in REGISTRY.items():
         status = strategy.status()
@@ -276,6 +301,13 @@ def _parents_are_folders(path: Path) -> None:
 
 
 def cmd_chunk(args) -> int:
+    from importlib import metadata
+
+    from .chunking.build import chunk_corpus
+    from .chunking.config import provenance_warnings
+    from .document.corpus import load_corpus
+    from .util.atomic import write_text_atomic
+
     out_file(args.out, "chunks.jsonl")
     config = config_from_args(args)
     corpus = load_corpus(args.corpus, infer_headings=config.infer_headings).require_documents()
@@ -296,6 +328,7 @@ def cmd_chunk(args) -> int:
 
 
 def cmd_summary(args) -> int:
+    from .document.corpus import load_corpus
     from .evaluation.summary import strategy_summary
 
     corpus = load_corpus(args.corpus).require_documents()
@@ -306,6 +339,7 @@ def cmd_summary(args) -> int:
 
 
 def cmd_queries(args) -> int:
+    from .document.corpus import load_corpus
     from .evaluation.mining import mine
     from .evaluation.queries import save_queries
 
@@ -341,13 +375,14 @@ def cmd_sweep(args) -> int:
                                retrievers=tuple(_split(args.retrievers)), unit=args.unit,
                                k=args.k, budgets=tuple(_budgets(args.budgets)),
                                contrasts=tuple(_contrasts(args.contrast, strategies)),
-                               options=_options(args.set))
+                               options=_options(args.set), all_pairs=args.all_pairs)
+    engine = engine_from_args(args)
     folder = run_folder(args.out, params, overwrite=args.overwrite)
     if folder.note:
         print(f"chunklab: {folder.note}", file=sys.stderr)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", GridWarning)  # printed below, once, as one line each
-        result = run_sweep(params, folder.path, overwrite=folder.overwrite)
+        result = run_sweep(params, folder.path, engine=engine, overwrite=folder.overwrite)
     print(headline(result).to_string(index=False))
     info = result.run_info
     for note in [*info["warnings"], info["queries_dropped"]["reason"]]:
@@ -395,6 +430,7 @@ def cmd_report(args) -> int:
                           strategies=strategies, retrievers=_split(args.retrievers), k=args.k,
                           budgets=_budgets(args.budgets),
                           contrasts=_contrasts(args.contrast, strategies), strict=args.strict,
+                          all_pairs=args.all_pairs, engine=engine_from_args(args),
                           overwrite=args.overwrite)
     for run in report.failed:
         print(f"chunklab: notebook {run.name} failed: {run.error.splitlines()[0]}",

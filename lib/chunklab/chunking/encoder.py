@@ -9,8 +9,10 @@ from ..errors import MissingExtraError
 from .sizes import model_dir
 
 
-def load_encoder(model_path: str | os.PathLike | None = None, *, feature: str = "dense retrieval"):
-    """The sentence-transformers model from the installed package, strictly offline."""
+def load_encoder(model_path: str | os.PathLike | None = None, *, feature: str = "dense retrieval",
+                 device: str | None = None):
+    """The sentence-transformers model from the installed package, strictly offline, on
+    ``device`` (default: a GPU when there is one, else the CPU)."""
     os.environ["HF_HUB_OFFLINE"] = "1"
     os.environ["TRANSFORMERS_OFFLINE"] = "1"
     try:
@@ -24,7 +26,15 @@ def load_encoder(model_path: str | os.PathLike | None = None, *, feature: str = 
     bars = hf_logging.is_progress_bar_enabled()
     hf_logging.disable_progress_bar()  # no "Loading weights" bar in notebooks and logs
     try:
-        return SentenceTransformer(str(model_path), device="cpu", local_files_only=True)
+        return SentenceTransformer(str(model_path), device=device or default_device(),
+                                   local_files_only=True)
     finally:
         if bars:
             hf_logging.enable_progress_bar()
+
+
+def default_device() -> str:
+    """``cuda`` when torch sees a GPU, else ``cpu``."""
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"

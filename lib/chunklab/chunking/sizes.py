@@ -49,10 +49,20 @@ def tokenizer() -> Any:
     return tok
 
 
+COUNT_BATCH = 512
+"""Texts tokenised at once: an encoding holds every token's ids, offsets and masks, so a
+whole corpus's chunks at once would hold tens of bytes per token of the corpus."""
+
+
 def count_tokens(texts: Sequence[str], *, special: bool = False) -> list[int]:
     """Token counts of each text (``special`` adds [CLS]/[SEP], as the encoder sees them)."""
-    encodings = tokenizer().encode_batch(list(texts), add_special_tokens=special)
-    return [len(e.ids) for e in encodings]
+    texts = list(texts)
+    counts: list[int] = []
+    for start in range(0, len(texts), COUNT_BATCH):
+        encodings = tokenizer().encode_batch(texts[start:start + COUNT_BATCH],
+                                             add_special_tokens=special)
+        counts += [len(e.ids) for e in encodings]
+    return counts
 
 
 def tokens_available() -> bool:

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from array import array
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, dataclass, replace
 from functools import lru_cache
 from html.parser import HTMLParser
 
@@ -17,7 +18,7 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 
 from .headings import EXPLICIT, infer_heading
 from .inline import plain_text
-from .nesting import limit_nesting
+from .nesting import LIMIT_KEY, limit_nesting
 
 # markdown-it splits lines exactly where this pattern matches (its normalize rule).
 _NEWLINE = re.compile(r"\r\n?|\n")
@@ -117,7 +118,8 @@ class LineIndex:
 
     def __init__(self, text: str):
         self.text = text
-        self.starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
+        self.starts = array("q", [0])  # 8 bytes a line
+        self.starts.extend(m.end() for m in _NEWLINE.finditer(text))
 
     def offset(self, line: int) -> int:
         """Offset of 0-based ``line``'s first char (len(text) past the last line)."""
@@ -150,11 +152,66 @@ def _names_a_container(params: str, *_markup: str) -> bool:
 def _markdown(front_matter: bool = True) -> MarkdownIt:
     md = MarkdownIt("commonmark", {"inline_definitions": True})  # definitions become tokens
     md.enable("table")
-    if front_matter:
+    if front_matter:  # only where the document starts
         md.use(front_matter_plugin)
     md.use(container_plugin, name=DIRECTIVE, validate=_names_a_container)
     md.disable("inline")  # block structure is all chunking needs; inline parsing doubles cost
     return limit_nesting(md, lambda: _markdown(front_matter=False))
+
+
+WINDOW = 1_000_000
+"""Characters handed to markdown-it at once. It holds tens of bytes per character it parses
+(a token per block, five numbers per line), so a long document is parsed window by window:
+each window ends at a line end and the next restarts at the first line of its last top-level
+block, the only block that lines beyond the window can still change. This is markdown-it-py's
+parse only: the rust parser (``rust_blocks.py``, chosen in ``parsers.py``) reads a document in
+one piece, and a document it hands back to python (a ``Fallback``) is parsed here, window by
+window. A deep region (``nesting.py``) lies inside one top-level block, so inside one window."""
+
+
+def _windows(text: str, lines: LineIndex, env: dict, window: int) -> Iterator[list[Token]]:
+    """The block tokens of ``text``, window by window (maps in document lines); every window
+    holds whole top-level blocks."""
+    n_lines = len(lines.starts)
+    limits: list[int] = env.pop(LIMIT_KEY, [])  # in document lines, of the blocks kept
+    first = 0
+    while first < n_lines:
+        size = window
+        while True:
+            end = lines.offset(first) + size
+            stop = n_lines if end >= len(text) else max(first + 1, lines.line_of(end))
+            env.pop(LIMIT_KEY, None)  # this window's own, in its lines
+            tokens = _markdown(first == 0).parse(text[lines.offset(first):lines.offset(stop)],
+                                                 env)
+            reached = env.pop(LIMIT_KEY, [])
+            last = stop >= n_lines
+            cut = len(tokens) if last else _last_top_level(tokens)
+            unclosed = first == 0 and text.startswith("---") and not (
+                tokens and tokens[0].type == "front_matter")  # its end may lie further on
+            if last or (cut > 0 and not unclosed):
+                break
+            size *= 2  # one block longer than the window: widen it
+        for tok in tokens:
+            if tok.map is not None:
+                tok.map = [tok.map[0] + first, tok.map[1] + first]
+        restart = n_lines
+        if not last:
+            opener = tokens[cut].map
+            assert opener is not None
+            restart = opener[0]
+        limits += [line + first for line in reached if line + first < restart]
+        if limits:
+            env[LIMIT_KEY] = limits
+        yield tokens[:cut]
+        first = restart
+
+
+def _last_top_level(tokens: list[Token]) -> int:
+    """Index of the token opening the last top-level block (0: there is only one)."""
+    for i in range(len(tokens) - 1, -1, -1):
+        if tokens[i].level == 0 and tokens[i].nesting >= 0 and tokens[i].map is not None:
+            return i
+    return 0
 
 
 class _HeadingText(HTMLParser):
@@ -230,10 +287,39 @@ def _container(opener: Token, kind: str, children: list[Block], text: str, lines
                  content=_has_words(kind, text, start, end), children=tuple(children))
 
 
-def _markdown_blocks(text: str, lines: LineIndex, infer: bool, env: dict) -> list[Block]:
-    """The token stream folded into top-level Blocks, each container holding its children."""
-    tokens = _markdown().parse(text, env)
-    references = references_of(env)
+def _markdown_blocks(text: str, lines: LineIndex, infer: bool, env: dict,
+                     window: int = WINDOW) -> list[Block]:
+    """The token stream folded into top-level Blocks, each container holding its children,
+    window by window; headings are titled with every link definition of the document."""
+    top: list[Block] = []
+    windows = 0
+    for tokens in _windows(text, lines, env, window):
+        windows += 1
+        top += _fold(tokens, text, lines, infer, references_of(env))
+    if windows > 1:  # a definition further down may name a link of an earlier heading
+        top = _retitled(top, references_of(env))
+    return _with_gaps(top, text)
+
+
+def _retitled(blocks: Iterable[Block], references: dict[str, str]) -> list[Block]:
+    """Markdown headings (at any depth) whose raw title holds a link, titled again."""
+    out = []
+    for block in blocks:
+        if block.children:
+            block = replace(block, children=tuple(_retitled(block.children, references)))
+        if block.kind == "heading" and block.provenance in _MARKDOWN_HEADINGS \
+                and "[" in block.raw_title:
+            block = replace(block, title=plain_text(block.raw_title, references))
+        out.append(block)
+    return out
+
+
+_MARKDOWN_HEADINGS = ("markdown_atx", "markdown_setext")
+
+
+def _fold(tokens: list[Token], text: str, lines: LineIndex, infer: bool,
+          references: dict[str, str]) -> list[Block]:
+    """Block tokens of whole top-level blocks folded into Blocks."""
     top: list[Block] = []
     opened: list[tuple[Token, str, list[Block]]] = []  # containers not closed yet
     i = 0
@@ -260,7 +346,7 @@ def _markdown_blocks(text: str, lines: LineIndex, infer: bool, env: dict) -> lis
             while tokens[i].type != close or tokens[i].level != tok.level:
                 i += 1
             i += 1
-    return _with_gaps(top, text)
+    return top
 
 
 def _with_gaps(blocks: list[Block], text: str) -> list[Block]:
@@ -315,14 +401,17 @@ def parse_blocks(
     *,
     lines: LineIndex | None = None,
     env: dict | None = None,
+    window: int = WINDOW,
 ) -> tuple[Block, ...]:
     """The top-level blocks of ``text`` in order, read by markdown-it-py (a Document parses its
     text once and keeps them; pass its ``lines`` to reuse its line index). ``env`` receives
     markdown-it's parse environment: ``env["references"]`` holds the link reference
-    definitions. ``parsers.parse_blocks`` picks this parser or the rust one."""
+    definitions, ``env[nesting.LIMIT_KEY]`` the lines where the nesting limit was reached.
+    Markdown is parsed ``window`` characters at a time (the blocks are the same for any
+    window). ``parsers.parse_blocks`` picks this parser or the rust one."""
     lines = lines or LineIndex(text)
     if is_markdown:
-        return tuple(_markdown_blocks(text, lines, infer, {} if env is None else env))
+        return tuple(_markdown_blocks(text, lines, infer, {} if env is None else env, window))
     return tuple(_plain_text_blocks(text, lines))
 
 

@@ -42,13 +42,14 @@ def _label(config: ChunkerConfig) -> str:
 
 
 def identical_configs(configs: Sequence[ChunkerConfig],
-                      chunks_by_config: dict[str, list[Chunk]]) -> list[SameChunks]:
-    """Each config whose chunks are byte-identical to an earlier config's, with the
-    parameters that differ between the two: those had no effect on this corpus."""
+                      signatures: dict[str, str]) -> list[SameChunks]:
+    """Each config whose chunks are byte-identical to an earlier config's (equal
+    ``signature`` of their chunks, by config id), with the parameters that differ between the
+    two: those had no effect on this corpus."""
     first: dict[str, ChunkerConfig] = {}
     found: list[SameChunks] = []
     for config in configs:
-        key = signature(chunks_by_config[config.config_id])
+        key = signatures[config.config_id]
         if key not in first:
             first[key] = config
             continue

@@ -15,7 +15,7 @@ from ..document.inline import plain_text
 from ..document.sections import Sections
 from ..document.terms import defined_terms
 from ..errors import QueryValidationError, SegmenterError
-from .queries import MINED_KINDS, GoldSpan, Query, documents_by_id
+from .queries import MAX_SOURCES, MINED_KINDS, GoldSpan, Query, documents_by_id
 from .query_text import (
     heading_text,
     is_navigational,
@@ -26,9 +26,6 @@ from .query_text import (
     symbols,
 )
 
-MAX_SOURCES = 5
-"""Mined queries whose text names more gold documents than this are dropped: a heading such as
-"Usage" shared by dozens of pages is answered by any of them and says nothing about chunking."""
 BODY_WORDS = (6, 30)
 """A body query is the first sentence of a section's first paragraph with this many words
 (inclusive): shorter ones ask nothing, longer ones are paragraphs."""

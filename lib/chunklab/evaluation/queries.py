@@ -18,6 +18,9 @@ from ..util.files import read_utf8
 FIELDS = ("id", "query", "source", "sources", "answer", "kind", "gold_spans")
 DEFAULT_KIND = "manual"
 MINED_KINDS = ("title", "section", "symbol", "body")
+MAX_SOURCES = 5  # here, not in mining, so that the CLI help needs no parser
+"""Mined queries whose text names more gold documents than this are dropped: a heading such as
+"Usage" shared by dozens of pages is answered by any of them and says nothing about chunking."""
 HEADING_KINDS = frozenset({"title", "section", "symbol"})
 """Mined kinds whose text comes from a heading (a symbol query may also come from a table or
 definition list): such a query can occur in the heading-path prefix a strategy injects."""

@@ -252,6 +252,21 @@ def _warn(message: str) -> None:
     warnings.warn(message, CacheWarning, stacklevel=3)
 
 
+class MemoryCache(EmbeddingCache):
+    """An embedding cache held in memory: the vectors a retriever on another machine is
+    handed (keys as ``EmbeddingCache.key``), and any it embeds itself."""
+
+    def __init__(self, model: str, vectors: dict[str, np.ndarray] | None = None):
+        self.model = model
+        self.vectors = dict(vectors or {})
+
+    def get(self, keys: list[str]) -> dict[str, np.ndarray]:
+        return {k: self.vectors[k] for k in keys if k in self.vectors}
+
+    def put(self, items: dict[str, np.ndarray]) -> None:
+        self.vectors.update(items)
+
+
 EMBED_BATCHES_PER_STEP = 16
 """Encoder batches per progress update while embedding."""
 
@@ -268,6 +283,7 @@ class DenseRetriever:
         model_name: str | None = None,
         cache_dir: str | None = None,
         batch_size: int = 64,
+        cache: EmbeddingCache | None = None,
         progress: bool | None = None,
     ):
         self.model_path = model_path
@@ -275,7 +291,7 @@ class DenseRetriever:
         """A bar counting texts embedded (with texts/s): None shows it on a terminal only."""
         self.model_name = model_name or (Path(model_path).name if model_path else ENCODER)
         self.batch_size = batch_size
-        self.cache = EmbeddingCache(cache_dir or default_cache_dir(), self.model_name)
+        self.cache = cache or EmbeddingCache(cache_dir or default_cache_dir(), self.model_name)
         self.cache_stats = {"hits": 0, "misses": 0}
         """Texts that needed no embedding (cached or repeated) and distinct texts embedded."""
         self._encoder: Any = None

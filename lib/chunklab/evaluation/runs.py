@@ -22,9 +22,10 @@ from filelock import FileLock, Timeout
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, field_validator, model_validator
 
 from ..chunking.config import ChunkerConfig, make_config
+from ..chunking.records import Chunk
 from ..chunking.registry import check_strategy
 from ..errors import ChoiceError, ConfigError, UnknownRetrieverError
-from ..util.atomic import remove_leftovers, write_text_atomic
+from ..util.atomic import remove_leftovers, write_atomic, write_text_atomic
 from . import tables
 from .defaults import (
     DEFAULT_CORPUS,
@@ -71,6 +72,9 @@ class SweepParams(BaseModel):
     grid: dict[str, tuple[Any, ...]] = Field(
         default_factory=dict, description="option -> values swept in addition"
     )
+    all_pairs: bool = Field(
+        default=False, description="test every pair of configs, however many; else each "
+                                   "config against the best one beyond 12 configs")
 
     @field_validator("strategies")
     @classmethod
@@ -156,13 +160,22 @@ class SweepResult:
 
     params: SweepParams
     run_dir: Path | None
-    chunks: pd.DataFrame
+    loaded_chunks: pd.DataFrame | None
+    """The chunks table when it is held; None: read from ``run_dir`` when first asked."""
     retrieved: pd.DataFrame
     per_query: pd.DataFrame
     summary: pd.DataFrame
     chunk_stats: pd.DataFrame
     significance: pd.DataFrame
     run_info: RunInfo = field(default_factory=lambda: RunInfo())  # type: ignore[typeddict-item]
+
+    @property
+    def chunks(self) -> pd.DataFrame:
+        """Every config's chunks (chunks.parquet), read once when first asked for."""
+        if self.loaded_chunks is None:
+            assert self.run_dir is not None, "a result without a folder holds its chunks"
+            self.loaded_chunks = tables.CHUNKS.read(self.run_dir)
+        return self.loaded_chunks
 
 
 class CorpusInfo(TypedDict):
@@ -206,7 +219,12 @@ class RunInfo(TypedDict):
     """Parts read back instead of computed: only parts whose key (corpus content, query set,
     config, chunklab version) equals this run's."""
     embedding_cache: dict[str, Any]
-    """Dense retrieval's cache hits, misses and hit rate."""
+    """Dense retrieval's embedding pass: texts found in the cache (hits), texts embedded
+    (misses), hit rate and texts embedded per second."""
+    engine: dict[str, Any]
+    """Where the work ran: engine (local or ray) and workers; no bearing on the results."""
+    exploratory: str
+    """What the exploratory family tests: ``all pairs`` or ``versus best``."""
     seconds: dict[str, float]
     """Wall time per stage."""
 
@@ -376,6 +394,25 @@ def prepare(params: SweepParams, out_dir: str | os.PathLike | None, *,
     return run_dir
 
 
+# --- parts: each config's finished work, reused only under the same key (Parts) ---------
+
+def has_part(*paths: Path) -> bool:
+    return all(path.is_file() for path in paths)
+
+
+def write_part(path: Path, frame: pd.DataFrame) -> None:
+    write_atomic(path, lambda tmp: frame.to_parquet(tmp, index=False))
+
+
+def read_part(path: Path, columns: list[str] | None = None) -> pd.DataFrame:
+    return pd.read_parquet(path, columns=columns)
+
+
+def read_chunks(path: Path) -> list[Chunk]:
+    """One config's chunks, read back as records."""
+    return [Chunk.from_dict(row) for row in read_part(path).to_dict("records")]
+
+
 def query_fingerprint(queries: Iterable[Any]) -> str:
     """sha256 over every query record (id, text, sources, answer, kind, gold spans), in
     order: changes when any query changes, so parts scored on other queries are never
@@ -426,24 +463,28 @@ class Parts:
         return stale
 
 
-def run_parts(run_dir: Path | None, params: SweepParams, corpus: Any,
-              queries: list) -> Parts | None:
-    """The keyed parts of a run folder (None without one)."""
-    if run_dir is None:
-        return None
+def run_parts(folder: Path, params: SweepParams, corpus: Any, queries: list) -> Parts:
+    """The keyed parts in ``folder`` (a run folder's ``parts/``, or a temporary folder for a
+    run without one)."""
     scoring = json.dumps({"k": params.k, "budgets": list(params.budgets)})
-    return Parts(run_dir / "parts", corpus.fingerprint, query_fingerprint(queries), scoring)
+    return Parts(folder, corpus.fingerprint, query_fingerprint(queries), scoring)
 
 
-def write_results(result: SweepResult) -> None:
-    """Every table of the run folder through its schema, and run.json, each atomically."""
+def write_results(result: SweepResult, chunk_parts: list[Path] | None = None) -> None:
+    """Every table of the run folder through its schema, and run.json, each atomically; the
+    chunks table is streamed from ``chunk_parts`` (one config's chunks at a time) when given,
+    else written from the result."""
     run_dir = result.run_dir
     assert run_dir is not None
-    for table, frame in ((tables.CHUNKS, result.chunks), (tables.RETRIEVED, result.retrieved),
+    for table, frame in ((tables.RETRIEVED, result.retrieved),
                          (tables.PER_QUERY, result.per_query), (tables.SUMMARY, result.summary),
                          (tables.CHUNK_STATS, result.chunk_stats),
                          (tables.SIGNIFICANCE, result.significance)):
         table.write(run_dir, frame)
+    if chunk_parts is not None:
+        tables.CHUNKS.write_parts(run_dir, chunk_parts)
+    else:
+        tables.CHUNKS.write(run_dir, result.chunks)
     write_text_atomic(run_dir / "run.json", json.dumps(result.run_info, indent=2, default=str))
 
 
@@ -458,7 +499,7 @@ def load_run(run_dir: str | os.PathLike) -> SweepResult:
                     if (run_dir / tables.SIGNIFICANCE.file).is_file() else pd.DataFrame())
     return SweepResult(
         params=SweepParams(**info["params"]), run_dir=run_dir,
-        chunks=tables.CHUNKS.read(run_dir), retrieved=tables.RETRIEVED.read(run_dir),
+        loaded_chunks=None, retrieved=tables.RETRIEVED.read(run_dir),
         per_query=tables.PER_QUERY.read(run_dir), summary=tables.SUMMARY.read(run_dir),
         chunk_stats=tables.CHUNK_STATS.read(run_dir), significance=significance,
         run_info=info)

@@ -79,6 +79,45 @@ def bootstrap_ci(
     return float(low), float(high)
 
 
+RESAMPLE_CELLS = 4_000_000
+"""Resample weights (resamples x values) held at once by ``mean_intervals``."""
+
+
+def mean_intervals(samples: Sequence[np.ndarray], *, n_resamples: int, seed: int,
+                   confidence: float = 0.95, min_n: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile bootstrap interval of the mean of each sample: every sample of one size
+    is resampled with the same draws (``seed``), all of them in one matrix product of the
+    samples with the resamples' counts. A sample of fewer than ``min_n`` values (or none)
+    gives NaN; a constant one [v, v]."""
+    low = np.full(len(samples), np.nan)
+    high = np.full(len(samples), np.nan)
+    by_size: dict[int, list[int]] = {}
+    for i, values in enumerate(samples):
+        if len(values) >= max(1, min_n):
+            by_size.setdefault(len(values), []).append(i)
+    tail = (1.0 - confidence) / 2
+    for members in by_size.values():
+        stacked = np.stack([np.asarray(samples[i], dtype=float) for i in members])
+        means = np.concatenate(list(_resampled_means(stacked, n_resamples, seed)), axis=1)
+        lo, hi = np.quantile(means, [tail, 1.0 - tail], axis=1)
+        constant = np.all(stacked == stacked[:, :1], axis=1)
+        lo[constant] = hi[constant] = stacked[constant, 0]
+        low[members], high[members] = lo, hi
+    return low, high
+
+
+def _resampled_means(stacked: np.ndarray, n_resamples: int, seed: int):
+    """Blocks of samples x resamples of bootstrap means of each row of ``stacked``."""
+    n = stacked.shape[1]
+    rng = np.random.default_rng(seed)
+    block = max(1, RESAMPLE_CELLS // n)
+    for start in range(0, n_resamples, block):
+        rows = min(block, n_resamples - start)
+        draws = rng.integers(0, n, size=(rows, n)) + (np.arange(rows) * n)[:, None]
+        counts = np.bincount(draws.ravel(), minlength=rows * n).reshape(rows, n)
+        yield stacked @ counts.T / n
+
+
 def all_signs(n: int) -> np.ndarray:
     """The 2**n vectors of +1/-1 of length n, one per row."""
     codes = np.arange(2**n)[:, None] >> np.arange(n) & 1
@@ -101,19 +140,33 @@ class SignFlipTest:
     """
 
     def __init__(self, diffs, *, n_resamples: int, seed: int):
-        self.diffs = np.asarray(diffs, dtype=float)
-        self.n = n = len(self.diffs)
-        self.total = float(self.diffs.sum())
-        self.exact = 0 < n <= 16 and 2**n <= n_resamples
-        self.extra = 0 if self.exact else 1
-        batches = [all_signs(n)] if self.exact else (
-            random_signs(n, n_resamples, seed) if n else [])
-        flipped, counts = [], []
-        for signs in batches:
-            flipped.append(signs @ self.diffs)  # float64: the flipped sums
-            counts.append(signs.sum(axis=1, dtype=np.float64))
-        self.flipped = np.concatenate(flipped) if flipped else np.zeros(0)
-        self.signs_sum = np.concatenate(counts) if counts else np.zeros(0)
+        diffs = np.asarray(diffs, dtype=float)
+        flipped, signs_sum, exact = flipped_sums(diffs[:, None], n_resamples=n_resamples,
+                                                 seed=seed)
+        self._set(diffs, flipped[:, 0], signs_sum, exact)
+
+    def _set(self, diffs: np.ndarray, flipped: np.ndarray, signs_sum: np.ndarray,
+             exact: bool) -> None:
+        self.diffs = diffs
+        self.n = len(diffs)
+        self.total = float(diffs.sum())
+        self.exact = exact
+        self.extra = 0 if exact else 1
+        self.flipped = flipped
+        self.signs_sum = signs_sum
+
+    @classmethod
+    def of_columns(cls, diffs: np.ndarray, *, n_resamples: int, seed: int
+                   ) -> list[SignFlipTest]:
+        """One test per column of ``diffs`` (queries x pairs, no NaN), every column's flipped
+        sums from one matrix product with the same sign vectors a single test would use."""
+        flipped, signs_sum, exact = flipped_sums(diffs, n_resamples=n_resamples, seed=seed)
+        tests = []
+        for j in range(diffs.shape[1]):
+            test = cls.__new__(cls)
+            test._set(np.ascontiguousarray(diffs[:, j]), flipped[:, j], signs_sum, exact)
+            tests.append(test)
+        return tests
 
     def _tolerance(self, delta: float) -> float:
         return TIE * self.n * max(1.0, abs(self.total / self.n - delta))
@@ -199,6 +252,21 @@ def sign_flip_p(diffs: np.ndarray, *, n_resamples: int, seed: int) -> float:
     return SignFlipTest(diffs, n_resamples=n_resamples, seed=seed).p_value(0.0)
 
 
+def flipped_sums(diffs: np.ndarray, *, n_resamples: int, seed: int
+                 ) -> tuple[np.ndarray, np.ndarray, bool]:
+    """(sign vectors x columns of flipped sums, each sign vector's sum, exact?) for the
+    columns of ``diffs`` (queries x pairs): every sign vector when 2**n <= n_resamples, else
+    ``n_resamples`` random ones, the same for every column."""
+    n = diffs.shape[0]
+    exact = 0 < n <= 16 and 2**n <= n_resamples
+    batches = [all_signs(n)] if exact else (random_signs(n, n_resamples, seed) if n else [])
+    flipped = [signs @ diffs for signs in batches]  # float64
+    counts = [signs.sum(axis=1, dtype=np.float64) for signs in batches]
+    if not flipped:
+        return np.zeros((0, diffs.shape[1])), np.zeros(0), exact
+    return np.concatenate(flipped), np.concatenate(counts), exact
+
+
 @lru_cache(maxsize=4)
 def _cached_signs(n: int, n_resamples: int, seed: int) -> tuple[np.ndarray, ...]:
     return tuple(_sign_batches(n, n_resamples, seed))
@@ -240,8 +308,13 @@ def paired_comparison(
     attainable p-value is 1 / (n_permutations + 1).
     """
     left, right = _paired(a, b)
-    diffs = left - right
-    test = SignFlipTest(diffs, n_resamples=n_permutations or n_resamples, seed=seed)
+    test = SignFlipTest(left - right, n_resamples=n_permutations or n_resamples, seed=seed)
+    return _result(left, right, test, confidence)
+
+
+def _result(left: np.ndarray, right: np.ndarray, test: SignFlipTest,
+            confidence: float) -> PairedResult:
+    diffs = test.diffs
     low, high = test.interval(confidence)
     return PairedResult(
         n=len(diffs),
@@ -252,6 +325,38 @@ def paired_comparison(
         ci_high=high,
         p_value=test.p_value(0.0),
     )
+
+
+PAIR_BATCH_CELLS = 8_000_000
+"""Flipped sums (sign vectors x pairs) computed in one matrix product at most."""
+
+
+def paired_results(wide: pd.DataFrame, pairs: Sequence[tuple[str, str]], *, n_resamples: int,
+                   seed: int, confidence: float) -> list[PairedResult]:
+    """``paired_comparison`` of every pair of columns of ``wide`` (queries x configs), the
+    pairs that keep the same queries tested together: one matrix product of their
+    differences with the shared sign vectors instead of one per pair."""
+    values = wide.to_numpy(dtype=float)
+    column = {name: i for i, name in enumerate(wide.columns)}
+    index = [(column[a], column[b]) for a, b in pairs]
+    kept = [~(np.isnan(values[:, i]) | np.isnan(values[:, j])) for i, j in index]
+    groups: dict[bytes, list[int]] = {}
+    for p, mask in enumerate(kept):
+        groups.setdefault(np.packbits(mask).tobytes() + bytes([len(mask) % 8]), []).append(p)
+    results: list[PairedResult | None] = [None] * len(pairs)
+    for members in groups.values():
+        mask = kept[members[0]]
+        left = values[mask][:, [index[p][0] for p in members]]
+        right = values[mask][:, [index[p][1] for p in members]]
+        step = max(1, PAIR_BATCH_CELLS // max(n_resamples, 1))
+        for start in range(0, len(members), step):
+            cols = slice(start, start + step)
+            tests = SignFlipTest.of_columns(left[:, cols] - right[:, cols],
+                                            n_resamples=n_resamples, seed=seed)
+            for offset, test in enumerate(tests):
+                j = start + offset
+                results[members[j]] = _result(left[:, j], right[:, j], test, confidence)
+    return [r for r in results if r is not None]
 
 
 def holm(p_values: Sequence[float]) -> np.ndarray:
@@ -346,12 +451,11 @@ def compare_pairs(
     if pairs is None:
         pairs = list(itertools.combinations(wide.columns, 2))
     n_permutations = permutations_for(len(pairs), alpha=alpha, floor=n_resamples)
+    results = paired_results(wide, pairs, n_resamples=n_permutations, seed=seed,
+                             confidence=1.0 - alpha)
     rows = []
-    for config_a, config_b in pairs:
+    for (config_a, config_b), result in zip(pairs, results, strict=True):
         a, b = wide[config_a].to_numpy(), wide[config_b].to_numpy()
-        result = paired_comparison(a, b, n_resamples=n_resamples,
-                                   n_permutations=n_permutations, seed=seed,
-                                   confidence=1.0 - alpha)
         rows.append({"family": family, "metric": metric, "config_a": config_a,
                      "config_b": config_b, **result.as_dict(),
                      "wins_a": int(np.sum(a > b)), "wins_b": int(np.sum(a < b))})
@@ -362,6 +466,26 @@ def compare_pairs(
         for d, p in zip(frame["mean_diff"], frame["p_holm"], strict=True)
     ]
     return frame
+
+
+def best_config(per_query: pd.DataFrame, metric: str, *, config_col: str = "config_id",
+                query_col: str = "query_id", higher_is_better: bool = True) -> str:
+    """The config with the best mean on ``metric`` (the first by id among equals)."""
+    means = _wide(per_query, metric, config_col, query_col).mean()
+    means = means if higher_is_better else -means
+    return str(means[means == means.max()].index[0])
+
+
+def compare_to_best(per_query: pd.DataFrame, metric: str, **options: Any) -> pd.DataFrame:
+    """Each config against the best one on ``metric`` (A = the best), one Holm family: the
+    exploratory family of a grid too large for every pair (``compare_pairs`` options)."""
+    keys = {k: options[k] for k in ("config_col", "query_col", "higher_is_better")
+            if k in options}
+    best = best_config(per_query, metric, **keys)
+    others = sorted(set(per_query.loc[per_query["metric"] == metric,
+                                      options.get("config_col", "config_id")]) - {best})
+    return compare_pairs(per_query, metric, [(best, o) for o in others], family=EXPLORATORY,
+                         **options)
 
 
 _COLUMNS = ["family", "metric", "config_a", "config_b", "n", "mean_a", "mean_b", "mean_diff",

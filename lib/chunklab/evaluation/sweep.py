@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 import time
 import warnings
 from collections.abc import Iterator, Sequence
@@ -14,29 +15,32 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from ..chunking.build import chunk_document
 from ..chunking.config import ChunkerConfig
-from ..chunking.records import Chunk
-from ..chunking.sizes import token_method
+from ..chunking.sizes import ENCODER, token_method
 from ..document.corpus import Corpus, load_corpus
 from ..errors import GridWarning
-from ..util.atomic import write_atomic
 from ..util.paths import shown_path
-from . import budget, grid, leakage, metrics, stats, tables
+from . import budget, embedding, grid, leakage, stats, tables, units
 from .defaults import MIN_INTERVAL_N
+from .engine import Engine, Executor, Pending
+from .launch import start
 from .mining import mine
 from .queries import QuerySplit, given_split, load_queries, query_group, split_queries
-from .retrieve import make_retriever
+from .retrieve import EmbeddingCache, default_cache_dir
 from .runs import (
     DroppedQueries,
+    Parts,
     RunInfo,
     SweepParams,
     SweepResult,
     config_columns,
+    has_part,
     prepare,
-    query_fingerprint,
+    read_chunks,
+    read_part,
     run_parts,
     versions,
+    write_part,
     write_results,
     writing,
 )
@@ -61,42 +65,27 @@ class _Stage:
             self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - began
 
 
-def _parquet(path: Path, frame: pd.DataFrame) -> None:
-    write_atomic(path, lambda tmp: frame.to_parquet(tmp, index=False))
-
-
-def _score(config, retriever_name, retriever, chunks, queries, corpus, k, budgets) -> tuple:
-    retriever.index(chunks)
-    tokens = [c.n_tokens for c in chunks]
-    deep = max([k, *(budget.depth(tokens, b) for b in budgets)])  # enough to fill each budget
-    results = retriever.search([q.query for q in queries], deep)
-    rows = metrics.score_run(results, queries, chunks, docs=corpus, ks=(k,), budgets=budgets,
-                             config_id=config.config_id)
-    size = {c.id: c.n_tokens for c in chunks}
-    retrieved = []
-    for q, hits in zip(queries, results, strict=True):
-        used = max([k, *(budget.reach([size[h[0]] for h in hits], b) for b in budgets)])
-        retrieved += [{"query_id": q.id, "rank": rank, "chunk_id": chunk_id, "score": float(score)}
-                      for rank, (chunk_id, score) in enumerate(hits[:used], start=1)]
-    columns = {**config_columns(config), "retriever": retriever_name}
-    return (pd.DataFrame([{**columns, **r} for r in rows]),
-            tables.RETRIEVED.frame({**columns, **r} for r in retrieved))
-
-
 def run_sweep(params: SweepParams, out_dir: str | os.PathLike | None = None, *,
               corpus: Corpus | None = None, progress: bool = True,
-              overwrite: bool = False) -> SweepResult:
+              engine: Engine | None = None, overwrite: bool = False) -> SweepResult:
     """Run the grid; with ``out_dir``, write every table there atomically, holding the
-    folder's lock, and reuse the parts whose key (corpus content, queries, config, chunklab
-    version) matches this run's. A folder holding another run is refused, or with
-    ``overwrite`` that run is replaced (``runs.run_folder`` picks a folder of its own
-    instead)."""
+    folder's lock for the whole run, and reuse the parts whose key (corpus content, queries,
+    config, chunklab version) matches this run's. A folder holding another run is refused, or
+    with ``overwrite`` that run is replaced (``runs.run_folder`` picks a folder of its own
+    instead).
+
+    ``engine`` says where the work runs (default: every local core); the results are the
+    same wherever it runs. Each config's chunks go to a keyed part on disk as soon as they
+    are made (a temporary folder without ``out_dir``), so no stage holds every config's
+    chunks. The lock is held here, by the process that starts the workers.
+    """
     with writing(out_dir):
-        return _sweep(params, out_dir, corpus=corpus, progress=progress, overwrite=overwrite)
+        return _sweep(params, out_dir, corpus=corpus, progress=progress,
+                      engine=engine or Engine(), overwrite=overwrite)
 
 
 def _sweep(params: SweepParams, out_dir: str | os.PathLike | None, *, corpus: Corpus | None,
-           progress: bool, overwrite: bool = False) -> SweepResult:
+           progress: bool, engine: Engine, overwrite: bool = False) -> SweepResult:
     stage = _Stage()
     configs = params.configs()
     with stage("load"):
@@ -105,57 +94,67 @@ def _sweep(params: SweepParams, out_dir: str | os.PathLike | None, *, corpus: Co
         queries, dropped, split, by_source = _queries(params, corpus.require_documents())
     run_dir = prepare(params, out_dir,  # once the inputs hold: a refused run leaves no params
                       overwrite=overwrite)
-    parts = run_parts(run_dir, params, corpus, queries)
-    reused = 0
-    chunk_frames: list[pd.DataFrame] = []
-    chunks_by_config: dict[str, list[Chunk]] = {}
-    for config in tqdm(configs, desc="chunk", disable=not progress):
+    with _parts_folder(run_dir) as folder, start(engine, list(corpus), queries) as executor:
+        parts = run_parts(folder, params, corpus, queries)
         with stage("chunk"):
-            path = parts.path(config.config_id, "chunks") if parts else None
-            chunks, frame, hit = _chunk_part(corpus, config, path)
-        reused += hit
-        chunk_frames.append(frame)
-        chunks_by_config[config.config_id] = chunks
-    same = grid.identical_configs(configs, chunks_by_config)
-    per_query, retrieved, cache_stats = _retrieve_all(
-        params, configs, chunks_by_config, queries, corpus, parts, stage, progress,
-        {s["config_id"]: s["same_as"] for s in same})
-    reused += cache_stats.pop("reused_parts")
-    per_query = _annotate(per_query, queries, corpus, chunks_by_config, split)
-    with stage("statistics"):
-        chunk_stats = tables.CHUNK_STATS.frame(
-            {**config_columns(c),
-             **metrics.chunk_stats(chunks_by_config[c.config_id], c, docs=corpus).as_dict()}
-            for c in configs
-        )
-        summary = summary_table(per_query, chunk_stats)
-        significance = significance_table(per_query, params.k, params.budgets,
-                                          planned=params.planned_pairs(),
-                                          twins={s["config_id"] for s in same})
-    notes = [s["text"] for s in same] + [w for w in [grid.one_chunk_warning(chunk_stats)] if w]
-    twins = {s["config_id"] for s in same}  # their rows repeat an earlier config's
-    notes += leakage.leak_warnings(per_query[~per_query["config_id"].isin(twins)])
-    for note in notes:
-        warnings.warn(note, GridWarning, stacklevel=2)
-    info: RunInfo = {
-        "run_id": params.run_id, "params": params.model_dump(), "versions": versions(),
-        "corpus": {"root": shown_path(params.corpus), "fingerprint": corpus.fingerprint,
-                   "documents": len(corpus), "skipped": [s.as_dict() for s in corpus.skipped]},
-        "queries": len(queries), "queries_fingerprint": query_fingerprint(queries),
-        "queries_dropped": dropped, "queries_by_source": by_source,
-        "query_split": split.report(), "token_method": token_method(),
-        "parser": corpus.parsers(),
-        "configs": len(configs), "identical_configs": same, "warnings": notes,
-        "reused_parts": reused, "embedding_cache": cache_stats,
-        "seconds": {name: round(v, 3) for name, v in stage.seconds.items()},
-    }
-    chunks = tables.CHUNKS.conform(pd.concat(chunk_frames, ignore_index=True))
-    result = SweepResult(params, run_dir, chunks, retrieved, tables.PER_QUERY.conform(per_query),
-                         summary, chunk_stats, significance, info)
-    if run_dir and parts:
-        write_results(result)
-        parts.remove_stale()
+            digests, pending, reused = _chunk_all(configs, corpus, parts, executor, progress)
+        same = grid.identical_configs(configs, {i: d.signature for i, d in digests.items()})
+        with stage("embed"):
+            embedded = _embed_all(params, configs, parts, queries, executor, progress)
+        with stage("retrieve"):
+            per_query, retrieved, reused_scores = _retrieve_all(
+                params, configs, queries, parts, executor, progress,
+                {s["config_id"]: s["same_as"] for s in same})
+        reused += reused_scores
+        per_query = _annotate(per_query, queries, corpus,
+                              {i: d.applied for i, d in digests.items()}, split)
+        with stage("statistics"):
+            chunk_stats = tables.CHUNK_STATS.frame(pending[c.config_id].result()
+                                                   for c in configs)
+            summary = summary_table(per_query, chunk_stats)
+            significance = significance_table(per_query, params.k, params.budgets,
+                                              planned=params.planned_pairs(),
+                                              twins={s["config_id"] for s in same},
+                                              all_pairs=params.all_pairs)
+        notes = [s["text"] for s in same] + [w for w in [grid.one_chunk_warning(chunk_stats)] if w]
+        twins = {s["config_id"] for s in same}  # their rows repeat an earlier config's
+        notes += leakage.leak_warnings(per_query[~per_query["config_id"].isin(twins)])
+        for note in notes:
+            warnings.warn(note, GridWarning, stacklevel=2)
+        info: RunInfo = {
+            "run_id": params.run_id, "params": params.model_dump(), "versions": versions(),
+            "corpus": {"root": shown_path(params.corpus), "fingerprint": corpus.fingerprint,
+                       "documents": len(corpus), "skipped": [s.as_dict() for s in corpus.skipped]},
+            "queries": len(queries), "queries_fingerprint": parts.queries,
+            "queries_dropped": dropped, "queries_by_source": by_source,
+            "query_split": split.report(), "token_method": token_method(),
+            "parser": corpus.parsers(),
+            "configs": len(configs), "identical_configs": same, "warnings": notes,
+            "reused_parts": reused, "embedding_cache": embedded,
+            "engine": engine.describe(executor.workers),
+            "exploratory": exploratory_design(len(configs) - len(same), params.all_pairs),
+            "seconds": {name: round(v, 3) for name, v in stage.seconds.items()},
+        }
+        chunk_paths = [parts.path(c.config_id, "chunks") for c in configs]
+        held = None if run_dir else tables.CHUNKS.conform(
+            pd.concat([read_part(p) for p in chunk_paths], ignore_index=True))
+        result = SweepResult(params, run_dir, held, retrieved,
+                             tables.PER_QUERY.conform(per_query), summary, chunk_stats,
+                             significance, info)
+        if run_dir:
+            write_results(result, chunk_paths)
+            parts.remove_stale()
     return result
+
+
+@contextmanager
+def _parts_folder(run_dir: Path | None) -> Iterator[Path]:
+    """The run's parts folder, or a temporary one for a run without a folder."""
+    if run_dir is not None:
+        yield run_dir / "parts"
+        return
+    with tempfile.TemporaryDirectory(prefix="chunklab-parts-") as tmp:
+        yield Path(tmp)
 
 
 def _queries(params: SweepParams, corpus: Corpus) -> tuple[list, DroppedQueries, QuerySplit,
@@ -180,85 +179,94 @@ def _queries(params: SweepParams, corpus: Corpus) -> tuple[list, DroppedQueries,
 NOTHING_DROPPED: DroppedQueries = {"count": 0, "reason": "", "examples": [], "by_reason": {}}
 
 
-def _chunk_part(corpus: Corpus, config: ChunkerConfig, path: Path | None) -> tuple:
-    """(chunks, their table, reused?): read back from a finished part of the same key, or
-    chunked now (and saved when the run has a folder)."""
-    if path is not None and path.exists():
-        frame = pd.read_parquet(path)
-        return _records(frame), frame, True
-    chunks = [chunk for doc in corpus for chunk in chunk_document(doc, config)]
+def _chunk_all(configs: list[ChunkerConfig], corpus: Corpus, parts: Parts,
+               executor: Executor, progress: bool
+               ) -> tuple[dict[str, units.Digest], dict[str, Pending], int]:
+    """Every config's chunks on disk (read back from a finished part of the same key, or
+    chunked now, shard by shard, and written with their document's columns), their digests,
+    and their chunk statistics under way: one config's chunks in memory at a time."""
+    todo = [c for c in configs if not has_part(parts.path(c.config_id, "chunks"))]
+    n = len(executor.shards)
+    made = executor.chunk([(i, config) for config in todo for i in range(n)])
     of_doc = {doc.id: {name: getattr(doc, name) for name in tables.DOCUMENT_NAMES}
               for doc in corpus}
-    frame = tables.CHUNKS.frame({**config_columns(config), **chunk.as_dict(),
-                                 **of_doc[chunk.doc_id]} for chunk in chunks)
-    if path is not None:
-        _parquet(path, frame)
-    return chunks, frame, False
+    digests, pending, reused = {}, {}, 0
+    for config in tqdm(configs, desc="chunk", disable=not progress):
+        path = parts.path(config.config_id, "chunks")
+        if config in todo:
+            chunks = [chunk for _ in range(n) for chunk in next(made)]
+            write_part(path, tables.CHUNKS.frame(
+                {**config_columns(config), **chunk.as_dict(), **of_doc[chunk.doc_id]}
+                for chunk in chunks))
+        else:
+            chunks, reused = read_chunks(path), reused + 1
+        executor.keep(path, chunks)
+        digests[config.config_id] = units.digest(config, chunks)
+        pending[config.config_id] = executor.stats(config, path)
+    return digests, pending, reused
 
 
-def _records(frame: pd.DataFrame) -> list[Chunk]:
-    return [Chunk.from_dict(row) for row in frame.to_dict("records")]
+def _embed_all(params: SweepParams, configs: list[ChunkerConfig], parts: Parts, queries,
+               executor: Executor, progress: bool) -> dict[str, Any]:
+    """The one embedding pass of a sweep with a dense retriever: every config's distinct
+    embed texts and the queries (``embedding.embed_missing``)."""
+    if not set(params.retrievers) & set(embedding.DENSE):
+        return {"hits": 0, "misses": 0, "hit_rate": None, "texts_per_second": None}
+    texts = dict.fromkeys(q.query for q in queries)
+    for config in configs:
+        texts.update(dict.fromkeys(
+            read_part(parts.path(config.config_id, "chunks"), ["embed_text"])["embed_text"]))
+    cache = EmbeddingCache(default_cache_dir(), ENCODER)
+    return embedding.embed_missing(cache, list(texts), lambda b: executor.encode(None, b),
+                                   progress=progress)
 
 
-def _retrieve_all(params, configs, chunks_by_config, queries, corpus, parts, stage, progress,
-                  same_as):
-    """Every config x retriever scored; a config whose chunks equal an earlier one's
-    (``same_as``) gets that one's rows, relabelled, instead of a second index."""
-    per_query, retrieved = [], []
-    retrievers = {name: make_retriever(name) for name in params.retrievers}
-    reused = 0
-    done: dict[tuple[str, str], tuple] = {}
-    by_id = {c.config_id: c for c in configs}
+def _retrieve_all(params: SweepParams, configs: list[ChunkerConfig], queries, parts: Parts,
+                  executor: Executor, progress: bool, same_as: dict[str, str]):
+    """Every config x retriever scored (``units.score_config``, on the executor); a config
+    whose chunks equal an earlier one's (``same_as``) gets that one's rows, relabelled,
+    instead of a second index; finished parts of the same key are read back."""
     grid_ = [(c, name) for c in configs for name in params.retrievers]
+    todo = [(c, name) for c, name in grid_
+            if c.config_id not in same_as and not has_part(
+                *(parts.path(c.config_id, table, name) for table in ("per_query", "retrieved")))]
+    scored_now = executor.score([
+        (units.ScoreJob(c, name, params.k, tuple(params.budgets)),
+         parts.path(c.config_id, "chunks")) for c, name in todo])
+    by_id = {c.config_id: c for c in configs}
+    done: dict[tuple[str, str], tuple] = {}
+    per_query, retrieved, reused = [], [], 0
     for config, name in tqdm(grid_, desc="retrieve + score", disable=not progress):
-        scored_part, ranks_part = (parts.path(config.config_id, table, name) if parts else None
-                                   for table in ("per_query", "retrieved"))
-        finished = scored_part and scored_part.exists()
-        with stage(f"retrieve:{name}"):
-            if config.config_id in same_as:
-                twin = by_id[same_as[config.config_id]]
-                ids = dict(zip((c.id for c in chunks_by_config[twin.config_id]),
-                               (c.id for c in chunks_by_config[config.config_id]), strict=True))
-                columns = config_columns(config)
-                scored, ranks = (grid.copy_scores(f, columns, ids)
-                                 for f in done[(twin.config_id, name)])
-            elif finished:
-                scored = pd.read_parquet(scored_part)
-                ranks = pd.read_parquet(ranks_part)
-                reused += 1
-            else:
-                scored, ranks = _score(config, name, retrievers[name],
-                                       chunks_by_config[config.config_id], queries, corpus,
-                                       params.k, params.budgets)
-                if scored_part and ranks_part:
-                    _parquet(ranks_part, ranks)
-                    _parquet(scored_part, scored)
+        rows_path, ranks_path = (parts.path(config.config_id, table, name)
+                                for table in ("per_query", "retrieved"))
+        if config.config_id in same_as:
+            twin = by_id[same_as[config.config_id]]
+            ids = dict(zip(read_part(parts.path(twin.config_id, "chunks"), ["id"])["id"],
+                           read_part(parts.path(config.config_id, "chunks"), ["id"])["id"],
+                           strict=True))
+            scored, ranks = (grid.copy_scores(f, config_columns(config), ids)
+                             for f in done[(twin.config_id, name)])
+        elif (config, name) in todo:
+            result = next(scored_now)
+            scored, ranks = result.per_query, result.retrieved
+            write_part(ranks_path, ranks)
+            write_part(rows_path, scored)
+        else:
+            scored, ranks, reused = read_part(rows_path), read_part(ranks_path), reused + 1
         done[(config.config_id, name)] = (scored, ranks)
         per_query.append(scored)
         retrieved.append(ranks)
-    cache: dict[str, Any] = {"hits": 0, "misses": 0}
-    for retriever in retrievers.values():
-        for key, value in (getattr(retriever, "cache_stats", None) or {}).items():
-            if key in cache:
-                cache[key] += value
-    looked_up = cache["hits"] + cache["misses"]
-    cache["hit_rate"] = cache["hits"] / looked_up if looked_up else None
-    cache["reused_parts"] = reused
     return (pd.concat(per_query, ignore_index=True), pd.concat(retrieved, ignore_index=True),
-            cache)
+            reused)
 
 
-def _annotate(per_query: pd.DataFrame, queries, corpus: Corpus, chunks_by_config,
-              split: QuerySplit) -> pd.DataFrame:
+def _annotate(per_query: pd.DataFrame, queries, corpus: Corpus,
+              applied: dict[str, dict[str, str]], split: QuerySplit) -> pd.DataFrame:
     """Each row gets the structure source of its query's first gold document, the strategy
     actually applied to that document, its query set and its query group (heading-derived
     or leak-free kinds), so results split by all four."""
     first_source = {q.id: q.sources[0] for q in queries}
     structure = {d.id: d.structure_source for d in corpus}
-    applied = {
-        config_id: {c.doc_id: c.applied_strategy for c in chunks}
-        for config_id, chunks in chunks_by_config.items()
-    }
     sources = per_query["query_id"].map(first_source)
     per_query = per_query.copy()
     per_query["structure_source"] = sources.map(structure)
@@ -280,29 +288,28 @@ SUMMARY_RESAMPLES = 1000
 """Bootstrap resamples behind each summary interval (percentile method, seed 0)."""
 
 
-def _mean_ci(values: np.ndarray) -> dict[str, float]:
-    values = values[~np.isnan(values)]
-    if len(values) == 0:
-        return {"mean": np.nan, "ci_low": np.nan, "ci_high": np.nan, "n": 0}
-    low, high = stats.bootstrap_ci(values, n_resamples=SUMMARY_RESAMPLES, seed=0,
-                                   methods=("percentile",), min_n=MIN_INTERVAL_N)
-    return {"mean": float(values.mean()), "ci_low": low, "ci_high": high, "n": len(values)}
-
-
 def summary_table(per_query: pd.DataFrame, chunk_stats: pd.DataFrame | None = None
                   ) -> pd.DataFrame:
     """config x metric: mean with a 95% bootstrap interval and n; blended ("all") and split by
     structure source, applied strategy and query kind, side by side; each row carries its
     config's realised chunk size in tokens from ``chunk_stats`` (NaN without it)."""
-    rows = []
+    rows, samples = [], []
     splits = [("all", None), *[(s, s) for s in SPLITS if s in per_query]]
     for split, column in splits:
         keys = [*GROUP, "metric"] + ([column] if column else [])
         for key, group in per_query.groupby(keys, sort=True, dropna=False):
             record = dict(zip(keys, key, strict=True))
             value = record.pop(column) if column else "all"
+            values = group["value"].to_numpy(dtype=float)
+            values = values[~np.isnan(values)]
+            samples.append(values)
             rows.append({**record, "split": split, "split_value": value,
-                         **_mean_ci(group["value"].to_numpy(dtype=float))})
+                         "mean": float(values.mean()) if len(values) else np.nan,
+                         "n": len(values)})
+    low, high = stats.mean_intervals(samples, n_resamples=SUMMARY_RESAMPLES, seed=0,
+                                     min_n=MIN_INTERVAL_N)
+    for row, lo, hi in zip(rows, low, high, strict=True):
+        row["ci_low"], row["ci_high"] = float(lo), float(hi)
     frame = pd.DataFrame(rows)
     realised = (chunk_stats.set_index("config_id")[list(REALISED)] if chunk_stats is not None
                 else pd.DataFrame(columns=list(REALISED)))
@@ -318,14 +325,26 @@ def key_metrics(k: int, budgets: Sequence[int] = ()) -> list[str]:
             + [f"span_recall@{budget.budget_name(b)}" for b in budgets])
 
 
+ALL_PAIRS_UP_TO = 12
+"""Up to this many configs the exploratory family tests every pair (66 pairs at 12); beyond
+it, each config against the best one, unless every pair is asked for."""
+
+
+def exploratory_design(n_configs: int, all_pairs: bool = False) -> str:
+    """``all pairs`` or ``versus best``: what the exploratory family of a grid tests."""
+    return "all pairs" if all_pairs or n_configs <= ALL_PAIRS_UP_TO else "versus best"
+
+
 def significance_table(per_query: pd.DataFrame, k: int, budgets: Sequence[int] = (), *,
                        planned: Sequence[tuple[str, str]] = (),
-                       twins: set[str] | frozenset[str] = frozenset()) -> pd.DataFrame:
+                       twins: set[str] | frozenset[str] = frozenset(),
+                       all_pairs: bool = False) -> pd.DataFrame:
     """Paired tests per retriever on the key metrics: the ``planned`` pairs as one Holm family
     over all queries (and again on each query group, heading-derived and leak-free kinds,
-    when the run has both), then every pair of configs as another (leaving out ``twins``,
-    configs whose chunks equal an earlier config's, whose tests would only repeat that
-    one's)."""
+    when the run has both), then an exploratory family (leaving out ``twins``, configs whose
+    chunks equal an earlier config's, whose tests would only repeat that one's): every pair
+    of configs up to ``ALL_PAIRS_UP_TO`` configs (or with ``all_pairs``), else each config
+    against the best."""
     frames = []
     for retriever, rows in per_query.groupby("retriever"):
         scored = rows[["config_id", "query_id", "metric", "value"]].dropna()
@@ -335,8 +354,11 @@ def significance_table(per_query: pd.DataFrame, k: int, budgets: Sequence[int] =
             if metric not in set(scored["metric"]):
                 continue  # e.g. bundle_efficiency is NaN for every query when nothing is found
             tables_ = _planned_tests(groups, metric, planned)
-            if explored.loc[explored["metric"] == metric, "config_id"].nunique() >= 2:
-                tables_.append(stats.compare_all(explored, metric).assign(query_group="all"))
+            n_explored = explored.loc[explored["metric"] == metric, "config_id"].nunique()
+            if n_explored >= 2:
+                compare = (stats.compare_all if exploratory_design(n_explored, all_pairs)
+                           == "all pairs" else stats.compare_to_best)
+                tables_.append(compare(explored, metric).assign(query_group="all"))
             for table in tables_:
                 table.insert(0, "retriever", retriever)
                 frames.append(table)

@@ -5,7 +5,7 @@ table of files is made from it, and a test checks written files against it."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -82,6 +82,27 @@ class Table:
         if self.file.endswith(".parquet"):
             return write_atomic(path, lambda tmp: frame.to_parquet(tmp, index=False))
         return write_text_atomic(path, frame.to_csv(index=False))
+
+    def write_parts(self, run_dir: str | os.PathLike, parts: Sequence[Path]) -> Path:
+        """Parquet ``parts`` (frames of this table, in order) concatenated into ``run_dir/file``
+        atomically, one part in memory at a time."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        if not parts:
+            return self.write(run_dir, pd.DataFrame(columns=self.names))
+        schema = pa.unify_schemas([pq.read_schema(p) for p in parts],
+                                  promote_options="permissive")
+        schema = pa.schema([schema.field(n) for n in self.names],
+                           metadata=pq.read_schema(parts[0]).metadata)
+
+        def write(tmp: Path) -> None:
+            with pq.ParquetWriter(tmp, schema) as writer:
+                for part in parts:
+                    table = pq.read_table(part)
+                    writer.write_table(table.select(self.names).cast(schema))
+
+        return write_atomic(Path(run_dir) / self.file, write)
 
     def read(self, run_dir: str | os.PathLike) -> pd.DataFrame:
         """The file read back from ``run_dir`` (an empty CSV gives an empty frame)."""

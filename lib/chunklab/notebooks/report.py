@@ -25,6 +25,7 @@ from ..evaluation.defaults import (
     DEFAULT_STRATEGIES,
     default_contrasts,
 )
+from ..evaluation.engine import Engine
 from ..evaluation.runs import clear_run, run_folder, writing
 from ..evaluation.structure import GOLD_FILE
 from ..util.atomic import remove_leftovers, write_atomic, write_text_atomic
@@ -307,11 +308,13 @@ def _describe(err: Exception) -> str:
     return _ANSI.sub("", text).strip()
 
 
-def notebook_values(out_dir: Path, params, *, queries: str, name: str = "") -> dict:
+def notebook_values(out_dir: Path, params, *, queries: str, name: str = "",
+                    engine: Engine | None = None) -> dict:
     """Every parameter a report notebook may declare, with this report's values (only the
     ones notebook ``name`` declares are passed to it). Every value works on any corpus: 02
     and 04 pick their pages, 05 scores headings only when the corpus has a gold file."""
     k = params.k
+    engine = engine or Engine()
     first = "answer_hit" if queries else "hit"  # mined queries carry gold sections, no answer
     values = {
         "CORPUS": params.corpus, "QUERIES": params.queries, "OUT_DIR": str(out_dir),
@@ -319,7 +322,8 @@ def notebook_values(out_dir: Path, params, *, queries: str, name: str = "") -> d
         "SIZES": list(params.sizes), "RETRIEVERS": list(params.retrievers), "K": k,
         "HELD_OUT_QUERIES": params.held_out_queries, "SPLIT_SEED": params.split_seed,
         "BUDGETS": list(params.budgets), "CONTRASTS": list(params.contrasts),
-        "RETRIEVER": params.retrievers[0], "DOC": "", "PRESET_DOCS": [],
+        "ALL_PAIRS": params.all_pairs, "ENGINE": engine.kind, "WORKERS": engine.workers or 0,
+        "ADDRESS": engine.address, "RETRIEVER": params.retrievers[0], "DOC": "", "PRESET_DOCS": [],
         "GOLD": default_gold(params.corpus), "PRIMARY_METRIC": f"{first}@{k}",
         "METRICS": [f"{metric}@{k}" for metric in (first, "recall", "bundle_efficiency",
                                                     *([] if queries else ["section_efficiency"]),
@@ -338,7 +342,8 @@ def build_report(out_dir: str | os.PathLike, *, corpus: str = DEFAULT_CORPUS,
                  budgets: Sequence[int] = DEFAULT_BUDGETS,
                  contrasts: Sequence[str] | None = None,
                  strict: bool = False, notebooks: Sequence[str] = DEFAULT_NOTEBOOKS,
-                 overwrite: bool = False, progress: bool = True) -> Report:
+                 overwrite: bool = False, progress: bool = True, all_pairs: bool = False,
+                 engine: Engine | None = None) -> Report:
     """Execute the notebooks in order into ``out_dir`` (each as .ipynb and offline .html; 03
     writes the sweep there and 06 reads it back) and write ``out_dir/index.html``.
 
@@ -350,13 +355,15 @@ def build_report(out_dir: str | os.PathLike, *, corpus: str = DEFAULT_CORPUS,
     run. When no config meets the choice rule, 06 still completes with the closest config
     and the margin chart; the returned Report's ``exit_code`` is 1 when a notebook failed,
     or, with ``strict``, when no config met the rule. ``contrasts`` None gives the default
-    planned contrasts whose strategies are both swept.
+    planned contrasts whose strategies are both swept. ``engine`` says where the sweep runs
+    (default: every local core) and ``all_pairs`` asks for every pair of configs to be tested.
     """
     params = sweep_params(validate_params(
         SweepInputs, CORPUS=corpus, QUERIES=queries, HELD_OUT_QUERIES=held_out_queries,
         SPLIT_SEED=split_seed, STRATEGIES=list(strategies), SIZES=list(sizes),
         RETRIEVERS=list(retrievers), K=k, BUDGETS=list(budgets),
-        CONTRASTS=default_contrasts(strategies) if contrasts is None else list(contrasts)))
+        CONTRASTS=default_contrasts(strategies) if contrasts is None else list(contrasts),
+        ALL_PAIRS=all_pairs))
     found = find_notebooks(notebooks)
     folder = run_folder(resolve_output(out_dir, name="OUT_DIR"), params, overwrite=overwrite)
     out = folder.path
@@ -369,11 +376,12 @@ def build_report(out_dir: str | os.PathLike, *, corpus: str = DEFAULT_CORPUS,
         remove_leftovers(out, names=[f"{name}{suffix}" for name, _ in found
                                      for suffix in (".ipynb", ".html")])
         for i, (name, source) in enumerate(found, start=1):
-            values = notebook_values(out, params, queries=queries, name=name)
+            values = notebook_values(out, params, queries=queries, name=name, engine=engine)
             label = f"[{i}/{len(found)}] {name}"
             if progress:
                 print(f"{label}: running", flush=True)
-            run = run_notebook(name, source, out, values, progress=label if progress else "")
+            run = (run_notebook(name, source, out, values, progress=label if progress else "")
+                   if source else NotebookRun(name, None))
             runs.append(run)
             if progress:
                 print(f"{label}: {run.status} ({run.seconds:.1f} s)"

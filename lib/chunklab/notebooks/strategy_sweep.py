@@ -7,14 +7,15 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import pandas as pd
-from pydantic import ValidationInfo, field_validator
+from pydantic import BeforeValidator, ValidationInfo, field_validator
 
 from ..errors import ConfigError
 from ..evaluation import leakage
 from ..evaluation.budget import budget_name
+from ..evaluation.engine import ENGINES, Engine
 from ..evaluation.runs import run_folder
 from ..evaluation.sweep import GROUP, KEY_METRICS, SweepParams, SweepResult, headline, summary_table
 from ..util.atomic import write_text_atomic
@@ -34,8 +35,11 @@ from .params import (
     Texts,
     TextsOrNone,
     Unit,
+    one_of,
 )
 from .params import validate as validate_params
+
+EngineName = Annotated[str, BeforeValidator(one_of(lambda: ENGINES))]
 
 
 class SweepInputs(NotebookParams):
@@ -52,6 +56,10 @@ class SweepInputs(NotebookParams):
     SPLIT_SEED: NonNegativeInt = 0
     BUDGETS: PositiveInts = []
     CONTRASTS: TextsOrNone = []
+    ALL_PAIRS: Flag = False
+    ENGINE: EngineName = "local"
+    WORKERS: NonNegativeInt = 0
+    ADDRESS: str = ""
 
     @field_validator("CONTRASTS")
     @classmethod
@@ -82,14 +90,18 @@ class StrategySweepSetup:
     """The metrics charted; the first is broken down and tested pairwise."""
     out_dir: Path
     """The run folder: OUT_DIR, or its own subfolder when OUT_DIR holds another run."""
+    engine: Engine
+    """Where the sweep runs (ENGINE, WORKERS, ADDRESS)."""
     overwrite: bool = False
     """The run OUT_DIR holds is replaced (OVERWRITE)."""
     note: str = ""
     """Why the run goes elsewhere than OUT_DIR, or replaces the one there ("" otherwise)."""
 
     def describe(self) -> str:
+        workers = self.engine.workers or "every core"
         line = (f"run {self.params.run_id}: {len(self.params.configs())} configs x "
-                f"{len(self.params.retrievers)} retriever(s) -> {self.out_dir}")
+                f"{len(self.params.retrievers)} retriever(s) -> {self.out_dir} "
+                f"({self.engine.kind} engine, workers: {workers})")
         return f"{line}\n{self.note}" if self.note else line
 
 
@@ -103,7 +115,13 @@ def sweep_params(inputs: SweepInputs, *, options: dict[str, Any] | None = None) 
                        strategies=tuple(inputs.STRATEGIES), sizes=tuple(inputs.SIZES),
                        retrievers=tuple(inputs.RETRIEVERS), k=inputs.K, unit=inputs.UNIT,
                        budgets=tuple(inputs.BUDGETS), contrasts=tuple(inputs.CONTRASTS),
-                       options=options or {})
+                       options=options or {}, all_pairs=inputs.ALL_PAIRS)
+
+
+def sweep_engine(inputs: SweepInputs) -> Engine:
+    """Where the checked inputs say the sweep runs (WORKERS 0: every core)."""
+    return Engine.model_validate({"kind": inputs.ENGINE, "workers": inputs.WORKERS or None,
+                                  "address": inputs.ADDRESS})
 
 
 def validate(**params: Any) -> StrategySweepSetup:
@@ -113,7 +131,7 @@ def validate(**params: Any) -> StrategySweepSetup:
     folder = run_folder(checked.OUT_DIR, sweep, overwrite=checked.OVERWRITE,
                         switch="OVERWRITE=True")
     return StrategySweepSetup(sweep, check_metrics(checked.METRICS, k=checked.K), folder.path,
-                              folder.overwrite, folder.note)
+                              sweep_engine(checked), folder.overwrite, folder.note)
 
 
 def check_metrics(metrics: list[str], *, k: int, name: str = "METRICS") -> list[str]:

@@ -1,0 +1,150 @@
+"""Sweep benchmark: what a sweep's cost grows with, every figure measured in one run.
+
+    python -m chunklab.bench --sweep [--corpus data/sample] [--queries FILE] [--mb 1]
+                                     [--file-mb 1,4,16,32]
+
+Prints: the start time of ``import chunklab`` and ``chunklab --help`` (fresh interpreters);
+a BM25 sweep of one strategy at 1, 2, 4 and 8 sizes (the marginal cost of a size); the same
+sweep with one worker and with every local core (the speed-up); the statistics' share of a
+sweep's wall time at 12, 24 and 48 configs; and CPU seconds and peak RSS per MB of one
+Markdown file of growing size (each in a fresh process). The corpus is grown to ``--mb``
+with copies of its documents (the originals keep their ids, so the queries still find their
+gold), so that the work, not the start of the workers, dominates.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from .document.corpus import Corpus, load_corpus, make_document
+from .evaluation.engine import Engine, all_cores
+from .evaluation.runs import SweepParams
+from .evaluation.sweep import run_sweep
+
+STRATEGIES = ("rct", "mhs_rct", "ast_merge", "ast_breadcrumb")
+SIZES = (200, 300, 400, 600, 800, 1000, 1200, 1600, 2000, 2400, 3200, 4000)
+START = {"import chunklab": ["-c", "import chunklab"],
+         "chunklab --help": ["-m", "chunklab", "--help"]}
+
+
+def start_seconds(args: list[str], repeat: int = 3) -> float:
+    """Best wall time of a fresh interpreter running ``args``."""
+    best = float("inf")
+    for _ in range(repeat):
+        began = time.perf_counter()
+        subprocess.run([sys.executable, *args], check=True, capture_output=True)
+        best = min(best, time.perf_counter() - began)
+    return best
+
+
+def grown(corpus: Corpus, megabytes: float) -> Corpus:
+    """The corpus plus copies of its documents (new ids) until ``megabytes``."""
+    docs = list(corpus)
+    size = sum(len(d.text.encode()) for d in docs)
+    round_ = 1
+    while size < megabytes * 1_000_000 and corpus.documents:
+        for doc in corpus:
+            docs.append(make_document(f"copy{round_}/{doc.id}",
+                                      f"{doc.text}\n\n<!-- copy {round_} -->\n"))
+            size += len(docs[-1].text.encode())
+        round_ += 1
+    return Corpus(corpus.root, tuple(docs), corpus.skipped)
+
+
+def timed_sweep(params: SweepParams, corpus: Corpus, workers: int | None = None
+                ) -> dict[str, float]:
+    """Wall seconds of a whole sweep (``total``) and of each of its stages."""
+    began = time.perf_counter()
+    result = run_sweep(params, None, corpus=corpus, progress=False,
+                       engine=Engine(workers=workers))
+    return {"total": time.perf_counter() - began, **result.run_info["seconds"]}
+
+
+def one_file(megabytes: float, corpus_dir: str) -> dict[str, float]:
+    """CPU seconds of chunking one Markdown file of ``megabytes``, and the process's peak
+    RSS above what it held before the file was read (run it in a fresh process)."""
+    from .chunking.build import chunk_document
+    from .chunking.config import make_config
+
+    config = make_config(strategy="ast_breadcrumb", size=1000)
+    chunk_document(make_document("warm.md", "# Warm\n\nup.\n"), config)  # lazy imports
+    before = peak_rss_mb()
+    texts = [d.text for d in load_corpus(corpus_dir)]
+    parts, size = [], 0
+    while size < megabytes * 1_000_000:
+        for text in texts:
+            parts.append(text)
+            size += len(text.encode())
+    text = "\n\n".join(parts)
+    began = time.process_time()
+    chunks = chunk_document(make_document("one.md", text), config)
+    cpu = time.process_time() - began
+    peak = peak_rss_mb()
+    return {"MB": len(text.encode()) / 1_000_000, "cpu": cpu, "rss_mb": peak - before,
+            "base_mb": before,
+            "chunks": len(chunks)}
+
+
+def peak_rss_mb() -> float:
+    """This process's peak resident set (VmHWM; unlike ru_maxrss, it does not carry the
+    parent's peak over into a new program)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024  # kB
+    return float("nan")  # not Linux
+
+
+def file_row(megabytes: float, corpus_dir: str) -> dict[str, float]:
+    code = (f"import json; from chunklab.sweep_bench import one_file; "
+            f"print(json.dumps(one_file({megabytes!r}, {corpus_dir!r})))")
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                         text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def run(corpus_dir: str, queries: str, megabytes: float, file_mb: list[float]) -> None:
+    for name, args in START.items():
+        print(f"{name:<20}{start_seconds(args):>8.2f} s (best of 3, fresh interpreter)")
+
+    corpus = grown(load_corpus(corpus_dir), megabytes)
+    mb = sum(len(d.text.encode()) for d in corpus) / 1_000_000
+    print(f"\ncorpus: {len(corpus)} documents, {mb:.2f} MB; queries: {queries}; BM25")
+    base: dict[str, Any] = {"corpus": corpus_dir, "queries": queries, "retrievers": ("bm25",)}
+
+    print(f"\n{'sizes':>5}{'configs':>8}{'wall s':>9}{'chunk s':>9}{'chunk s/size':>14}")
+    for n in (1, 2, 4, 8):
+        seconds = timed_sweep(SweepParams(**base, strategies=("ast_breadcrumb",),
+                                          sizes=SIZES[:n]), corpus)
+        print(f"{n:>5}{n:>8}{seconds['total']:>9.2f}{seconds['chunk']:>9.2f}"
+              f"{seconds['chunk'] / n:>14.2f}")
+
+    cores = all_cores()
+    params = SweepParams(**base, strategies=STRATEGIES[:2], sizes=SIZES[4:6])
+    one = timed_sweep(params, corpus, workers=1)
+    many = timed_sweep(params, corpus, workers=cores)
+    print(f"\n{'workers':>7}{'wall s':>9}{'chunk s':>9}{'retrieve s':>12}   (4 configs)")
+    for workers, seconds in ((1, one), (cores, many)):
+        print(f"{workers:>7}{seconds['total']:>9.2f}{seconds['chunk']:>9.2f}"
+              f"{seconds['retrieve']:>12.2f}")
+    print(f"speed-up with {cores} workers: {one['total'] / many['total']:.2f}x")
+
+    print(f"\n{'configs':>7}{'wall s':>9}{'statistics s':>14}{'share':>8}")
+    for n_sizes in (3, 6, 12):
+        seconds = timed_sweep(SweepParams(**base, strategies=STRATEGIES,
+                                          sizes=SIZES[:n_sizes]), corpus)
+        print(f"{len(STRATEGIES) * n_sizes:>7}{seconds['total']:>9.2f}"
+              f"{seconds['statistics']:>14.2f}{seconds['statistics'] / seconds['total']:>8.1%}")
+
+    print(f"\n{'file MB':>7}{'CPU s':>8}{'CPU s/MB':>10}{'RSS MB':>8}{'x input':>9}"
+          "   (ast_breadcrumb, size 1000, one file, fresh process; RSS: peak above the "
+          "process before reading the file)")
+    for size in file_mb:
+        row = file_row(size, corpus_dir)
+        print(f"{row['MB']:>7.1f}{row['cpu']:>8.2f}{row['cpu'] / row['MB']:>10.2f}"
+              f"{row['rss_mb']:>8.0f}{row['rss_mb'] / row['MB']:>9.1f}"
+              f"   (process before: {row['base_mb']:.0f} MB)")

@@ -1,0 +1,180 @@
+"""Where a sweep runs changes nothing in its results: local processes give the same files,
+byte for byte, as one process; documents are parsed once and shared by every config."""
+
+from __future__ import annotations
+
+import json
+import pickle
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from chunklab import load_corpus
+from chunklab.document import corpus as corpus_module
+from chunklab.evaluation import units
+from chunklab.evaluation.engine import Engine, ordered
+from chunklab.evaluation.sweep import SweepParams, run_sweep
+from conftest import SAMPLE
+
+QUERIES = str(SAMPLE / "queries.jsonl")
+RUN_ONLY = ("seconds", "engine")
+"""run.json entries about how the run went, not what it found."""
+
+
+def small_params(**extra) -> SweepParams:
+    return SweepParams(corpus=str(SAMPLE), queries=QUERIES, strategies=("rct", "ast_breadcrumb"),
+                       sizes=(400, 900), budgets=(256,), contrasts=("ast_breadcrumb:rct",),
+                       **extra)
+
+
+def run_files(run_dir: Path) -> dict[str, bytes]:
+    """Every file of a run folder (parts included) by relative path; run.json without the
+    entries that say how the run went."""
+    files = {str(p.relative_to(run_dir)): p.read_bytes()
+             for p in sorted(run_dir.rglob("*")) if p.is_file()}
+    info = json.loads(files.pop("run.json"))
+    files["run.json"] = json.dumps({k: v for k, v in info.items() if k not in RUN_ONLY},
+                                   sort_keys=True).encode()
+    return files
+
+
+def assert_same_files(a: Path, b: Path) -> None:
+    first, second = run_files(a), run_files(b)
+    assert sorted(first) == sorted(second)
+    differ = [name for name in first if first[name] != second[name]]
+    assert not differ, f"files differ: {differ}"
+
+
+@pytest.fixture(scope="module")
+def one_process(tmp_path_factory):
+    out = tmp_path_factory.mktemp("engine") / "one"
+    run_sweep(small_params(), out, progress=False, engine=Engine(workers=1))
+    return out
+
+
+def test_two_local_workers_write_the_same_files_as_one_process(one_process, tmp_path):
+    result = run_sweep(small_params(), tmp_path / "two", progress=False,
+                       engine=Engine(workers=2))
+    assert result.run_info["engine"] == {"kind": "local", "workers": 2, "address": ""}
+    assert_same_files(one_process, tmp_path / "two")
+
+
+def test_a_sweep_without_a_folder_holds_the_same_chunks(one_process):
+    result = run_sweep(small_params(), None, progress=False, engine=Engine(workers=2))
+    written = pd_read(one_process / "chunks.parquet")
+    assert result.chunks.equals(written)
+
+
+def pd_read(path: Path):
+    import pandas as pd
+
+    return pd.read_parquet(path)
+
+
+def test_the_default_engine_is_every_local_core():
+    assert Engine() == Engine(kind="local", workers=None, address="")
+
+
+def test_workers_must_be_positive():
+    with pytest.raises(ValueError, match="workers"):
+        Engine(workers=0)
+
+
+def test_documents_are_parsed_once_whatever_the_configs(monkeypatch):
+    corpus = load_corpus(SAMPLE)
+    calls = []
+    original = corpus_module.parse_blocks
+    monkeypatch.setattr(corpus_module, "parse_blocks",
+                        lambda *a, **k: calls.append(1) or original(*a, **k))
+    params = small_params()
+    run_sweep(params, None, corpus=corpus, progress=False, engine=Engine(workers=1))
+    assert calls == []  # 4 configs, 2 sizes: no document parsed again
+    # a worker is handed documents pickled with their blocks: unpickling does not parse
+    docs = pickle.loads(pickle.dumps(list(corpus)))
+    assert calls == [] and [d.blocks for d in docs] == [d.blocks for d in corpus]
+
+
+def test_shards_keep_document_order_and_cover_every_document():
+    docs = list(load_corpus(SAMPLE))
+    for n in (1, 2, 3, 8, 100):
+        runs = units.shards(docs, n)
+        assert 1 <= len(runs) <= min(n, len(docs))
+        assert [d.id for run in runs for d in run] == [d.id for d in docs]
+        assert all(runs)
+    assert units.shards([], 4) == []
+
+
+def test_results_come_back_in_order_with_a_bounded_window():
+    submitted = []
+    with ThreadPoolExecutor(2) as pool:
+        def submit(item):
+            submitted.append(item)
+            return pool.submit(lambda x: x * x, item)
+
+        results = ordered(submit, range(10), window=3)
+        assert next(results) == 0 and len(submitted) == 3  # no more than 3 ahead
+        assert list(results) == [x * x for x in range(1, 10)]
+
+
+def test_the_default_worker_count_comes_from_the_environment(monkeypatch):
+    from chunklab.errors import ConfigError
+    from chunklab.evaluation.engine import all_cores, default_workers
+
+    monkeypatch.setenv("CHUNKLAB_WORKERS", "3")
+    assert default_workers() == 3
+    monkeypatch.delenv("CHUNKLAB_WORKERS")
+    assert default_workers() == all_cores()
+    monkeypatch.setenv("CHUNKLAB_WORKERS", "many")
+    with pytest.raises(ConfigError,
+                       match="CHUNKLAB_WORKERS must be a positive integer; got 'many'"):
+        default_workers()
+
+
+def test_a_part_of_another_key_is_recomputed_by_local_workers(tmp_path):
+    import shutil
+
+    corpus = tmp_path / "corpus"
+    shutil.copytree(SAMPLE, corpus)
+    params = small_params().model_copy(update={"corpus": str(corpus)})
+    out = tmp_path / "run"
+    run_sweep(params, out, progress=False, engine=Engine(workers=2))
+    before = {p.name for p in (out / "parts").glob("*.parquet")}
+    page = next(p for p in sorted(corpus.rglob("*.md")))
+    page.write_text(page.read_text(encoding="utf-8") + "\n## Added later\n\nA new section.\n",
+                    encoding="utf-8")
+    run_sweep(params, out, progress=False, engine=Engine(workers=2))
+    info = json.loads((out / "run.json").read_text(encoding="utf-8"))
+    assert info["reused_parts"] == 0
+    assert not before & {p.name for p in (out / "parts").glob("*.parquet")}
+    fresh = tmp_path / "fresh"
+    run_sweep(params, fresh, progress=False, engine=Engine(workers=1))
+    assert_same_files(out, fresh)
+
+
+@pytest.mark.parametrize("parser", ["python", "rust"])
+def test_workers_read_with_the_run_s_parser_and_every_document_is_counted(
+        monkeypatch, tmp_path, parser):
+    import os
+
+    import pandas as pd
+
+    from chunklab.evaluation.engine import LocalPool
+
+    if parser == "rust":
+        pytest.importorskip("markdown_it_pyrs", reason="the rust parser needs the fast extra")
+    monkeypatch.setenv("CHUNKLAB_PARSER", parser)
+    corpus = load_corpus(SAMPLE)
+    pool = LocalPool(list(corpus), [], 2)
+    try:
+        assert pool.pool.submit(os.getenv, "CHUNKLAB_PARSER").result() == parser
+    finally:
+        pool.close()
+    out = tmp_path / "run"
+    run_sweep(small_params(), out, progress=False, engine=Engine(workers=2))
+    info = json.loads((out / "run.json").read_text(encoding="utf-8"))
+    assert info["parser"]["chosen"] == parser
+    assert sum(info["parser"]["documents"].values()) == info["corpus"]["documents"] == len(corpus)
+    chunks = pd.read_parquet(out / "chunks.parquet", columns=["doc_id", "parser"])
+    by_doc = {doc.id: doc.parser for doc in corpus}
+    assert (chunks["parser"] == chunks["doc_id"].map(by_doc)).all()

@@ -1,0 +1,54 @@
+"""The Ray engine on a local instance gives the same result files as one process."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from chunklab.evaluation.engine import Engine
+from chunklab.evaluation.sweep import run_sweep
+from test_engine import assert_same_files, small_params
+
+ray = pytest.importorskip(
+    "ray", reason="the ray extra is not installed (pip install 'chunklab[ray]')")
+
+pytestmark = [pytest.mark.slow, pytest.mark.ray]
+
+START_ATTEMPTS = 2
+AGENTS_LATE = "Timed out waiting for file"
+"""What a raylet logs when its agents did not report their ports within its fixed few
+seconds (a heavily loaded machine); it then exits and the instance does not start."""
+
+
+def raylet_log() -> str:
+    log = Path("/tmp/ray/session_latest/logs/raylet.out")
+    return log.read_text(errors="replace") if log.exists() else ""
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    for attempt in range(1, START_ATTEMPTS + 1):
+        try:
+            ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+            break
+        except Exception:
+            ray.shutdown()
+            if attempt < START_ATTEMPTS:
+                continue
+            if AGENTS_LATE in raylet_log():
+                pytest.skip("a local Ray instance could not start: its raylet timed out "
+                            "waiting for its agents (machine too loaded)")
+            raise
+    yield ray
+    ray.shutdown()
+
+
+def test_ray_writes_the_same_files_as_one_process(local_ray, tmp_path):
+    params = small_params(retrievers=("bm25",))
+    run_sweep(params, tmp_path / "one", progress=False, engine=Engine(workers=1))
+    result = run_sweep(params, tmp_path / "ray", progress=False, engine=Engine(kind="ray"))
+    assert result.run_info["engine"]["kind"] == "ray"
+    assert result.run_info["engine"]["workers"] == 2  # the instance's CPUs
+    assert_same_files(tmp_path / "one", tmp_path / "ray")
+    assert local_ray.is_initialized()  # a running instance is joined, not shut down

@@ -1,0 +1,47 @@
+"""A fast start: ``import chunklab`` and ``chunklab --help`` load no heavy module (checked by
+what a fresh interpreter has imported, not by timing)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = ("numpy", "pandas", "scipy", "pyarrow", "bm25s", "torch", "sentence_transformers",
+         "markdown_it", "pydantic", "tqdm", "altair", "ray", "yaml", "langchain_text_splitters",
+         "chunklab.document", "chunklab.chunking", "chunklab.evaluation.sweep")
+"""Modules (and their submodules) that neither an import nor the help may load."""
+
+
+def loaded_after(code: str) -> set[str]:
+    script = (f"import json, sys\n{code}\n"
+              "print(json.dumps(sorted(sys.modules)))")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         check=True).stdout
+    return set(json.loads(out.strip().splitlines()[-1]))
+
+
+def heavy(modules: set[str]) -> list[str]:
+    return sorted(m for m in modules if any(m == h or m.startswith(h + ".") for h in HEAVY))
+
+
+def test_import_chunklab_loads_nothing_heavy():
+    assert heavy(loaded_after("import chunklab")) == []
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["sweep", "--help"], ["report", "--help"]])
+def test_the_help_loads_nothing_heavy(argv):
+    modules = loaded_after("from chunklab.cli import main\n"
+                           "try:\n"
+                           f"    main({argv!r})\n"
+                           "except SystemExit:\n"
+                           "    pass")
+    assert "chunklab.cli" in modules
+    assert heavy(modules) == []
+
+
+def test_a_name_is_imported_when_first_used():
+    modules = loaded_after("import chunklab\nchunklab.make_config")
+    assert "chunklab.chunking.config" in modules and "pandas" not in modules
