@@ -312,7 +312,7 @@ def choose(result_or_run_dir, rule: ChoiceRule, *, strict: bool = False) -> Choi
     meets = not ranked.empty
     if not meets:
         misses = "; ".join(f"{_label(r)} fails " + ", ".join(
-            f"{c} (measured {plain(r[parse_constraint(c).name])})" for c in r["failed"])
+            f"{c} (measured {plain(r[parse_constraint(c).name], digits=4)})" for c in r["failed"])
             for _, r in table.iterrows() if r["failed"])
         if strict:
             raise ChoiceError(f"no config meets {list(rule.constraints)}: {misses}")
@@ -380,10 +380,10 @@ def excluded(table: pd.DataFrame, rule: ChoiceRule) -> list[str]:
     failing = failing.sort_values([rule.primary_metric, "config_id"], ascending=[False, True])
     found = []
     for _, row in failing.iterrows():
-        misses = ", ".join(f"{c} (measured {plain(row[parse_constraint(c).name])})"
+        misses = ", ".join(f"{c} (measured {plain(row[parse_constraint(c).name], digits=4)})"
                            for c in row["failed"])
-        found.append(f"{_label(row)} ({rule.primary_metric} {plain(row[rule.primary_metric])}) "
-                     f"fails {misses}")
+        score = plain(row[rule.primary_metric], digits=4)
+        found.append(f"{_label(row)} ({rule.primary_metric} {score}) fails {misses}")
     return found
 
 
