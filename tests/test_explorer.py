@@ -23,7 +23,8 @@ from conftest import FIXTURES, ROOT
 from test_viz_boundaries import parse
 
 NOTEBOOK = ROOT / "notebooks" / "04_chunk_explorer.ipynb"
-PARAMETERS = ["CORPUS", "QUERIES", "STRATEGY", "SIZE", "VS_STRATEGY", "PRESET_DOCS", "OUT_DIR"]
+PARAMETERS = ["CORPUS", "QUERIES", "STRATEGY", "SIZE", "VS_STRATEGY", "PRESET_DOCS", "OUT_DIR",
+              "SHARE_TEXT"]
 ANSWER = "within five minutes of the last step"
 FENCE_QUERY = Query("q-fence", "How soon does the storage node report healthy?",
                     ("long_fence.md",), ANSWER)

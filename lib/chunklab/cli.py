@@ -158,6 +158,10 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--out", help="report folder (default: results/<date-time>; a report "
                                       "of other parameters there is kept and this one goes "
                                       "into run-<id> inside)")
+    report.add_argument("--no-document-text", dest="share_text", action="store_false",
+                        help="leave the documents' text out of the report's pages (the chunk "
+                             "explorer draws boundary positions and counts only), for a "
+                             "report shared outside")
     _add_overwrite_arg(report)
     return parser
 
@@ -431,7 +435,7 @@ def cmd_report(args) -> int:
                           budgets=_budgets(args.budgets),
                           contrasts=_contrasts(args.contrast, strategies), strict=args.strict,
                           all_pairs=args.all_pairs, engine=engine_from_args(args),
-                          overwrite=args.overwrite)
+                          overwrite=args.overwrite, share_text=args.share_text)
     for run in report.failed:
         print(f"chunklab: notebook {run.name} failed: {run.error.splitlines()[0]}",
               file=sys.stderr)

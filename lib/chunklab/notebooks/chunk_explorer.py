@@ -17,10 +17,13 @@ from ..chunking.registry import strategy_names
 from ..document.corpus import Corpus, Document
 from ..document.sections import Breadcrumbs
 from ..evaluation.queries import Query
-from ..viz.boundaries import BoundaryView, find_document
+from ..viz.boundaries import BoundaryView, _View, find_document
+from ..viz.budget import PAGE_BUDGET, Budgeted, share
+from ..viz.positions import Positions
 from ..viz.side_by_side import SideBySide
 from .params import (
     CorpusFolder,
+    Flag,
     NotebookParams,
     OptionalOutput,
     PositiveInt,
@@ -72,6 +75,7 @@ class ExplorerParams(NotebookParams):
     VS_STRATEGY: Annotated[str, BeforeValidator(_optional_strategy)]
     PRESET_DOCS: TextsOrNone
     OUT_DIR: OptionalOutput
+    SHARE_TEXT: Flag = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +91,21 @@ class ExplorerSetup:
     out_dir: Path | None
     picked: bool = False
     """True when ``docs`` were chosen by ``representative_documents`` (PRESET_DOCS empty)."""
+    share_text: bool = True
+    """False: the views give boundary positions and counts, never the document's text."""
+
+    @property
+    def view_bytes(self) -> int:
+        """Bytes each view shown in the notebook may take: the page budget shared by the
+        shown views and the explorer, which counts twice (its output and its widget
+        state)."""
+        return share(len(self.docs) + 2)
+
+    def how_to_see(self, doc_id: str, vs: bool = False) -> str:
+        """The command that draws ``doc_id``'s view whole, as a page of its own."""
+        other = f" --vs {self.vs_config.strategy}" if vs and self.vs_config else ""
+        return (f"chunklab view --corpus {self.corpus.root} --doc {doc_id} --strategy "
+                f"{self.config.strategy} --size {self.config.size}{other} --out view.html")
 
     @property
     def first_doc(self) -> str:
@@ -98,7 +117,9 @@ class ExplorerSetup:
               "longest, the deepest heading nesting)" if self.picked else ""
         return (f"{len(self.corpus)} documents from {self.corpus.root}, {len(self.queries)} "
                 f"queries, {self.config.strategy} at {self.config.size} {self.config.unit} "
-                f"vs {vs}; preset documents: {', '.join(self.docs) or 'none'}{how}")
+                f"vs {vs}; preset documents: {', '.join(self.docs) or 'none'}{how}"
+                + ("" if self.share_text else "; document text left out (SHARE_TEXT is "
+                   "False): boundary positions and counts only"))
 
 
 def validate(**params: Any) -> ExplorerSetup:
@@ -113,10 +134,10 @@ def validate(**params: Any) -> ExplorerSetup:
     with parameter("PRESET_DOCS"):
         docs = [find_document(corpus, d).id for d in checked.PRESET_DOCS]
     target = Path(checked.OUT_DIR) if checked.OUT_DIR else None
-    if not docs:
-        return ExplorerSetup(corpus, queries, config, vs_config,
-                             representative_documents(corpus), target, picked=True)
-    return ExplorerSetup(corpus, queries, config, vs_config, docs, target)
+    picked = not docs
+    return ExplorerSetup(corpus, queries, config, vs_config,
+                         representative_documents(corpus) if picked else docs, target,
+                         picked=picked, share_text=checked.SHARE_TEXT)
 
 
 def slug(doc_id: str) -> str:
@@ -124,18 +145,42 @@ def slug(doc_id: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]", "_", doc_id.replace("/", "__"))
 
 
-def static_views(setup: ExplorerSetup) -> dict[str, BoundaryView | SideBySide]:
-    """For each preset document: its boundary view, and a side-by-side when comparing."""
-    views: dict[str, BoundaryView | SideBySide] = {}
+def static_views(setup: ExplorerSetup) -> dict[str, _View]:
+    """For each preset document: its boundary view, and a side-by-side when comparing, each
+    held to ``PAGE_BUDGET`` as a page of its own; without ``share_text``, one view of
+    boundary positions and counts instead."""
+    views: dict[str, _View] = {}
     for doc_id in setup.docs:
         doc = find_document(setup.corpus, doc_id)
         chunks = chunk_document(doc, setup.config)
-        views[f"{slug(doc_id)}.{setup.config.strategy}"] = BoundaryView(doc, chunks, setup.config)
-        if setup.vs_config is not None:
-            other = chunk_document(doc, setup.vs_config)
-            name = f"{slug(doc_id)}.{setup.config.strategy}_vs_{setup.vs_config.strategy}"
-            views[name] = SideBySide(doc, chunks, setup.config, other, setup.vs_config)
+        other = chunk_document(doc, setup.vs_config) if setup.vs_config else None
+        name = f"{slug(doc_id)}.{setup.config.strategy}"
+        if not setup.share_text:
+            configs = [(setup.config, chunks)]
+            if setup.vs_config is not None and other is not None:
+                configs.append((setup.vs_config, other))
+            views[f"{name}.positions"] = Positions(doc, configs)
+            continue
+        views[name] = Budgeted(BoundaryView(doc, chunks, setup.config), PAGE_BUDGET,
+                               setup.how_to_see(doc_id))
+        if setup.vs_config is not None and other is not None:
+            side = SideBySide(doc, chunks, setup.config, other, setup.vs_config)
+            views[f"{name}_vs_{setup.vs_config.strategy}"] = Budgeted(
+                side, PAGE_BUDGET, setup.how_to_see(doc_id, vs=True))
     return views
+
+
+def shown_views(setup: ExplorerSetup, views: dict[str, _View]) -> list[_View]:
+    """What the notebook displays: one view per document, its text drawn once (the
+    side-by-side when comparing, its left side being the boundary view), each held to its
+    share of the page (``ExplorerSetup.view_bytes``)."""
+    shown = []
+    for view in views.values():
+        if not isinstance(view, Budgeted):
+            shown.append(view)
+        elif setup.vs_config is None or isinstance(view.view, SideBySide):
+            shown.append(Budgeted(view.view, setup.view_bytes, view.how))
+    return shown
 
 
 def save_views(views: dict, out_dir: str | os.PathLike) -> list[Path]:

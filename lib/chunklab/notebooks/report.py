@@ -43,6 +43,9 @@ PACKAGED_NOTEBOOKS = "_notebooks"
 """Where an installed chunklab carries notebooks/ (pyproject.toml maps it into the package)."""
 HEARTBEAT = 30.0
 """Seconds between "still running" lines while a notebook runs."""
+VIEW_NOTEBOOK = "04_"
+"""The notebook (by name prefix) that writes the standalone views beside the notebooks: the
+views of an earlier report in the folder are removed before it runs again."""
 SWEEP_SIZE_NOTEBOOKS = ("05_",)
 """Notebooks (by name prefix) handed SIZE = the sweep's middle size, so they compare at a size
 the sweep ran; 02 and 04 keep their own page size."""
@@ -60,6 +63,9 @@ _OFFLINE_TEMPLATE = """{%- extends "index.html.j2" -%}
 </div>
 {%- endif -%}
 {%- endblock data_widget_view -%}
+{%- block footer -%}
+</html>
+{%- endblock footer -%}
 {%- block data_svg scoped -%}
 <div class="jp-RenderedSVG jp-OutputArea-output {{ extra_class }}" data-mime-type="image/svg+xml">
 {{ output.data["image/svg+xml"] }}
@@ -67,7 +73,8 @@ _OFFLINE_TEMPLATE = """{%- extends "index.html.j2" -%}
 {%- endblock data_svg -%}
 """
 """nbconvert's lab template without the scripts it loads from CDNs (require.js, MathJax,
-Mermaid, the widget manager), SVG outputs inlined as ``<svg>`` (like the notebook's HTML
+Mermaid, the widget manager) and without the saved widget state (nothing on the page reads
+it), SVG outputs inlined as ``<svg>`` (like the notebook's HTML
 outputs, which nbconvert does not sanitise either), and a widget shown as the static HTML its
 output carries beside it (the explorer's current view): the page is complete with no
 network and has no empty cell where a widget was."""
@@ -309,10 +316,11 @@ def _describe(err: Exception) -> str:
 
 
 def notebook_values(out_dir: Path, params, *, queries: str, name: str = "",
-                    engine: Engine | None = None) -> dict:
+                    engine: Engine | None = None, share_text: bool = True) -> dict:
     """Every parameter a report notebook may declare, with this report's values (only the
     ones notebook ``name`` declares are passed to it). Every value works on any corpus: 02
-    and 04 pick their pages, 05 scores headings only when the corpus has a gold file."""
+    and 04 pick their pages, 05 scores headings only when the corpus has a gold file;
+    ``share_text`` False has 04 draw boundary positions without the documents' text."""
     k = params.k
     engine = engine or Engine()
     first = "answer_hit" if queries else "hit"  # mined queries carry gold sections, no answer
@@ -325,6 +333,7 @@ def notebook_values(out_dir: Path, params, *, queries: str, name: str = "",
         "ALL_PAIRS": params.all_pairs, "ENGINE": engine.kind, "WORKERS": engine.workers or 0,
         "ADDRESS": engine.address, "RETRIEVER": params.retrievers[0], "DOC": "", "PRESET_DOCS": [],
         "GOLD": default_gold(params.corpus), "PRIMARY_METRIC": f"{first}@{k}",
+        "SHARE_TEXT": share_text,
         "METRICS": [f"{metric}@{k}" for metric in (first, "recall", "bundle_efficiency",
                                                     *([] if queries else ["section_efficiency"]),
                                                     "code_integrity")],
@@ -332,6 +341,16 @@ def notebook_values(out_dir: Path, params, *, queries: str, name: str = "",
     if name.startswith(SWEEP_SIZE_NOTEBOOKS):
         values["SIZE"] = middle_size(params.sizes)
     return values
+
+
+def remove_views(out_dir: Path) -> list[Path]:
+    """Delete the standalone views an earlier report left in ``out_dir`` (every page there
+    but the notebooks' and the index, as ``index_page`` lists them)."""
+    found = [p for p in out_dir.glob("*.html")
+             if p.name != "index.html" and not p.with_suffix(".ipynb").is_file()]
+    for path in found:
+        path.unlink(missing_ok=True)
+    return found
 
 
 def build_report(out_dir: str | os.PathLike, *, corpus: str = DEFAULT_CORPUS,
@@ -343,7 +362,7 @@ def build_report(out_dir: str | os.PathLike, *, corpus: str = DEFAULT_CORPUS,
                  contrasts: Sequence[str] | None = None,
                  strict: bool = False, notebooks: Sequence[str] = DEFAULT_NOTEBOOKS,
                  overwrite: bool = False, progress: bool = True, all_pairs: bool = False,
-                 engine: Engine | None = None) -> Report:
+                 engine: Engine | None = None, share_text: bool = True) -> Report:
     """Execute the notebooks in order into ``out_dir`` (each as .ipynb and offline .html; 03
     writes the sweep there and 06 reads it back) and write ``out_dir/index.html``.
 
@@ -357,6 +376,8 @@ def build_report(out_dir: str | os.PathLike, *, corpus: str = DEFAULT_CORPUS,
     or, with ``strict``, when no config met the rule. ``contrasts`` None gives the default
     planned contrasts whose strategies are both swept. ``engine`` says where the sweep runs
     (default: every local core) and ``all_pairs`` asks for every pair of configs to be tested.
+    ``share_text`` False leaves the documents' text out of the chunk explorer's pages (the
+    boundary positions and counts stay).
     """
     params = sweep_params(validate_params(
         SweepInputs, CORPUS=corpus, QUERIES=queries, HELD_OUT_QUERIES=held_out_queries,
@@ -375,8 +396,11 @@ def build_report(out_dir: str | os.PathLike, *, corpus: str = DEFAULT_CORPUS,
             clear_run(out)
         remove_leftovers(out, names=[f"{name}{suffix}" for name, _ in found
                                      for suffix in (".ipynb", ".html")])
+        if any(name.startswith(VIEW_NOTEBOOK) for name, _ in found):
+            remove_views(out)
         for i, (name, source) in enumerate(found, start=1):
-            values = notebook_values(out, params, queries=queries, name=name, engine=engine)
+            values = notebook_values(out, params, queries=queries, name=name, engine=engine,
+                                     share_text=share_text)
             label = f"[{i}/{len(found)}] {name}"
             if progress:
                 print(f"{label}: running", flush=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 
@@ -264,14 +264,24 @@ class BoundaryView(_View):
             return f'<span class="overlap" title="in chunks {held}">{text}</span>'
         return text
 
-    def regions(self) -> str:
-        """The document text, each stretch wrapped in the region of the chunk that holds it."""
+    def shown(self, until: int | None) -> list[Stretch]:
+        """The stretches of the text before ``until`` (None: all), the last one cut there."""
+        if until is None:
+            return self.stretches
+        kept = [s for s in self.stretches if s.start < until]
+        return [replace(s, end=min(s.end, until)) for s in kept]
+
+    def regions(self, until: int | None = None) -> str:
+        """The document text (up to ``until``), each stretch wrapped in the region of the
+        chunk that holds it."""
+        end = len(self.doc.text) if until is None else until
         owned = {s.owner for s in self.stretches}
-        pending = sorted((i for i in range(len(self.chunks)) if i not in owned),
+        pending = sorted((i for i in range(len(self.chunks))
+                          if i not in owned and self.chunks[i].start <= end),
                          key=lambda i: self.chunks[i].start)
         out: list[str] = []
         current, seen = None, set()
-        for seg in self.stretches:
+        for seg in self.shown(until):
             while pending and self.chunks[pending[0]].start <= seg.start:
                 out.append(("</span>" if current is not None else "")
                            + self.open_tag(pending.pop(0), True) + "</span>")
@@ -286,7 +296,7 @@ class BoundaryView(_View):
             out.append(cut + self.stretch_html(seg))
         out.append("</span>" if current is not None else "")
         out += [self.open_tag(i, True) + "</span>" for i in pending]
-        if len(self.doc.text) in self.marks:
+        if until is None and len(self.doc.text) in self.marks:
             out.append(self._cut(len(self.doc.text)))
         return "".join(out)
 
@@ -307,14 +317,15 @@ class BoundaryView(_View):
         return (f'<div class="head"><h3>{esc(self.title)}</h3>'
                 f'<p class="meta">{esc(meta)}</p></div>')
 
-    def body(self) -> str:
-        """The view without its stylesheet (for embedding in a larger page)."""
+    def body(self, until: int | None = None) -> str:
+        """The view without its stylesheet (for embedding in a larger page); with ``until``,
+        the text before that offset only (the header still counts the whole document)."""
         return (f'<div class="boundary-view">{self.header()}'
-                f'<pre class="doc">{self.regions()}</pre></div>')
+                f'<pre class="doc">{self.regions(until)}</pre></div>')
 
-    def html(self) -> str:
+    def html(self, until: int | None = None) -> str:
         """A fragment: stylesheet plus view, for a notebook or a widget."""
-        return f'{STYLE}<div class="chunklab-view">{LEGEND}{self.body()}</div>'
+        return f'{STYLE}<div class="chunklab-view">{LEGEND}{self.body(until)}</div>'
 
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'"

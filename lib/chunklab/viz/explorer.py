@@ -13,10 +13,14 @@ from ..chunking.sizes import UNITS, tokens_available
 from ..errors import ChunklabError, ConfigError
 from ..evaluation.retrieve import make_retriever
 from .boundaries import LEGEND, STYLE, BoundaryView, crumb_text, esc, find_document
+from .budget import PAGE_BUDGET, fit, weight
 from .strip import BoundaryStrip
 
 MAX_INDEXES = 8
 """Retriever indexes kept in memory (one per config seen, oldest dropped first)."""
+VIEW_BYTES = PAGE_BUDGET // 4
+"""Bytes the drawn view may take by default (a longer document is drawn from its start, with
+a note saying where it stops)."""
 STRIP_STRATEGIES = ("rct",)
 """The strategies the boundary strip draws beside the current one by default (at its size
 and unit); the ``compare`` control adds others."""
@@ -83,7 +87,8 @@ class Explorer:
 
     def __init__(self, corpus, *, queries=None, doc_id=None, strategy="ast_breadcrumb",
                  size=800, unit="chars", overlap=0, prefix=None, query="", k=5,
-                 retriever="bm25", max_size=4000, compare=STRIP_STRATEGIES):
+                 retriever="bm25", max_size=4000, compare=STRIP_STRATEGIES,
+                 max_bytes=VIEW_BYTES):
         import ipywidgets as w
 
         if not len(corpus):
@@ -96,6 +101,9 @@ class Explorer:
         self.query_list = list(queries or ())
         self.known_queries = {normalise_query(q.query): q for q in self.query_list}
         self.cache = ChunkCache(corpus, retriever)
+        self.max_bytes = max_bytes
+        """Bytes the drawn HTML may take: the document view gets what the strip and the
+        panels above it leave (``viz.budget.fit``)."""
         self.last_redraw = 0.0
         """Seconds the last redraw took."""
         first = find_document(corpus, doc_id).id if doc_id else next(iter(self.docs))
@@ -218,8 +226,12 @@ class Explorer:
         view = BoundaryView(doc, chunks, config, ranks=ranks, spans=answer_spans(doc, known),
                             focus=self.focus)
         panel = self.hits_panel(text, hits, doc, known) if text else ""
-        return (f'{self.strip(doc, config).html()}{STYLE}<div class="chunklab-view">'
-                f'{self.focus_panel(doc, chunks)}{panel}{LEGEND}{view.body()}</div>')
+        how = (f"chunklab view --corpus {self.corpus.root} --doc {doc.id} --strategy "
+               f"{config.strategy} --size {config.size} --unit {config.unit} --out view.html")
+        above = (f'{self.strip(doc, config).html()}{STYLE}<div class="chunklab-view">'
+                 f'{self.focus_panel(doc, chunks)}{panel}{LEGEND}')
+        body = fit(view.body, doc, self.max_bytes - weight(above), how)
+        return f"{above}{body}</div>"
 
     def strip(self, doc, config) -> BoundaryStrip:
         """The current config and the ``compare`` strategies (at its size and unit) over

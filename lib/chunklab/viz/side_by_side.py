@@ -79,10 +79,12 @@ def cut_points(chunks, text: str) -> set[int]:
     return points
 
 
-def line_cells(view: BoundaryView, lines: list[tuple[int, int]]) -> list[str]:
+def line_cells(view: BoundaryView, lines: list[tuple[int, int]], *,
+               clipped: bool = False) -> list[str]:
     """The HTML of each line of ``view``: the stretches of the line, each in the region of
     the chunk holding it (a region reopened on every line, its label on the chunk's first
-    line), and a cut where this side has a boundary the other lacks."""
+    line), and a cut where this side has a boundary the other lacks. ``clipped``:
+    ``lines`` stop before the text does, and nothing past the last one is drawn."""
     cuts = {offset for span in lines for offset in span}
     segments = stretches(len(view.doc.text), view.chunks, spans=view.spans,
                          cuts=cuts | set(view.marks))
@@ -100,6 +102,10 @@ def line_cells(view: BoundaryView, lines: list[tuple[int, int]]) -> list[str]:
             inside.append(segments[j])
             j += 1
         cells.append(_line(view, inside, (start, end), marks, pending, seen))
+    if clipped:  # the text stops at the last line: nothing past it is drawn
+        limit = lines[-1][1]
+        marks = [m for m in marks if m <= limit]
+        pending = [i for i in pending if view.chunks[i].start <= limit]
     if marks or pending:  # past the last line: a boundary at the very end of the text
         cells[-1] += "".join(view._cut(m) for m in marks) + "".join(
             view.open_tag(i, True) + "</span>" for i in pending)
@@ -152,19 +158,28 @@ class SideBySide(_View):
                                   title=config_label(right_config), marks=self.only_right,
                                   where=True)
 
-    def rows(self) -> list[Row]:
-        """Every source line with both sides' HTML and whether only one side cuts on it."""
-        starts = list(self.doc.lines.starts)
-        lines = line_spans(self.doc.text, starts)
-        left, right = line_cells(self.left, lines), line_cells(self.right, lines)
+    def differing(self, lines: list[tuple[int, int]]) -> dict[int, str]:
+        """Line index -> ``left``, ``right`` or ``both``, for the lines where only one side
+        cuts."""
         line_starts = [s for s, _ in lines]
         sides: dict[int, set[str]] = {}
         for side, offsets in (("left", self.only_left), ("right", self.only_right)):
             for offset in offsets:
                 line = max(bisect.bisect_right(line_starts, offset) - 1, 0)
                 sides.setdefault(line, set()).add(side)
-        return [Row(i + 1, left[i], right[i], _only(sides.get(i, set())))
-                for i in range(len(lines))]
+        return {line: _only(found) for line, found in sides.items()}
+
+    def rows(self, until: int | None = None) -> list[Row]:
+        """Every source line (those before ``until``, the last one cut there) with both
+        sides' HTML and whether only one side cuts on it."""
+        lines = line_spans(self.doc.text, list(self.doc.lines.starts))
+        only = self.differing(lines)
+        if until is not None:
+            lines = [(s, min(e, until)) for s, e in lines if s < until] or [(0, 0)]
+        clipped = until is not None
+        left = line_cells(self.left, lines, clipped=clipped)
+        right = line_cells(self.right, lines, clipped=clipped)
+        return [Row(i + 1, left[i], right[i], only.get(i, "")) for i in range(len(lines))]
 
     def table(self, rows: list[Row]) -> str:
         """The aligned table: line number, left, gutter, right."""
@@ -186,11 +201,14 @@ class SideBySide(_View):
         return (f'<table class="aligned"><colgroup><col class="ln"><col><col class="gut">'
                 f'<col></colgroup><thead>{head}</thead><tbody>{"".join(body)}</tbody></table>')
 
-    def html(self) -> str:
-        rows = self.rows()
-        differing = sum(bool(r.only) for r in rows)
+    def html(self, until: int | None = None) -> str:
+        """The aligned view; with ``until``, the lines before that offset only (the counts
+        still cover the whole document)."""
+        rows = self.rows(until)
+        lines = line_spans(self.doc.text, list(self.doc.lines.starts))
         summary = (f"{len(self.only_left)} boundaries only on the left, "
-                   f"{len(self.only_right)} only on the right, on {differing} of {len(rows)} "
+                   f"{len(self.only_right)} only on the right, on "
+                   f"{len(self.differing(lines))} of {len(lines)} "
                    "lines (red in the gutter: ◀ left only, ▶ right only)")
         return (f'{STYLE}{ALIGNED_STYLE}<div class="chunklab-view side-by-side">'
                 f'<div class="head"><h3>{esc(self.title)}</h3><p class="meta">{esc(summary)}'

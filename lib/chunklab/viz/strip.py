@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Mapping, Sequence
+from functools import cached_property
+from typing import Any
 
 from .boundaries import _View, esc
 from .side_by_side import cut_points
@@ -35,6 +37,30 @@ ATOM_CLASS = {"table": "table"}
 """Shading class per atom kind (fences and code blocks share the default)."""
 
 
+RESOLUTION = 2_000
+"""Marks closer than 1/RESOLUTION of the document (fences and tables, headings, one row's
+cuts) are drawn as one, their title saying how many: no bar is drawn finer, and a huge
+document's strip stays small."""
+
+
+def groups(items: list[tuple[int, int, Any]], length: int) -> list[tuple[int, int, list]]:
+    """``items`` (start, end, value), sorted by start, as runs whose gaps are under
+    1/``RESOLUTION`` of ``length``: (first start, last end, their values)."""
+    near = length / RESOLUTION
+    found: list[tuple[int, int, list]] = []
+    for start, end, value in items:
+        if found and start - found[-1][1] < near:
+            found[-1][2].append(value)
+            found[-1] = (found[-1][0], max(found[-1][1], end), found[-1][2])
+        else:
+            found.append((start, end, [value]))
+    return found
+
+
+def a_kind(kind: str) -> str:
+    return kind.replace("_", " ")
+
+
 def _at(offset: int, length: int) -> str:
     return f"{100 * offset / max(length, 1):.3f}%"
 
@@ -44,13 +70,16 @@ class BoundaryStrip(_View):
     config's chunks of the document."""
 
     def __init__(self, doc, chunks: Mapping[str, Sequence], *, title: str | None = None,
-                 current: str | None = None):
+                 current: str | None = None, titles: bool = True):
         self.doc = doc
         self.chunks = {label: [c for c in found if c.doc_id == doc.id]
                        for label, found in chunks.items()}
         self.title = title or f"{doc.id}: where each config cuts"
         self.current = current
         """The label drawn in bold (the config the view below shows)."""
+        self.titles = titles
+        """Whether heading marks name their heading (False: level and line only, so the
+        strip carries no text of the document)."""
         self._atoms = sorted(doc.atoms, key=lambda a: a.start)
         self._atom_starts = [a.start for a in self._atoms]
 
@@ -68,30 +97,51 @@ class BoundaryStrip(_View):
         atom = self._atoms[i] if i >= 0 else None
         return atom.kind if atom is not None and atom.start < offset < atom.end else ""
 
+    @cached_property
+    def _atoms_html(self) -> str:
+        length, line = len(self.doc.text), self.doc.lines.line_of
+        spans = []
+        for start, end, atoms in groups([(a.start, a.end, a) for a in self._atoms], length):
+            kinds = {ATOM_CLASS.get(a.kind, "fence") for a in atoms}
+            kind = kinds.pop() if len(kinds) == 1 else "fence"
+            what = (a_kind(atoms[0].kind) if len(atoms) == 1
+                    else f"{len(atoms)} fences and tables")
+            spans.append(f'<span class="atom {kind}" style="left:{_at(start, length)};width:'
+                         f'{_at(end - start, length)}" title="{esc(what)}, lines '
+                         f'{line(start)}-{line(max(end - 1, start))}"></span>')
+        return "".join(spans)
+
     def atoms_html(self) -> str:
-        length = len(self.doc.text)
-        return "".join(
-            f'<span class="atom {ATOM_CLASS.get(a.kind, "fence")}" style="left:'
-            f'{_at(a.start, length)};width:{_at(a.end - a.start, length)}" '
-            f'title="{esc(a.kind)}, lines {self.doc.lines.line_of(a.start)}-'
-            f'{self.doc.lines.line_of(max(a.end - 1, a.start))}"></span>'
-            for a in self.doc.atoms)
+        return self._atoms_html
 
     def heads_html(self) -> str:
-        length = len(self.doc.text)
-        heads = [b for b in self.doc.blocks if b.kind == "heading"]
-        return "".join(
-            f'<span class="head h{b.level}" style="left:{_at(b.start, length)}" '
-            f'title="{esc("#" * (b.level or 1))} {esc(b.title or "")}"></span>' for b in heads)
+        length, line = len(self.doc.text), self.doc.lines.line_of
+        heads = [(b.start, b.start, b) for b in self.doc.blocks if b.kind == "heading"]
+        marks = []
+        for start, _end, found in groups(heads, length):
+            level = min(b.level or 1 for b in found)
+            title = (self.heading_title(found[0]) if len(found) == 1 else
+                     f"{len(found)} headings, lines {line(start)}-{line(found[-1].start)}")
+            marks.append(f'<span class="head h{level}" style="left:{_at(start, length)}" '
+                         f'title="{esc(title)}"></span>')
+        return "".join(marks)
+
+    def heading_title(self, block) -> str:
+        if self.titles:
+            return f"{'#' * (block.level or 1)} {block.title or ''}"
+        return f"heading level {block.level or 1}, line {self.doc.lines.line_of(block.start)}"
 
     def row_html(self, label: str) -> str:
         length = len(self.doc.text)
-        ticks, cuts = [], self.cuts(label)
-        for offset in cuts:
-            kind = self.inside_atom(offset)
-            line = self.doc.lines.line_of(offset)
-            hint = f"cut at line {line}" + (f", inside a {kind}" if kind else "")
-            ticks.append(f'<span class="tick{" inside" if kind else ""}" data-offset="{offset}" '
+        ticks, cuts, line = [], self.cuts(label), self.doc.lines.line_of
+        for offset, last, together in groups([(o, o, o) for o in cuts], length):
+            kinds = [k for k in map(self.inside_atom, together) if k]
+            if len(together) == 1:
+                hint = f"cut at line {line(offset)}" + (f", inside a {kinds[0]}" if kinds else "")
+            else:
+                hint = (f"{len(together)} cuts, lines {line(offset)}-{line(last)}"
+                        + (f", {len(kinds)} inside a fence or table" if kinds else ""))
+            ticks.append(f'<span class="tick{" inside" if kinds else ""}" data-offset="{offset}" '
                          f'style="left:{_at(offset, length)}" title="{esc(hint)}"></span>')
         broken = sum(bool(self.inside_atom(o)) for o in cuts)
         count = f"{len(self.chunks[label])} chunks" + (f", {broken} ✂" if broken else "")
