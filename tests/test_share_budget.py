@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 
 import pytest
@@ -10,6 +11,7 @@ from chunklab import cli
 from chunklab.chunking.build import chunk_document
 from chunklab.chunking.config import make_config
 from chunklab.document.corpus import make_document
+from chunklab.evaluation.runs import load_run
 from chunklab.notebooks.chunk_explorer import save_views, shown_views, static_views, validate
 from chunklab.notebooks.report import build_report
 from chunklab.viz.boundaries import BoundaryView
@@ -111,17 +113,51 @@ def test_the_report_option_leaves_document_text_out(tmp_path, monkeypatch):
     assert asked == [False, True]
 
 
+@pytest.fixture(scope="module")
+def shared_report(tmp_path_factory):
+    """A report made with absolute paths under the home folder, without document text."""
+    root = tmp_path_factory.mktemp("shared")
+    home = root / "home" / "someone"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HOME", str(home))
+        corpus = shutil.copytree(MINI, home / "docs")
+        (corpus / "heron.md").write_text(heron_page(), encoding="utf-8")
+        report = build_report(home / "report", corpus=str(corpus),
+                              queries=str(corpus / "queries.jsonl"), sizes=[200, 400],
+                              strategies=["rct", "ast_breadcrumb"], retrievers=["bm25"],
+                              budgets=[], progress=False, share_text=False)
+        yield root, home, report
+
+
 @pytest.mark.slow
-def test_a_report_without_document_text_holds_no_sentence_of_the_corpus(tmp_path):
-    corpus = shutil.copytree(MINI, tmp_path / "docs")
-    (corpus / "heron.md").write_text(heron_page(), encoding="utf-8")
-    report = build_report(tmp_path / "report", corpus=str(corpus),
-                          queries=str(corpus / "queries.jsonl"), sizes=[200, 400],
-                          strategies=["rct", "ast_breadcrumb"], retrievers=["bm25"],
-                          budgets=[], progress=False, share_text=False)
+def test_a_report_without_document_text_holds_no_sentence_of_the_corpus(shared_report):
+    _root, _home, report = shared_report
     assert not report.failed, [r.error for r in report.failed]
     assert (report.out_dir / "heron.md.ast_breadcrumb.positions.html").is_file()  # 04 drew it
     files = [p for p in report.out_dir.rglob("*") if p.suffix in {".html", ".ipynb", ".json"}]
     assert len(files) > 12
     holding = [p.name for p in files if SENTENCE in p.read_text(encoding="utf-8")]
     assert holding == []
+
+
+@pytest.mark.slow
+def test_a_report_made_with_absolute_paths_names_no_folder_of_the_machine(shared_report):
+    root, home, report = shared_report
+    assert not report.failed, [r.error for r in report.failed]
+    out = report.out_dir
+    shared = [out / "params.json", out / "run.json", out / "chosen_config.yaml",
+              *out.glob("*.html")]
+    assert len(shared) > 8 and all(p.is_file() for p in shared)
+    naming = [p.name for p in shared if str(root) in p.read_text(encoding="utf-8")]
+    assert naming == []
+    params = json.loads((out / "params.json").read_text(encoding="utf-8"))
+    info = json.loads((out / "run.json").read_text(encoding="utf-8"))
+    recorded = info["params"]
+    assert params["corpus"] == recorded["corpus"] == "~/docs"
+    assert params["queries"] == "~/docs/queries.jsonl"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HOME", str(home))
+        patch.chdir(root)
+        loaded = load_run(out)
+        assert loaded.params.corpus == str(home / "docs")
+        assert loaded.params.run_id == params["run_id"] == info["run_id"]

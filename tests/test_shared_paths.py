@@ -69,3 +69,29 @@ def test_a_report_page_names_no_folder_of_the_machine(home):
         assert str(home) not in text, page.name
     assert "~/docs" in report.index.read_text(encoding="utf-8")
     assert "~/docs" in (report.out_dir / "01_corpus_profile.html").read_text(encoding="utf-8")
+
+
+def test_a_run_made_with_absolute_paths_records_them_shared_and_resumes_from_elsewhere(
+        tmp_path, home, monkeypatch):
+    from chunklab.evaluation.runs import load_run
+    from chunklab.evaluation.sweep import SweepParams, run_sweep
+
+    corpus = shutil.copytree(MINI, home / "docs")
+    for folder in ("a", "b"):
+        (home / folder).mkdir()
+    monkeypatch.chdir(home / "a")
+    given = {"strategies": ("rct",), "sizes": (300,), "retrievers": ("bm25",)}
+    first = SweepParams(corpus=str(corpus), queries=str(corpus / "queries.jsonl"), **given)
+    run_sweep(first, home / "run", progress=False)
+    for name in ("params.json", "run.json"):
+        text = (home / "run" / name).read_text(encoding="utf-8")
+        assert str(home) not in text and str(tmp_path) not in text, name
+    assert json.loads((home / "run" / "params.json").read_text())["corpus"] == "~/docs"
+    monkeypatch.chdir(home / "b")  # the same run spelled from another folder
+    again = SweepParams(corpus="../docs", queries="../docs/queries.jsonl", **given)
+    assert again.run_id == first.run_id
+    resumed = run_sweep(again, home / "run", progress=False)
+    assert resumed.run_info["reused_parts"] > 0
+    loaded = load_run(home / "run")
+    assert loaded.params.corpus == str(corpus) and loaded.params.run_id == first.run_id
+    assert len(loaded.summary) == len(resumed.summary)

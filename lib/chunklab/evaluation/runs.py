@@ -26,6 +26,7 @@ from ..chunking.records import Chunk
 from ..chunking.registry import check_strategy
 from ..errors import ChoiceError, ConfigError, UnknownRetrieverError
 from ..util.atomic import remove_leftovers, write_atomic, write_text_atomic
+from ..util.paths import real_path, shared_path
 from . import tables
 from .defaults import (
     DEFAULT_CORPUS,
@@ -44,6 +45,10 @@ PACKAGES = ("chunklab", "markdown-it-py", "markdown-it-pyrs", "langchain-text-sp
 """Packages whose versions run.json records."""
 RUN_FILES = ("run.json", *(t.file for t in tables.RESULT_TABLES if t is not tables.SIGNIFICANCE))
 """What a finished run folder holds (significance.csv may be empty)."""
+
+
+PATH_FIELDS = ("corpus", "queries", "held_out_queries")
+"""The parameters that name a file or folder."""
 
 
 class SweepParams(BaseModel):
@@ -135,9 +140,25 @@ class SweepParams(BaseModel):
                     pairs.append((config.config_id, twin))
         return pairs
 
+    def shared(self) -> dict[str, Any]:
+        """The parameters as params.json and run.json record them: plain JSON values, the
+        paths (``PATH_FIELDS``) named relative to the repo root or under ``~`` whatever the
+        working folder (``util.paths.shared_path``), never as the machine spells them."""
+        values = json.loads(json.dumps(self.model_dump(), default=str))
+        return {**values, **{name: shared_path(values[name]) for name in PATH_FIELDS}}
+
+    @classmethod
+    def from_shared(cls, values: dict[str, Any]) -> SweepParams:
+        """The parameters a run folder recorded (``shared``), their paths found again from
+        this working folder (``util.paths.real_path``)."""
+        return cls(**{**values, **{name: real_path(values[name]) for name in PATH_FIELDS
+                                   if name in values}})
+
     @property
     def run_id(self) -> str:
-        canonical = json.dumps(self.model_dump(), sort_keys=True, default=str)
+        """A hash of ``shared``: the same run however its paths were spelled and from
+        whichever folder it was started."""
+        canonical = json.dumps(self.shared(), sort_keys=True, default=str)
         return hashlib.sha256(canonical.encode()).hexdigest()[:12]
 
     def configs(self) -> list[ChunkerConfig]:
@@ -317,7 +338,7 @@ def run_folder(out: str | os.PathLike, params: SweepParams, *, overwrite: bool =
 
 def differing_params(recorded: dict[str, Any], params: SweepParams) -> str:
     """``name: old -> new`` for every parameter that differs, joined by "; "."""
-    now = json.loads(json.dumps(params.model_dump(), default=str))
+    now = params.shared()
     changed = [f"{key}: {_shown(recorded.get(key))} -> {_shown(value)}"
                for key, value in now.items() if recorded.get(key) != value]
     return "; ".join(changed) or "a run id of another chunklab version"
@@ -390,7 +411,7 @@ def prepare(params: SweepParams, out_dir: str | os.PathLike | None, *,
     remove_leftovers(run_dir / "parts")
     remove_leftovers(run_dir, names=[*RUN_FILES, tables.SIGNIFICANCE.file, "params.json"])
     write_text_atomic(run_dir / "params.json", json.dumps(
-        {"run_id": params.run_id, **params.model_dump()}, indent=2, default=str))
+        {"run_id": params.run_id, **params.shared()}, indent=2, default=str))
     return run_dir
 
 
@@ -498,7 +519,7 @@ def load_run(run_dir: str | os.PathLike) -> SweepResult:
     significance = (tables.SIGNIFICANCE.read(run_dir)
                     if (run_dir / tables.SIGNIFICANCE.file).is_file() else pd.DataFrame())
     return SweepResult(
-        params=SweepParams(**info["params"]), run_dir=run_dir,
+        params=SweepParams.from_shared(info["params"]), run_dir=run_dir,
         loaded_chunks=None, retrieved=tables.RETRIEVED.read(run_dir),
         per_query=tables.PER_QUERY.read(run_dir), summary=tables.SUMMARY.read(run_dir),
         chunk_stats=tables.CHUNK_STATS.read(run_dir), significance=significance,

@@ -27,22 +27,10 @@ from ..document.corpus import Corpus, load_corpus
 from ..errors import ChunklabError, ConfigError
 from ..evaluation.queries import Query, load_queries
 from ..evaluation.retrieve import retriever_names
+from ..util.paths import repo_root
 
 KINDS = ("file", "folder")
 Model = TypeVar("Model", bound=BaseModel)
-
-
-def repo_root(start: str | os.PathLike | None = None, *,
-              package: bool = True) -> Path | None:
-    """The nearest folder at or above ``start`` (default: the working folder) holding
-    pyproject.toml, else (with ``package``) the one holding this editable install, else None."""
-    here = Path(start or Path.cwd()).resolve()
-    for folder in (here, *here.parents):
-        if (folder / "pyproject.toml").is_file():
-            return folder
-    package_root = Path(__file__).resolve().parents[3]
-    found = package and (package_root / "pyproject.toml").is_file()
-    return package_root if found else None
 
 
 def _exists(path: Path, kind: str) -> bool:

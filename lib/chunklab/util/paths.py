@@ -10,20 +10,71 @@ from collections.abc import Iterable
 from pathlib import Path
 
 
+def repo_root(start: str | os.PathLike | None = None, *,
+              package: bool = True) -> Path | None:
+    """The nearest folder at or above ``start`` (default: the working folder) holding
+    pyproject.toml, else (with ``package``) the one holding this editable install, else None."""
+    here = Path(start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / "pyproject.toml").is_file():
+            return folder
+    package_root = Path(__file__).resolve().parents[3]
+    found = package and (package_root / "pyproject.toml").is_file()
+    return package_root if found else None
+
+
+def real_path(value: str) -> str:
+    """Where a path a run was given (or a shared record names) lies, absolute: ``~``
+    expanded, a relative one from the working folder when it is there, else from the repo
+    root; "" stays ""."""
+    if not value:
+        return value
+    try:
+        given = Path(value).expanduser()
+        if given.is_absolute():
+            return str(given.resolve())
+        root = repo_root()
+        if not (Path.cwd() / given).exists() and root is not None and (root / given).exists():
+            return str((root / given).resolve())
+        return str((Path.cwd() / given).resolve())
+    except (OSError, RuntimeError):
+        return value
+
+
+def shared_path(value: str) -> str:
+    """A path as a shared record names it whatever the working folder: relative to the repo
+    root when inside it, else under ``~``, else absolute; "" stays ""."""
+    if not value:
+        return value
+    real = Path(real_path(value))
+    root = repo_root()
+    if root is not None and real.is_relative_to(root):
+        return real.relative_to(root).as_posix() or "."
+    return under_home(real, value)
+
+
+def under_home(absolute: Path, given: str | os.PathLike) -> str:
+    """``absolute`` with the home folder written ``~`` when inside it, else ``given``."""
+    try:
+        home = Path.home().resolve()
+    except (OSError, RuntimeError):
+        return str(given)
+    if absolute.is_relative_to(home):
+        return ("~/" + absolute.relative_to(home).as_posix()).removesuffix("/.")
+    return str(given)
+
+
 def shown_path(path: str | os.PathLike, *, base: str | os.PathLike | None = None) -> str:
     """``path`` relative to ``base`` (default: the working folder) when inside it, else with
     the home folder written ``~``, else as given."""
     try:
         absolute = Path(path).expanduser().resolve()
         inside = Path(base or Path.cwd()).resolve()
-        home = Path.home().resolve()
     except (OSError, RuntimeError):
         return str(path)
     if absolute.is_relative_to(inside):
         return absolute.relative_to(inside).as_posix() or "."
-    if absolute.is_relative_to(home):
-        return ("~/" + absolute.relative_to(home).as_posix()).removesuffix("/.")
-    return str(path)
+    return under_home(absolute, path)
 
 
 def shown_paths(text: str, folders: Iterable[str | os.PathLike], *,
