@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import os
 import sys
 import warnings
 from pathlib import Path
@@ -76,6 +77,8 @@ def _command(sub, name: str, text: str, example: str | None = None, *,
 
 
 DEBUG_HELP = "show the traceback of an error instead of its one-line message"
+PARSE_HELP = ("seconds one file may take to be read and parsed before it is skipped and "
+              "reported (default 60, or CHUNKLAB_PARSE_SECONDS; 0: no limit)")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -88,6 +91,9 @@ def _parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)  # --debug after the command works too
     common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                         help=DEBUG_HELP)
+    for where in (parser, common):
+        where.add_argument("--parse-seconds", type=float, default=argparse.SUPPRESS,
+                           metavar="S", help=PARSE_HELP)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     command = functools.partial(_command, sub, parents=[common])
     command("strategies", "list strategies with a one-line description")
@@ -479,6 +485,7 @@ def main(argv: list[str] | None = None) -> int:
     interrupted), its traceback only with ``--debug``."""
     args = _parser().parse_args(argv)
     try:
+        limit_parsing(getattr(args, "parse_seconds", None))
         return HANDLERS[args.command](args)
     except KeyboardInterrupt:
         if args.debug:
@@ -490,6 +497,15 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"chunklab: error: {error_line(err)}", file=sys.stderr)
         return 2
+
+
+def limit_parsing(seconds: float | None) -> None:
+    """``--parse-seconds``: the per-file parse time limit of every corpus this process and
+    the notebooks it runs load (through ``CHUNKLAB_PARSE_SECONDS``)."""
+    from .document.time_limit import ENV, parse_limit
+
+    if seconds is not None:
+        os.environ[ENV] = f"{parse_limit(seconds, name='--parse-seconds'):g}"
 
 
 def error_line(err: Exception) -> str:

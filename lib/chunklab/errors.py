@@ -81,6 +81,11 @@ class UndecodableFileError(CorpusError, ValueError):
     """A file whose bytes are not UTF-8 text (binary, another encoding): skipped, reported."""
 
 
+class ParseTimeLimitError(CorpusError):
+    """A file whose load and parse took longer than the per-file time limit: skipped,
+    reported."""
+
+
 class DocumentNotFoundError(CorpusError, KeyError):
     """A document id that is not in the corpus; the message suggests the nearest ids."""
 

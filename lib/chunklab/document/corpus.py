@@ -13,7 +13,12 @@ from pathlib import Path
 
 import yaml
 
-from ..errors import CorpusError, DocumentNotFoundError, UndecodableFileError
+from ..errors import (
+    CorpusError,
+    DocumentNotFoundError,
+    ParseTimeLimitError,
+    UndecodableFileError,
+)
 from .blocks import (
     Block,
     LineIndex,
@@ -25,6 +30,7 @@ from .headings import EXPLICIT
 from .inline import links, reference_label
 from .nesting import LIMIT_KEY
 from .parsers import parse_blocks, parser_choice
+from .time_limit import parse_limit, time_limit
 
 SUFFIXES = (".md", ".markdown", ".txt")
 MARKDOWN_SUFFIXES = (".md", ".markdown")
@@ -320,7 +326,7 @@ def _reason(err: BaseException) -> str:
     """One line saying why a file could not be read or parsed."""
     if isinstance(err, OSError):
         return err.strerror or str(err)
-    if isinstance(err, UndecodableFileError):
+    if isinstance(err, UndecodableFileError | ParseTimeLimitError):
         return str(err)
     text = " ".join(str(err).split())
     return f"could not be loaded: {type(err).__name__}" + (f": {text[:200]}" if text else "")
@@ -332,11 +338,13 @@ def _load_file(path: Path, doc_id: str, infer_headings: bool, max_bytes: int) ->
 
 
 def load_corpus(root: str | os.PathLike, *, infer_headings: bool = False,
-                max_bytes: int = MAX_FILE_BYTES) -> Corpus:
+                max_bytes: int = MAX_FILE_BYTES, parse_seconds: float | None = None) -> Corpus:
     """Load every .md/.markdown/.txt file under root; unreadable files, files that are no
-    regular file (a FIFO, a device), files over ``max_bytes``, files whose load fails in any
-    way and files of an unsupported format (.mdx, .rst, .html, .htm, .adoc) are reported,
-    not fatal."""
+    regular file (a FIFO, a device), files over ``max_bytes``, files whose load and parse
+    take longer than ``parse_seconds`` (None: ``CHUNKLAB_PARSE_SECONDS`` or
+    ``PARSE_SECONDS``; 0: no limit), files whose load fails in any way and files of an
+    unsupported format (.mdx, .rst, .html, .htm, .adoc) are reported, not fatal."""
+    limit = parse_limit(parse_seconds)
     root_path = Path(root)
     if not root_path.is_dir():
         raise CorpusError(f"corpus folder {str(root)!r} does not exist or is not a folder")
@@ -348,7 +356,8 @@ def load_corpus(root: str | os.PathLike, *, infer_headings: bool = False,
             skipped.append(Skipped(doc_id, UNSUPPORTED))
             continue
         try:  # one file's failure, whatever it is, skips that file alone
-            documents.append(_load_file(path, doc_id, infer_headings, max_bytes))
+            with time_limit(limit):
+                documents.append(_load_file(path, doc_id, infer_headings, max_bytes))
         except Exception as err:
             skipped.append(Skipped(doc_id, _reason(err)))
     return Corpus(str(root_path), tuple(documents), tuple(skipped))
