@@ -16,7 +16,7 @@ import pandas as pd
 from ..chunking.config import ChunkerConfig, make_config
 from ..errors import ChoiceError, ConfigError
 from ..util.values import plain
-from . import stats
+from . import families, stats
 from .queries import HELD_OUT, TUNING
 from .rules import (  # noqa: F401  (the rule's names are part of this module's API)
     BUNDLE,
@@ -391,11 +391,11 @@ def _pair_rows(run, rule: ChoiceRule, a: str, b: str) -> pd.DataFrame:
     sig = run.significance
     if sig.empty:
         return pd.DataFrame()
-    pair = sig[(sig["retriever"] == rule.retriever) & (sig["family"] == stats.EXPLORATORY)
+    pair = sig[(sig["retriever"] == rule.retriever) & (sig["family"] == families.EXPLORATORY)
                & (sig.get("query_group", "all") == "all")
                & (((sig["config_a"] == a) & (sig["config_b"] == b))
                   | ((sig["config_a"] == b) & (sig["config_b"] == a)))]
-    out = stats.orient(pair, a).assign(
+    out = families.orient(pair, a).assign(
         source="sweep significance table (all queries, Holm over all pairs)", p_kind=P_HOLM)
     return out.reset_index(drop=True)
 
@@ -407,7 +407,7 @@ P_RAW = "p: uncorrected (a test of this pair alone)"
 def _pair_test(run, rule: ChoiceRule, a: str, b: str, name: str, source: str) -> PairedRow:
     values = _primary_values(run, rule, name)
     test = stats.paired_comparison(values[a], values[b], confidence=1 - rule.alpha)
-    verdict = stats.verdict(test.mean_diff, test.p_value, alpha=rule.alpha,
+    verdict = families.verdict(test.mean_diff, test.p_value, alpha=rule.alpha,
                             higher_is_better=True)
     return cast(PairedRow, {
         "metric": rule.primary_metric, "config_a": a, "config_b": b,

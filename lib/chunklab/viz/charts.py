@@ -10,7 +10,7 @@ import pandas as pd
 
 from ..chunking.sizes import ENCODER_WINDOW, SIZE_FIELDS
 from ..errors import ChartError
-from ..evaluation.stats import EXPLORATORY, PLANNED, swap_sides
+from ..evaluation.families import EXPLORATORY, PLANNED, swap_sides
 from .tables import enable_table_format
 
 RENDERER = "chunklab_offline"
