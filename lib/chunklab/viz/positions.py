@@ -37,7 +37,8 @@ class Positions(_View):
         more = (f'<p class="meta">{left} more chunks not listed (the first {MAX_ROWS} are)</p>'
                 if left > 0 else "")
         head = "".join(f"<th>{c}</th>" for c in COLUMNS)
-        stats = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in view.stats().items())
+        stats = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in view.stats().items()
+                          if k != "differing_boundaries")  # no comparison drawn here
         return (f'<details><summary><b>{esc(config_label(view.config))}</b>: {esc(stats)}'
                 f'</summary><table class="hits"><tr>{head}</tr>{"".join(rows)}</table>{more}'
                 "</details>")
