@@ -230,7 +230,7 @@ class Explorer:
                f"{config.strategy} --size {config.size} --unit {config.unit} --out view.html")
         above = (f'{self.strip(doc, config).html()}{STYLE}<div class="chunklab-view">'
                  f'{self.focus_panel(doc, chunks)}{panel}{LEGEND}')
-        body = fit(view.body, doc, self.max_bytes - weight(above), how)
+        body = fit(view.body, doc, max(self.max_bytes - weight(above), 0), how)
         return f"{above}{body}</div>"
 
     def strip(self, doc, config) -> BoundaryStrip:
