@@ -23,9 +23,9 @@ import sys
 import tempfile
 import time
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
+from .bench_scale import peak_rss_bytes
 from .document.corpus import Corpus, load_corpus, make_document
 from .evaluation.engine import Engine, all_cores
 from .evaluation.queries import load_queries
@@ -140,12 +140,8 @@ def one_file(megabytes: float, corpus_dir: str) -> dict[str, float]:
 
 
 def peak_rss_mb() -> float:
-    """This process's peak resident set (VmHWM; unlike ru_maxrss, it does not carry the
-    parent's peak over into a new program)."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024  # kB
-    return float("nan")  # not Linux
+    """This process's peak resident set in MB (``bench_scale.peak_rss_bytes``)."""
+    return peak_rss_bytes() / 1024 / 1024
 
 
 def file_row(megabytes: float, corpus_dir: str) -> dict[str, float]:
