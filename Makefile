@@ -31,7 +31,7 @@ empty :=
 space := $(empty) $(empty)
 csv = $(subst $(space),$(comma),$(strip $(1)))
 
-.PHONY: install install-dense install-all test run bench bench-sweep lint hooks lab clean
+.PHONY: install install-dense install-all test run bench bench-sweep bench-scale lint hooks lab clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -75,6 +75,11 @@ bench: $(STAMP)
 # The sweep's costs: sizes, workers 1 vs all cores, statistics share, start time, per MB.
 bench-sweep: $(STAMP)
 	$(PY) -m chunklab.bench --sweep
+
+# Generated documents of 5-50 MB and 10k-40k headings, each strategy (bench_scale.py), each
+# point in a fresh process: CPU s per MB and per 1000 headings, memory per input byte.
+bench-scale: $(STAMP)
+	$(PY) -m chunklab.bench_scale
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check lib tests

@@ -6,8 +6,10 @@
 Prints: the start time of ``import chunklab`` and ``chunklab --help`` (fresh interpreters);
 a BM25 sweep of one strategy at 1, 2, 4 and 8 sizes (the marginal cost of a size); the same
 sweep with one worker and with every local core (the speed-up); the statistics' share of a
-sweep's wall time at 12, 24 and 48 configs; and CPU seconds and peak RSS per MB of one
-Markdown file of growing size (each in a fresh process). The corpus is grown to ``--mb``
+sweep's wall time at 12, 24 and 48 configs; the texts per second of a dense sweep's embedding
+pass (cold cache) beside a bare ``SentenceTransformer.encode`` of the same texts, its limit
+(with the dense extra); and CPU seconds and peak RSS per MB of one Markdown file of growing
+size (each in a fresh process). The corpus is grown to ``--mb``
 with copies of its documents (the originals keep their ids, so the queries still find their
 gold), so that the work, not the start of the workers, dominates.
 """
@@ -15,14 +17,18 @@ gold), so that the work, not the start of the workers, dominates.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import tempfile
 import time
-from pathlib import Path
+from contextlib import contextmanager
 from typing import Any
 
+from .bench_scale import peak_rss_bytes
 from .document.corpus import Corpus, load_corpus, make_document
 from .evaluation.engine import Engine, all_cores
+from .evaluation.queries import load_queries
 from .evaluation.runs import SweepParams
 from .evaluation.sweep import run_sweep
 
@@ -65,6 +71,49 @@ def timed_sweep(params: SweepParams, corpus: Corpus, workers: int | None = None
     return {"total": time.perf_counter() - began, **result.run_info["seconds"]}
 
 
+@contextmanager
+def cold_cache():
+    """An empty embedding cache for the duration (``CHUNKLAB_CACHE`` set to a new folder)."""
+    old = os.environ.get("CHUNKLAB_CACHE")
+    with tempfile.TemporaryDirectory() as folder:
+        os.environ["CHUNKLAB_CACHE"] = folder
+        try:
+            yield
+        finally:
+            if old is None:
+                os.environ.pop("CHUNKLAB_CACHE", None)
+            else:
+                os.environ["CHUNKLAB_CACHE"] = old
+
+
+def embedding_pass(corpus: Corpus, base: dict[str, Any]) -> dict[str, Any] | None:
+    """Texts per second of a dense sweep's embedding pass on a cold cache, and of a bare
+    ``SentenceTransformer(model).encode`` of the same texts (the model loaded first, its
+    load timed apart): the limit of the pass. None without the dense extra."""
+    try:
+        import sentence_transformers  # noqa: F401
+    except ImportError:
+        return None
+    from .chunking.encoder import load_encoder
+
+    params = SweepParams(**{**base, "retrievers": ("dense",)},
+                         strategies=("ast_breadcrumb",), sizes=(800, 1600))
+    with cold_cache():
+        result = run_sweep(params, None, corpus=corpus, progress=False)
+    texts = list(dict.fromkeys([q.query for q in load_queries(params.queries, corpus)]
+                               + list(result.chunks["embed_text"])))
+    began = time.perf_counter()
+    model = load_encoder()  # SentenceTransformer(model folder), strictly offline
+    load = time.perf_counter() - began
+    began = time.perf_counter()
+    model.encode(texts, show_progress_bar=False)
+    bare = len(texts) / (time.perf_counter() - began)
+    cache = result.run_info["embedding_cache"]
+    return {"configs": len(params.configs()), "texts": len(texts), "embedded": cache["misses"],
+            "sweep": cache["texts_per_second"], "bare": bare, "load": load,
+            "ratio": cache["texts_per_second"] / bare}
+
+
 def one_file(megabytes: float, corpus_dir: str) -> dict[str, float]:
     """CPU seconds of chunking one Markdown file of ``megabytes``, and the process's peak
     RSS above what it held before the file was read (run it in a fresh process)."""
@@ -91,12 +140,8 @@ def one_file(megabytes: float, corpus_dir: str) -> dict[str, float]:
 
 
 def peak_rss_mb() -> float:
-    """This process's peak resident set (VmHWM; unlike ru_maxrss, it does not carry the
-    parent's peak over into a new program)."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024  # kB
-    return float("nan")  # not Linux
+    """This process's peak resident set in MB (``bench_scale.peak_rss_bytes``)."""
+    return peak_rss_bytes() / 1024 / 1024
 
 
 def file_row(megabytes: float, corpus_dir: str) -> dict[str, float]:
@@ -140,6 +185,8 @@ def run(corpus_dir: str, queries: str, megabytes: float, file_mb: list[float]) -
         print(f"{len(STRATEGIES) * n_sizes:>7}{seconds['total']:>9.2f}"
               f"{seconds['statistics']:>14.2f}{seconds['statistics'] / seconds['total']:>8.1%}")
 
+    print_embedding(embedding_pass(load_corpus(corpus_dir), base))
+
     print(f"\n{'file MB':>7}{'CPU s':>8}{'CPU s/MB':>10}{'RSS MB':>8}{'x input':>9}"
           "   (ast_breadcrumb, size 1000, one file, fresh process; RSS: peak above the "
           "process before reading the file)")
@@ -148,3 +195,14 @@ def run(corpus_dir: str, queries: str, megabytes: float, file_mb: list[float]) -
         print(f"{row['MB']:>7.1f}{row['cpu']:>8.2f}{row['cpu'] / row['MB']:>10.2f}"
               f"{row['rss_mb']:>8.0f}{row['rss_mb'] / row['MB']:>9.1f}"
               f"   (process before: {row['base_mb']:.0f} MB)")
+
+
+def print_embedding(row: dict[str, Any] | None) -> None:
+    if row is None:
+        print("\nembedding pass: not measured (the dense extra is not installed: "
+              "pip install 'chunklab[dense]')")
+        return
+    print(f"\nembedding pass ({row['configs']} configs, {row['texts']} distinct texts, "
+          f"{row['embedded']} embedded by the sweep, cold cache): sweep {row['sweep']:.1f} "
+          f"text/s, bare SentenceTransformer.encode {row['bare']:.1f} text/s "
+          f"(model load {row['load']:.1f} s apart): {row['ratio']:.2f}x of the limit")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import re
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from itertools import accumulate
 
 from ...document.corpus import Document
@@ -221,14 +221,47 @@ def mts(doc: Document, config: ChunkerConfig) -> list[Chunk]:
 @register(
     "emsts",
     "LangChain ExperimentalMarkdownSyntaxTextSplitter, defaults: one atom per "
-    "element, headers stripped (size is not used)",
+    "element, headers stripped (size is not used); fed in pieces cut before a heading",
     family="baseline",
 )
 def emsts(doc: Document, config: ChunkerConfig) -> list[Chunk]:
     from langchain_text_splitters import ExperimentalMarkdownSyntaxTextSplitter
 
-    atoms = ExperimentalMarkdownSyntaxTextSplitter().split_text(doc.text)
+    splitter = ExperimentalMarkdownSyntaxTextSplitter()
+    atoms = [a for piece in emsts_pieces(doc.text) for a in list(splitter.split_text(piece))]
     keys = [f"Header {n}" for n in range(1, 7)]
     texts = [a.page_content for a in atoms]
     crumbs = [_header_path(a.metadata, keys) for a in atoms]
     return _build(doc, config, aligned_pieces(doc, texts, crumbs), "emsts")
+
+
+EMSTS_LINES = 2000
+"""Lines ExperimentalMarkdownSyntaxTextSplitter is given at once: it takes each line from the
+front of a list, so a whole file costs time quadratic in its lines (a 50 MB file: hours)."""
+_EMSTS_HEADING = re.compile(r"(#{1,6}) ")
+_EMSTS_FENCE = re.compile(r"```|~~~")
+"""The line starts that splitter reads as a heading and as a fence."""
+
+
+def emsts_pieces(text: str, lines: int = EMSTS_LINES) -> Iterator[str]:
+    """``text`` cut before a heading line the splitter reads outside a fence, once a piece
+    has ``lines`` lines; each piece after the first is led by the heading lines the splitter
+    holds there (those only open sections), so each piece splits as it would in the whole."""
+    raw = text.splitlines(keepends=True)
+    held: list[tuple[int, str]] = []  # (depth, line) of the headings in force, by depth
+    start, fenced = 0, False
+    lead: list[str] = []
+    for i, line in enumerate(raw):
+        if fenced:
+            fenced = not _EMSTS_FENCE.match(line)
+            continue
+        heading = _EMSTS_HEADING.match(line)
+        if heading is None:
+            fenced = bool(_EMSTS_FENCE.match(line))
+            continue
+        if i - start >= lines:
+            yield "".join(lead + raw[start:i])
+            start, lead = i, [held_line for _, held_line in held]
+        depth = len(heading.group(1))
+        held = [h for h in held if h[0] < depth] + [(depth, line)]
+    yield "".join(lead + raw[start:])
