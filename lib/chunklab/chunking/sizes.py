@@ -83,15 +83,27 @@ def count_tokens(texts: Sequence[str], *, special: bool = False) -> list[int]:
 
 def _count_batch(texts: list[str], words: list[list[str] | None]) -> list[int]:
     """Token counts of ``texts`` given each one's words (None: encode the text whole)."""
-    whole = [t for t, w in zip(texts, words, strict=True) if w is None]
-    direct = iter(encode_counts(whole))
-    new = {w for split in words if split is not None for w in split if w not in _word_tokens}
-    if len(_word_tokens) + len(new) > WORD_CACHE:
-        _word_tokens.clear()
-        new = {w for split in words if split is not None for w in split}
-    _word_tokens.update(zip(new, encode_counts(list(new)), strict=True))
     get = _word_tokens.__getitem__
-    return [next(direct) if split is None else sum(map(get, split)) for split in words]
+    counts: list[int] = []
+    unknown: list[int] = []  # texts holding a word not counted yet
+    for n, split in enumerate(words):
+        try:
+            counts.append(sum(map(get, split)) if split is not None else -1)
+        except KeyError:
+            counts.append(-1)
+            unknown.append(n)
+    if unknown:
+        new = {w for n in unknown for w in words[n] or () if w not in _word_tokens}
+        if len(_word_tokens) + len(new) > WORD_CACHE:
+            _word_tokens.clear()
+            new = {w for n in unknown for w in words[n] or ()}
+        _word_tokens.update(zip(new, encode_counts(list(new)), strict=True))
+        for n in unknown:
+            counts[n] = sum(map(get, words[n] or ()))
+    whole = [n for n, split in enumerate(words) if split is None]
+    for n, count in zip(whole, encode_counts([texts[n] for n in whole]), strict=True):
+        counts[n] = count
+    return counts
 
 
 def encode_counts(texts: Sequence[str]) -> list[int]:
