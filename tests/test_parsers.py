@@ -87,6 +87,39 @@ def test_generated_markdown_parses_the_same(text):
     assert rust["references"] == python["references"]
 
 
+def windowed(text: str, window: int) -> dict:
+    env: dict = {}
+    blocks = parse_blocks(text, env=env, parser="rust", window=window)
+    return {"blocks": blocks, "parser": env["parser"],
+            "references": {label: ref["href"] for label, ref in env.get("references", {}).items()}}
+
+
+@pytest.mark.parametrize("path", MARKDOWN, ids=lambda p: p.name)
+def test_the_rust_parser_window_by_window_gives_the_same_blocks(path):
+    text = readable(path)
+    if text is None:
+        pytest.skip(f"{path.name} is not UTF-8 text (a loader fixture)")
+    python, whole = both(text)
+    for window in (40, 300):
+        rust = windowed(text, window)
+        assert rust["parser"] == whole["parser"]
+        if rust["parser"] == "rust":
+            assert rust["blocks"] == python["blocks"]
+            assert rust["references"] == python["references"]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=markdown_docs(nested=False))
+@example(text="---\ntitle: T\nmore: x\n---\n\n# [a][r]\n\ntext\n\n[r]: https://x.org\n")
+@example(text="> quote\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n> q\n| a | b |\n|---|---|\n")
+def test_generated_markdown_window_by_window_parses_the_same(text):
+    python, _ = both(text)
+    rust = windowed(text, 30)
+    if rust["parser"] == "rust":
+        assert rust["blocks"] == python["blocks"]
+        assert rust["references"] == python["references"]
+
+
 def test_the_environment_variable_picks_the_parser(monkeypatch):
     monkeypatch.setenv(PARSER_VARIABLE, "python")
     assert parser_choice() == "python"

@@ -38,15 +38,17 @@ def parse_blocks(
     lines: LineIndex | None = None,
     env: dict | None = None,
     parser: str | None = None,
+    window: int = python_blocks.WINDOW,
 ) -> tuple[Block, ...]:
     """``blocks.parse_blocks`` by the parser chosen (``parser``: python, rust, or None for
     ``parser_choice()``). ``env`` also receives ``env["parser"]``, the parser that made the
-    blocks, and ``env["fallback"]``, why the rust parser handed the document to python."""
+    blocks, and ``env["fallback"]``, why the rust parser handed the document to python;
+    ``window``: the chars either parser reads at once."""
     lines = lines or LineIndex(text)
     env = {} if env is None else env
     if is_markdown and (parser or parser_choice()) == "rust":
         try:
-            found = rust_blocks(text, lines, infer, env)
+            found = rust_blocks(text, lines, infer, env, window)
         except Fallback as reason:
             env.clear()
             env["fallback"] = str(reason)
@@ -54,4 +56,5 @@ def parse_blocks(
             env["parser"] = "rust"
             return tuple(found)
     env["parser"] = "python"
-    return python_blocks.parse_blocks(text, is_markdown, infer, lines=lines, env=env)
+    return python_blocks.parse_blocks(text, is_markdown, infer, lines=lines, env=env,
+                                      window=window)
