@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import bisect
 import hashlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 from ..document.blocks import Block, atomic_blocks
 from ..document.corpus import Document, make_document
@@ -12,7 +12,7 @@ from ..document.sections import Breadcrumbs
 from .config import ChunkerConfig
 from .records import Chunk, Piece, StrategyFunc
 from .registry import Requirement, Strategy, add, get_strategy
-from .sizes import all_sizes
+from .sizes import COUNT_BATCH, all_sizes
 
 
 def register(
@@ -99,6 +99,8 @@ class ChunkBuilder:
         self.crumbs = Breadcrumbs(self.blocks)
         self.lines = doc.lines
         self.folded_title = normalise(doc.title)
+        self._labels: dict[tuple, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+        self._parts: dict[tuple[int, int], str] = {}
 
     def blocks_in(self, start: int, end: int) -> list[Block]:
         lo = bisect.bisect_right(self.block_starts, start) - 1
@@ -121,8 +123,11 @@ class ChunkBuilder:
         anchors = piece.anchors or self.content_offsets(piece.start, piece.end, blocks)
         path = self.crumbs.common(anchors)
         provenance = self.crumbs.provenance_at(anchors[0])[: len(path)]
-        path, provenance = dedup_title(path, provenance, self.doc.title,
-                                       folded=self.folded_title)
+        key = (path, provenance)
+        if key not in self._labels:  # chunks of one section share one label's tuples
+            self._labels[key] = dedup_title(path, provenance, self.doc.title,
+                                            folded=self.folded_title)
+        path, provenance = self._labels[key]
         if not self.crumbs.has_headings and self.config.position_anchors:
             first, last = self.lines.line_of(piece.start), self.lines.line_of(max(piece.end - 1, 0))
             path = (f"lines {first}-{last}",)
@@ -138,15 +143,28 @@ class ChunkBuilder:
         source = f"{self.doc.title} — {' > '.join(path)}" if path else self.doc.title
         return embed, f"{source}\n\n{text}"
 
+    def _sized(self, pieces: list[Piece]) -> Iterator[tuple[Piece, str, tuple[int, int, int]]]:
+        """Each piece, its text and (chars, words, tokens), measured a batch at a time."""
+        text = self.doc.text
+        for first in range(0, len(pieces), COUNT_BATCH):
+            batch = pieces[first:first + COUNT_BATCH]
+            texts = [text[p.start : p.end] if p.text is None else p.text for p in batch]
+            yield from zip(batch, texts, all_sizes(texts), strict=True)
+
+    def _part(self, part: tuple[int, int] | None) -> str:
+        if not part:
+            return ""
+        if part not in self._parts:
+            self._parts[part] = f"{part[0]} of {part[1]}"
+        return self._parts[part]
+
     def build(self, pieces: list[Piece]) -> list[Chunk]:
         chunks = []
         config_id = self.config.config_id
         doc_text, doc_id, title = self.doc.text, self.doc.id, self.doc.title
         strategy, structure_source = self.config.strategy, self.doc.structure_source
         line_of = self.lines.line_of
-        texts = [doc_text[p.start : p.end] if p.text is None else p.text for p in pieces]
-        for ordinal, (piece, text, size) in enumerate(
-                zip(pieces, texts, all_sizes(texts), strict=True)):
+        for ordinal, (piece, text, size) in enumerate(self._sized(pieces)):
             start, end = piece.start, piece.end
             blocks = self.blocks_in(start, end)
             path, provenance = self.label(piece, blocks)
@@ -163,7 +181,7 @@ class ChunkBuilder:
                     end=end,
                     text=text,
                     breadcrumb=path,
-                    part=f"{piece.part[0]} of {piece.part[1]}" if piece.part else "",
+                    part=self._part(piece.part),
                     kind=block_kind(blocks, (start, end)),
                     strategy=strategy,
                     config_id=config_id,

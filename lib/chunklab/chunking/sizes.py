@@ -56,8 +56,9 @@ whole corpus's chunks at once would hold tens of bytes per token of the corpus."
 SPLIT_UNSAFE = re.compile("[\x0b\x0c\x1c-\x1f\x85]")
 """Chars ``str.split`` cuts at but the model's normaliser deletes (control chars), joining
 the words beside them: a text holding one is encoded whole."""
-WORD_CACHE = 200_000
-"""Distinct words whose token counts are kept (about 30 MB); past it the cache starts over."""
+WORD_CACHE = 50_000
+"""Distinct words whose token counts are kept (about 6 MB: a corpus's common words); past it
+the cache starts over."""
 _word_tokens: dict[str, int] = {}
 
 

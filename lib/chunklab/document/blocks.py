@@ -113,13 +113,24 @@ def inside_block(blocks: Iterable[Block], offset: int) -> bool:
     return False
 
 
+def offset_type(size: int) -> str:
+    """The array typecode holding offsets into ``size`` chars or bytes: 4-byte ints when they
+    fit, else 8."""
+    return "i" if size < 2**31 else "q"
+
+
+SHARED_OFFSETS = 4096
+"""Offsets ``LineIndex.span`` remembers to hand out the same int object again."""
+
+
 class LineIndex:
     """Char offsets of line starts, so line numbers and offsets convert both ways."""
 
     def __init__(self, text: str):
         self.text = text
-        self.starts = array("q", [0])  # 8 bytes a line
+        self.starts = array(offset_type(len(text)), [0])  # 4 bytes a line (8 past 2 GB)
         self.starts.extend(m.end() for m in _NEWLINE.finditer(text))
+        self._shared: dict[int, int] = {}
 
     def offset(self, line: int) -> int:
         """Offset of 0-based ``line``'s first char (len(text) past the last line)."""
@@ -130,12 +141,17 @@ class LineIndex:
         return bisect.bisect_right(self.starts, offset)
 
     def span(self, first: int, stop: int) -> tuple[int, int]:
-        """Offsets of 0-based lines [first, stop), trailing whitespace excluded."""
+        """Offsets of 0-based lines [first, stop), trailing whitespace excluded (one int
+        object per offset recently made: a container and its first and last child share
+        theirs, 32 bytes each)."""
         start = self.offset(first)
         end = self.offset(stop)
         while end > start and self.text[end - 1].isspace():
             end -= 1
-        return start, end
+        shared = self._shared
+        if len(shared) > SHARED_OFFSETS:
+            shared.clear()
+        return shared.setdefault(start, start), shared.setdefault(end, end)
 
 
 DIRECTIVE = "directive"

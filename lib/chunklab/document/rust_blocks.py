@@ -29,7 +29,7 @@ from typing import Any
 from markdown_it.common.utils import normalizeReference
 from markdown_it.rules_block.html_block import HTML_SEQUENCES
 
-from .blocks import WINDOW, Block, _has_words, _retitled, _with_gaps, html_heading
+from .blocks import Block, _has_words, _retitled, _with_gaps, html_heading, offset_type
 from .headings import infer_heading
 from .inline import plain_text
 from .nesting import MAX_NESTING
@@ -51,6 +51,11 @@ _RUN_ON_HTML = [(re.compile(opener.pattern.lstrip("^"), opener.flags), end)
                 for opener, end, _ in HTML_SEQUENCES[:5]]
 """HTML blocks that run on to their end mark (a comment to ``-->``, ...): markdown-it-pyrs ends
 them at a blank line inside a list item, markdown-it-py does not."""
+
+
+WINDOW = 250_000
+"""Characters handed to markdown-it-pyrs at once: its node tree holds about 80 bytes per
+character until it is folded into Blocks."""
 
 
 class Fallback(Exception):
@@ -78,7 +83,7 @@ class _Lines:
 
     def __init__(self, source: str):
         data: str | bytes = source if source.isascii() else source.encode("utf-8")
-        self.starts = array("q", [0])  # bytes are chars when ASCII
+        self.starts = array(offset_type(len(data)), [0])  # bytes are chars when ASCII
         self.starts.extend(m.end() for m in re.finditer(
             "\n" if isinstance(data, str) else b"\n", data))  # type: ignore[arg-type]
 
