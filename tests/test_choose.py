@@ -12,6 +12,7 @@ from chunklab import ConfigError, load_config
 from chunklab.cli import main
 from chunklab.evaluation import choose as ch
 from chunklab.evaluation import export as ex
+from chunklab.evaluation.candidates import margins
 from chunklab.evaluation.sweep import SweepParams, run_sweep, summary_table
 from chunklab.notebooks import choose_and_export as cx
 from chunklab.notebooks import choose_and_export as evidence
@@ -112,7 +113,7 @@ def test_no_config_meeting_the_rule_still_gives_the_closest_and_its_margins(run)
     choice = ch.choose(run, rule_)
     assert not choice.meets_rule and choice.chosen["failed"] == ["lost_chars < -1"]
     assert "no config meets every constraint" in choice.note and "closest" in choice.note
-    table = ch.margins(choice.candidates, rule_)
+    table = margins(choice.candidates, rule_)
     assert len(table) == 2 * len(choice.candidates)
     lost = table[table.constraint == "lost_chars < -1"]
     assert (lost["margin"] == -1 - lost["measured"]).all() and not lost["holds"].any()

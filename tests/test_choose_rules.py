@@ -13,6 +13,7 @@ import yaml
 from chunklab.errors import RuleError
 from chunklab.evaluation import choose as ch
 from chunklab.evaluation import export as ex
+from chunklab.evaluation.candidates import margins
 from chunklab.evaluation.queries import LEAK_FREE
 from chunklab.evaluation.rules import parse_constraint
 from chunklab.evaluation.sweep import SweepParams, run_sweep
@@ -55,7 +56,7 @@ def test_a_constraint_on_another_retriever_excludes_nothing_and_says_so(run):
     assert scoped.chosen["config_id"] == free.chosen["config_id"]
     assert scoped.excluded == []
     assert scoped.not_binding == ["tokens_p50 <= 21.5 on dense (does not apply to bm25)"]
-    assert ch.margins(scoped.candidates, scoped.rule).empty
+    assert margins(scoped.candidates, scoped.rule).empty
 
 
 def test_what_a_binding_constraint_excluded_is_reported(run):

@@ -85,3 +85,12 @@ def test_every_subcommand_help_shows_defaults_and_an_example(capsys):
     with pytest.raises(SystemExit):
         main(["sweep", "--help"])
     assert "(default: " in capsys.readouterr().out
+
+
+def test_summary_runs_the_strategies_asked_for_with_progress(capsys):
+    code = main(["summary", "--corpus", str(FIXTURES), "--strategies", "ast_merge,rct",
+                 "--size", "300"])
+    out, err = capsys.readouterr()
+    rows = [line.split()[0] for line in out.splitlines()[2:]]
+    assert code == 0 and rows == ["ast_merge", "rct"]
+    assert "doc" in err and "rct" in err  # the bar names the strategy it is on

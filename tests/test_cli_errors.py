@@ -114,6 +114,8 @@ CASES = [
     ("summary --corpus {corpus} --size -1", "size"),
     ("summary --corpus {corpus} --unit pages", "unit"),
     ("summary --corpus {empty}", "no documents"),
+    ("summary --corpus {corpus} --strategies ''", "strategies: give at least one"),
+    ("summary --corpus {corpus} --strategies bogus", "valid strategies"),
     # queries mine
     ("queries mine --corpus {missing} --out {root}/q.jsonl", "does not exist"),
     ("queries mine --corpus {corpus} --out ''", "--out: name a file"),

@@ -13,19 +13,21 @@ from hypothesis import strategies as st
 from scipy import stats as scipy_stats
 
 from chunklab.errors import ComparisonError
-from chunklab.evaluation.stats import (
-    PairedResult,
-    SignFlipTest,
+from chunklab.evaluation.families import (
     best_config,
-    bootstrap_ci,
     compare_all,
     compare_pairs,
     compare_to_best,
     holm,
+    permutations_for,
+)
+from chunklab.evaluation.stats import (
+    PairedResult,
+    SignFlipTest,
+    bootstrap_ci,
     mean_intervals,
     paired_comparison,
     paired_results,
-    permutations_for,
     sign_flip_p,
 )
 

@@ -148,7 +148,9 @@ def test_heading_flush_says_it_never_splits_and_counts_oversize(sample_corpus):
     from chunklab.evaluation.summary import strategy_summary
 
     assert "never split" in get_strategy("heading_flush").description
-    table = strategy_summary(sample_corpus, size=300).set_index("strategy")
+    table = strategy_summary(sample_corpus, size=300,
+                             strategies=["heading_flush", "ast_merge"]).set_index("strategy")
+    assert list(table.index) == ["heading_flush", "ast_merge"]
     config = make_config(strategy="heading_flush", size=300)
     over = sum(len(c.text) > 300 for doc in sample_corpus for c in chunk_document(doc, config))
     assert table.loc["heading_flush", "oversize"] == over > 0

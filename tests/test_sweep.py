@@ -11,9 +11,9 @@ from chunklab import ConfigError, UnknownRetrieverError, UnknownStrategyError, l
 from chunklab.chunking.build import chunk_document
 from chunklab.cli import main
 from chunklab.errors import GridWarning
+from chunklab.evaluation.families import holm
 from chunklab.evaluation.mining import mine
 from chunklab.evaluation.queries import load_queries, save_queries
-from chunklab.evaluation.stats import holm
 from chunklab.evaluation.sweep import SweepParams, headline, run_sweep
 from conftest import SAMPLE
 

@@ -103,6 +103,9 @@ def _parser() -> argparse.ArgumentParser:
     summary.add_argument("--size", type=int, default=1000, help="chunk size in --unit")
     summary.add_argument("--unit", default="chars", help="what --size counts: chars, words or "
                                                           "tokens")
+    summary.add_argument("--strategies", default=None,
+                         help="comma-separated strategy names (default: every available one; "
+                              "see: chunklab strategies)")
     queries = command("queries", "query files: mine queries from a corpus",
                        EXAMPLES["mine"])
     queries_sub = queries.add_subparsers(dest="queries_command", required=True,
@@ -332,7 +335,9 @@ def cmd_summary(args) -> int:
     from .evaluation.summary import strategy_summary
 
     corpus = load_corpus(args.corpus).require_documents()
-    table = strategy_summary(corpus, size=args.size, unit=args.unit)
+    names = None if args.strategies is None else _split(args.strategies)
+    table = strategy_summary(corpus, size=args.size, unit=args.unit, strategies=names,
+                             progress=True)
     print(f"corpus {args.corpus}: {len(corpus)} documents, {len(corpus.skipped)} skipped")
     print(table.to_string(index=False))
     return 0

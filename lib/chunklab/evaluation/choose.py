@@ -5,7 +5,6 @@ the closest to meeting them when none does; and report it on the held-out querie
 from __future__ import annotations
 
 import json
-import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +15,15 @@ import pandas as pd
 from ..chunking.config import ChunkerConfig, make_config
 from ..errors import ChoiceError, ConfigError
 from ..util.values import plain
-from . import stats
+from . import families, stats
+from .candidates import (
+    candidates,
+    label,
+    primary_values,
+    query_ids,
+    query_set,
+    summary_rows,
+)
 from .queries import HELD_OUT, TUNING
 from .rules import (  # noqa: F401  (the rule's names are part of this module's API)
     BUNDLE,
@@ -30,163 +37,12 @@ from .rules import (  # noqa: F401  (the rule's names are part of this module's 
     parse_constraint,
 )
 from .runs import SweepResult, load_run
-from .sweep import GROUP, summary_table
 
 
 def _as_run(result_or_run_dir):
     if isinstance(result_or_run_dir, str | os.PathLike):
         return load_run(result_or_run_dir)
     return result_or_run_dir
-
-
-def query_set(run) -> str:
-    """``tuning`` when the run split its queries (choose on those), else ``all``."""
-    sets = run.per_query.get("query_set")
-    return TUNING if sets is not None and (sets == TUNING).any() else "all"
-
-
-def _blend(run, rule: ChoiceRule, name: str) -> pd.DataFrame:
-    """Summary rows of one query set on the rule's retriever: the blend of all queries, or the
-    tuning/held-out split; summarised afresh from per_query when the rule keeps only some
-    query kinds."""
-    summary = run.summary[run.summary["retriever"] == rule.retriever]
-    if rule.query_kinds:
-        ids = _query_ids(run, name, rule) or set()
-        rows = run.per_query[(run.per_query["retriever"] == rule.retriever)
-                             & run.per_query["query_id"].isin(ids)]
-        table = summary_table(rows[[*GROUP, "query_id", "metric", "value"]])
-        return table[table["split"] == "all"]
-    if name == "all":
-        return summary[summary["split"] == "all"]
-    return summary[(summary["split"] == "query_set") & (summary["split_value"] == name)]
-
-
-def _query_ids(run, name: str, rule: ChoiceRule | None = None) -> set[str] | None:
-    """The ids of the query set ``name`` (None: every query) of the kinds ``rule`` uses."""
-    rows = run.per_query
-    if name != "all":
-        rows = rows[rows["query_set"] == name]
-    if rule is not None and rule.query_kinds:
-        rows = rows[rows["query_kind"].map(rule.uses)]
-    elif name == "all":
-        return None
-    return set(rows["query_id"])
-
-
-def bundle_chars(run, retriever: str, query_ids: set[str] | None = None) -> pd.Series:
-    """Per config id: mean over queries (``query_ids``, default all) of the total context_text
-    chars of its top k."""
-    return _bundle(run, retriever, query_ids, "chars").rename(BUNDLE)
-
-
-def bundle_tokens(run, retriever: str, query_ids: set[str] | None = None) -> pd.Series:
-    """Per config id: mean over queries of the total tokens of its top-k chunk texts (the
-    sizes measured when the chunks were made; a context label is not counted)."""
-    return _bundle(run, retriever, query_ids, "tokens").rename(BUNDLE_TOKENS)
-
-
-def _bundle(run, retriever: str, query_ids: set[str] | None, unit: str) -> pd.Series:
-    ranks = run.retrieved[(run.retrieved["retriever"] == retriever)
-                          & (run.retrieved["rank"] <= run.params.k)]  # deeper ranks: budgets
-    if query_ids is not None:
-        ranks = ranks[ranks["query_id"].isin(query_ids)]
-    if unit == "chars":
-        lengths = run.chunks[["config_id", "id", "context_text"]].assign(
-            bundled=lambda f: f["context_text"].str.len()).drop(columns="context_text")
-    else:
-        lengths = run.chunks[["config_id", "id", "n_tokens"]].rename(
-            columns={"n_tokens": "bundled"})
-    joined = ranks.merge(lengths, left_on=["config_id", "chunk_id"],
-                         right_on=["config_id", "id"], how="left")
-    per_query = joined.groupby(["config_id", "query_id"])["bundled"].sum()
-    return per_query.groupby("config_id").mean()
-
-
-def candidates(run, rule: ChoiceRule) -> pd.DataFrame:
-    """One row per config on ``rule.retriever``, scored on the tuning queries (all when the
-    run has no split): every metric mean, the primary metric's interval, chunk_stats figures,
-    bundle_chars, the constraints it fails (``failed``) and its summed relative ``shortfall``,
-    ``same_as`` (a config with identical chunks, scored once), its gap to the best and the
-    paired test against it, whether it is ``tied`` with it, and its ``rank`` (1 = chosen;
-    NaN = fails a constraint or repeats another config)."""
-    check_rule(rule, run)
-    name = query_set(run)
-    blend = _blend(run, rule, name)
-    wide = blend.pivot_table(index="config_id", columns="metric", values="mean")
-    primary = blend[blend["metric"] == rule.primary_metric].set_index("config_id")
-    table = run.chunk_stats.set_index("config_id").join(wide, how="inner")
-    table = table.join(primary[["ci_low", "ci_high", "n"]], how="left")
-    asked = _query_ids(run, name, rule)
-    table = table.join(bundle_chars(run, rule.retriever, asked), how="left")
-    table = table.join(bundle_tokens(run, rule.retriever, asked), how="left").reset_index()
-    constraints = rule.binding()
-    table["failed"] = [[str(c) for c in constraints if not c.holds(row[c.name])]
-                       for _, row in table.iterrows()]
-    table["passes"] = table["failed"].str.len() == 0
-    table["shortfall"] = [sum(c.shortfall(row[c.name]) for c in constraints)
-                          for _, row in table.iterrows()]
-    twins = {s["config_id"]: s["same_as"] for s in run.run_info.get("identical_configs", [])}
-    table["same_as"] = table["config_id"].map(lambda c: twins.get(c, ""))
-    labels = dict(zip(table["config_id"], table.apply(_label, axis=1), strict=True))
-    table["identical"] = [", ".join(labels.get(t, t) for t, s in twins.items() if s == c)
-                          for c in table["config_id"]]
-    return _rank(table, rule, _primary_values(run, rule, name))
-
-
-def margins(table: pd.DataFrame, rule: ChoiceRule) -> pd.DataFrame:
-    """Long table: each config's margin to each constraint that binds the rule's retriever,
-    in the measure's unit (negative: by how much it misses), and whether it holds."""
-    rows = []
-    for _, row in table.iterrows():
-        for constraint in rule.binding():
-            rows.append({"config_id": row["config_id"], "strategy": row["strategy"],
-                         "size": row["size"], "options": row["options"],
-                         "constraint": str(constraint), "measured": plain(row[constraint.name]),
-                         "margin": constraint.margin(row[constraint.name]),
-                         "holds": constraint.holds(row[constraint.name])})
-    return pd.DataFrame(rows, columns=["config_id", "strategy", "size", "options", "constraint",
-                                       "measured", "margin", "holds"])
-
-
-def _primary_values(run, rule: ChoiceRule, name: str) -> pd.DataFrame:
-    """query x config table of the primary metric on the query set ``name``."""
-    rows = run.per_query[(run.per_query["retriever"] == rule.retriever)
-                         & (run.per_query["metric"] == rule.primary_metric)]
-    ids = _query_ids(run, name, rule)
-    if ids is not None:
-        rows = rows[rows["query_id"].isin(ids)]
-    return rows.pivot(index="query_id", columns="config_id", values="value")
-
-
-def _tie_column(table: pd.DataFrame, rule: ChoiceRule) -> tuple[str, bool]:
-    k = next((c.split("@")[1] for c in table.columns if c.startswith("bundle_efficiency@")),
-             None)
-    keys = {"smaller_bundle": (BUNDLE, True), "smaller_size": ("size", True),
-            "bundle_efficiency": (f"bundle_efficiency@{k}", False)}
-    return keys[rule.tie_break]
-
-
-def _rank(table: pd.DataFrame, rule: ChoiceRule, values: pd.DataFrame) -> pd.DataFrame:
-    tie_column, ascending = _tie_column(table, rule)
-    order = [rule.primary_metric, tie_column, "size", "config_id"]
-    directions = [False, ascending, True, True]
-    ok = table[table["passes"] & (table["same_as"] == "")].sort_values(
-        order, ascending=directions, na_position="last")
-    if ok.empty:
-        return table.assign(rank=math.nan, tied=False, gap_to_best=math.nan,
-                            p_vs_best=math.nan)
-    best = ok.iloc[0]
-    ok["gap_to_best"] = best[rule.primary_metric] - ok[rule.primary_metric]
-    ok["p_vs_best"] = [
-        1.0 if c == best["config_id"] else stats.paired_comparison(
-            values[best["config_id"]], values[c]).p_value for c in ok["config_id"]]
-    ok["tied"] = (ok["gap_to_best"] <= rule.tie_margin + 1e-12) & (ok["p_vs_best"] >= rule.alpha)
-    ok["primary_key"] = ok[rule.primary_metric].where(~ok["tied"], best[rule.primary_metric])
-    ok = ok.sort_values(["primary_key", *order[1:]], ascending=directions, na_position="last")
-    ok["rank"] = range(1, len(ok) + 1)
-    ranked = table.merge(ok[["config_id", "rank", "tied", "gap_to_best", "p_vs_best"]],
-                         on="config_id", how="left")
-    return ranked.sort_values(["rank", "config_id"], na_position="last", ignore_index=True)
 
 
 def rebuild_config(run, config_id: str) -> ChunkerConfig:
@@ -311,7 +167,7 @@ def choose(result_or_run_dir, rule: ChoiceRule, *, strict: bool = False) -> Choi
     ranked = table[table["rank"].notna()]
     meets = not ranked.empty
     if not meets:
-        misses = "; ".join(f"{_label(r)} fails " + ", ".join(
+        misses = "; ".join(f"{label(r)} fails " + ", ".join(
             f"{c} (measured {plain(r[parse_constraint(c).name], digits=4)})" for c in r["failed"])
             for _, r in table.iterrows() if r["failed"])
         if strict:
@@ -344,12 +200,12 @@ def _closest(table: pd.DataFrame, rule: ChoiceRule) -> pd.DataFrame:
 
 def _note(table: pd.DataFrame, rule: ChoiceRule, chosen: CandidateRow, meets: bool) -> str:
     if not meets:
-        return (f"no config meets every constraint; {_label(chosen)} is the closest (misses "
+        return (f"no config meets every constraint; {label(chosen)} is the closest (misses "
                 f"{', '.join(chosen['failed'])}): it is reported, not endorsed")
     best = table[table["gap_to_best"] == 0].sort_values("rank").iloc[0]
     if best["config_id"] == chosen["config_id"]:
         return ""
-    return (f"{_label(chosen)} chosen over {_label(best)}: {_label(best)} is best on "
+    return (f"{label(chosen)} chosen over {label(best)}: {label(best)} is best on "
             f"{rule.primary_metric} by {chosen['gap_to_best']:.3f} (tie margin "
             f"{rule.tie_margin:g}) but not significantly better (paired sign-flip p = "
             f"{chosen['p_vs_best']:.3g}), so the tie-break prefers the "
@@ -363,10 +219,6 @@ def _cheaper(chosen: CandidateRow, best: pd.Series, rule: ChoiceRule) -> str:
         return f"{key} {chosen[key]:.3f} against {best[key]:.3f}"
     saving = 1 - chosen[column] / best[column] if best[column] else 0.0
     return f"{column} {chosen[column]:.0f} against {best[column]:.0f} ({saving:.0%} smaller)"
-
-
-def _label(row) -> str:
-    return f"{row['strategy']}/{row['size']}"
 
 
 def _record(row: pd.Series) -> dict[str, Any]:
@@ -383,7 +235,7 @@ def excluded(table: pd.DataFrame, rule: ChoiceRule) -> list[str]:
         misses = ", ".join(f"{c} (measured {plain(row[parse_constraint(c).name], digits=4)})"
                            for c in row["failed"])
         score = plain(row[rule.primary_metric], digits=4)
-        found.append(f"{_label(row)} ({rule.primary_metric} {score}) fails {misses}")
+        found.append(f"{label(row)} ({rule.primary_metric} {score}) fails {misses}")
     return found
 
 
@@ -391,11 +243,11 @@ def _pair_rows(run, rule: ChoiceRule, a: str, b: str) -> pd.DataFrame:
     sig = run.significance
     if sig.empty:
         return pd.DataFrame()
-    pair = sig[(sig["retriever"] == rule.retriever) & (sig["family"] == stats.EXPLORATORY)
+    pair = sig[(sig["retriever"] == rule.retriever) & (sig["family"] == families.EXPLORATORY)
                & (sig.get("query_group", "all") == "all")
                & (((sig["config_a"] == a) & (sig["config_b"] == b))
                   | ((sig["config_a"] == b) & (sig["config_b"] == a)))]
-    out = stats.orient(pair, a).assign(
+    out = families.orient(pair, a).assign(
         source="sweep significance table (all queries, Holm over all pairs)", p_kind=P_HOLM)
     return out.reset_index(drop=True)
 
@@ -405,9 +257,9 @@ P_RAW = "p: uncorrected (a test of this pair alone)"
 
 
 def _pair_test(run, rule: ChoiceRule, a: str, b: str, name: str, source: str) -> PairedRow:
-    values = _primary_values(run, rule, name)
+    values = primary_values(run, rule, name)
     test = stats.paired_comparison(values[a], values[b], confidence=1 - rule.alpha)
-    verdict = stats.verdict(test.mean_diff, test.p_value, alpha=rule.alpha,
+    verdict = families.verdict(test.mean_diff, test.p_value, alpha=rule.alpha,
                             higher_is_better=True)
     return cast(PairedRow, {
         "metric": rule.primary_metric, "config_a": a, "config_b": b,
@@ -434,7 +286,7 @@ def _queries_named(rule: ChoiceRule, name: str) -> str:
 
 
 def _scores(run: SweepResult, rule: ChoiceRule, config_id: str, name: str) -> dict[str, Any]:
-    blend = _blend(run, rule, name)
+    blend = summary_rows(run, rule, name)
     blend = blend[blend["config_id"] == config_id]
     scores = {row["metric"]: {"mean": plain(row["mean"]), "ci_low": plain(row["ci_low"]),
                               "ci_high": plain(row["ci_high"]), "n": int(row["n"])}
@@ -455,5 +307,5 @@ def _held_out(run, rule: ChoiceRule, chosen: CandidateRow,
     margin = None if runner is None else _pair_test(
         run, rule, chosen["config_id"], runner["config_id"], HELD_OUT,
         f"paired test of this pair alone on the {_queries_named(rule, HELD_OUT)}")
-    return {"queries": len(_query_ids(run, HELD_OUT, rule) or ()), "scores": scores,
+    return {"queries": len(query_ids(run, HELD_OUT, rule) or ()), "scores": scores,
             "margin_over_runner_up": margin}

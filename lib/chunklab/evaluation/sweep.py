@@ -20,7 +20,7 @@ from ..chunking.sizes import ENCODER, token_method
 from ..document.corpus import Corpus, load_corpus
 from ..errors import GridWarning
 from ..util.paths import shown_path
-from . import budget, embedding, grid, leakage, stats, tables, units
+from . import budget, embedding, families, grid, leakage, stats, tables, units
 from .defaults import MIN_INTERVAL_N
 from .engine import Engine, Executor, Pending
 from .launch import start
@@ -356,8 +356,8 @@ def significance_table(per_query: pd.DataFrame, k: int, budgets: Sequence[int] =
             tables_ = _planned_tests(groups, metric, planned)
             n_explored = explored.loc[explored["metric"] == metric, "config_id"].nunique()
             if n_explored >= 2:
-                compare = (stats.compare_all if exploratory_design(n_explored, all_pairs)
-                           == "all pairs" else stats.compare_to_best)
+                compare = (families.compare_all if exploratory_design(n_explored, all_pairs)
+                           == "all pairs" else families.compare_to_best)
                 tables_.append(compare(explored, metric).assign(query_group="all"))
             for table in tables_:
                 table.insert(0, "retriever", retriever)
@@ -382,7 +382,7 @@ def _planned_tests(groups: dict[str, pd.DataFrame], metric: str,
         present = set(scored.loc[scored["metric"] == metric, "config_id"])
         pairs = [p for p in planned if set(p) <= present]
         if pairs:
-            found.append(stats.compare_pairs(scored, metric, pairs).assign(query_group=name))
+            found.append(families.compare_pairs(scored, metric, pairs).assign(query_group=name))
     return found
 
 

@@ -13,7 +13,8 @@ from pydantic import AfterValidator, BeforeValidator
 
 from ..document.corpus import Corpus
 from ..errors import ConfigError, RuleError
-from ..evaluation.choose import Choice, margins
+from ..evaluation.candidates import margins
+from ..evaluation.choose import Choice
 from ..evaluation.export import config_name, export_choice, paired_text, verdict_text
 from ..evaluation.queries import Query
 from ..evaluation.rules import (

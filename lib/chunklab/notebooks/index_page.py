@@ -15,7 +15,7 @@ import jinja2
 import pandas as pd
 import yaml
 
-from ..evaluation.choose import candidates as choice_candidates
+from ..evaluation.candidates import candidates as choice_candidates
 from ..evaluation.rules import BUNDLE_TOKENS, ChoiceRule
 from ..evaluation.runs import SweepResult, load_run
 from ..evaluation.sweep import KEY_METRICS

@@ -10,7 +10,7 @@ import pandas as pd
 
 from ..chunking.sizes import ENCODER_WINDOW, SIZE_FIELDS
 from ..errors import ChartError
-from ..evaluation.stats import EXPLORATORY, PLANNED, swap_sides
+from ..evaluation.families import EXPLORATORY, PLANNED, swap_sides
 from .tables import enable_table_format
 
 RENDERER = "chunklab_offline"
@@ -397,7 +397,7 @@ def _mirrored(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def constraint_margins(margins: pd.DataFrame) -> alt.FacetChart:
-    """Each config's margin to each constraint (``choose.margins``): one panel per
+    """Each config's margin to each constraint (``candidates.margins``): one panel per
     constraint in its own unit, a bar per config right of zero when it holds, left (red) by
     how much it misses. Drawn whether or not any config meets the rule."""
     if margins.empty:

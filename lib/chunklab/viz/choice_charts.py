@@ -78,7 +78,8 @@ def tradeoff(candidates: pd.DataFrame, metric: str, *, chosen: str,
     unit = "tokens" if "token" in size else "chars"
     base = alt.Chart(frame).encode(
         x=alt.X(f"{size}:Q", title=f"bundle size ({unit}, mean of the top-k)",
-                scale=alt.Scale(zero=False)),
+                scale=alt.Scale(zero=False),
+                axis=alt.Axis(tickCount=6, labelOverlap="greedy")),
         y=alt.Y(f"{metric}:Q", title=metric, scale=alt.Scale(zero=False)),
         color=_role_colour())
     points = base.mark_point(filled=True, size=70, opacity=1).encode(

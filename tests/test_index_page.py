@@ -1,0 +1,36 @@
+"""The index says why a config was chosen once: the tie-break is in the verdict sentence, so the
+rule's own note is shown only when no config meets the rule (it names what the closest missed)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import yaml
+from markupsafe import escape
+
+from chunklab.notebooks.index_page import write_index
+
+PARAMS = SimpleNamespace(corpus="data/sample", queries=None, strategies=["ast_merge"],
+                         sizes=[300, 600], retrievers=["bm25"], k=5)
+VERDICT = ("ast_merge/300 scores below the runner-up ast_merge/600 on answer_hit@5, but not "
+           "significantly; chosen because it is within the tie margin (0.05) of the best")
+NOTE = "ast_merge/300 chosen over ast_merge/600: ast_merge/600 is best on answer_hit@5 by 0.04"
+CLOSEST = "no config meets every constraint; ast_merge/300 is the closest (misses x >= 1)"
+
+
+def index_text(tmp_path, **choice) -> str:
+    data = {"chunker": {"strategy": "ast_merge", "size": 300, "unit": "chars"},
+            "runner_up": {"strategy": "ast_merge", "size": 600}, "config_id": "0cb7f783ab8b",
+            "verdict": VERDICT, **choice}
+    (tmp_path / "chosen_config.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
+    return write_index(tmp_path, [], PARAMS).read_text(encoding="utf-8")
+
+
+def test_a_tie_break_is_explained_once(tmp_path):
+    page = index_text(tmp_path, note=NOTE, meets_rule=True)
+    assert VERDICT in page and "chosen over" not in page
+
+
+def test_the_closest_config_keeps_its_note(tmp_path):
+    page = index_text(tmp_path, note=CLOSEST, meets_rule=False)
+    assert str(escape(CLOSEST)) in page and "No config meets every constraint" in page
