@@ -67,8 +67,11 @@ def test_a_full_cache_starts_over_with_the_same_counts(monkeypatch):
     expected = direct(texts)
     monkeypatch.setattr(sizes, "WORD_CACHE", 7)
     monkeypatch.setattr(sizes, "COUNT_BATCH", 3)
+    monkeypatch.setattr(sizes, "WORDS_AT_ONCE", 2)
     sizes._word_tokens.clear()
     assert sizes.count_tokens(texts) == expected
+    sizes._word_tokens.clear()
+    assert sizes.count_tokens(CASES) == direct(CASES)
     assert len(sizes._word_tokens) <= 10
 
 
