@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import bisect
 import hashlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from ..document.blocks import Block, atomic_blocks
 from ..document.corpus import Document, make_document
@@ -60,7 +59,7 @@ def dedup_title(
     return path, provenance
 
 
-def block_kind(blocks: list[Block], span: tuple[int, int] | None = None) -> str:
+def block_kind(blocks: Sequence[Block], span: tuple[int, int] | None = None) -> str:
     """What a chunk holding ``blocks`` (of ``span``) is: prose, code, table, mixed, heading or
     front_matter. Headings, front matter and wordless blocks lead or trail content without
     changing what it is; fences and tables nested in a list or quote (inside ``span``) count
@@ -95,20 +94,18 @@ class ChunkBuilder:
         self.prefix = prefix
         self.strategy = strategy
         self.blocks = doc.blocks
-        self.block_starts = [b.start for b in self.blocks]
         self.crumbs = Breadcrumbs(self.blocks)
         self.lines = doc.lines
         self.folded_title = normalise(doc.title)
         self._labels: dict[tuple, tuple[tuple[str, ...], tuple[str, ...]]] = {}
         self._parts: dict[tuple[int, int], str] = {}
 
-    def blocks_in(self, start: int, end: int) -> list[Block]:
-        lo = bisect.bisect_right(self.block_starts, start) - 1
-        hi = bisect.bisect_left(self.block_starts, end)
-        return [b for b in self.blocks[max(lo, 0) : hi] if b.end > start and b.start < end]
+    def blocks_in(self, start: int, end: int) -> tuple[Block, ...]:
+        """The top-level blocks overlapping [start, end)."""
+        return self.crumbs.overlapping(start, end)
 
     def content_offsets(self, start: int, end: int,
-                        blocks: list[Block] | None = None) -> tuple[int, ...]:
+                        blocks: Sequence[Block] | None = None) -> tuple[int, ...]:
         """Where the content blocks inside [start, end) begin (headings, front matter and
         wordless blocks are not content: they do not label a chunk); ``blocks``: those
         overlapping the span, when already found."""
@@ -116,7 +113,7 @@ class ChunkBuilder:
         found = tuple(max(b.start, start) for b in inside if b.is_body)
         return found or (start,)
 
-    def label(self, piece: Piece, blocks: list[Block] | None = None
+    def label(self, piece: Piece, blocks: Sequence[Block] | None = None
               ) -> tuple[tuple[str, ...], tuple[str, ...]]:
         if piece.breadcrumb is not None:
             return dedup_title(piece.breadcrumb, (), self.doc.title, folded=self.folded_title)
