@@ -175,14 +175,13 @@ def _markdown(front_matter: bool = True) -> MarkdownIt:
     return limit_nesting(md, lambda: _markdown(front_matter=False))
 
 
-WINDOW = 1_000_000
+WINDOW = 250_000
 """Characters handed to markdown-it at once. It holds tens of bytes per character it parses
 (a token per block, five numbers per line), so a long document is parsed window by window:
 each window ends at a line end and the next restarts at the first line of its last top-level
-block, the only block that lines beyond the window can still change. This is markdown-it-py's
-parse only: the rust parser (``rust_blocks.py``, chosen in ``parsers.py``) reads a document in
-one piece, and a document it hands back to python (a ``Fallback``) is parsed here, window by
-window. A deep region (``nesting.py``) lies inside one top-level block, so inside one window."""
+block, the only block that lines beyond the window can still change. The rust parser
+(``rust_blocks.py``, chosen in ``parsers.py``) reads a document in windows the same way. A
+deep region (``nesting.py``) lies inside one top-level block, so inside one window."""
 
 
 def _windows(text: str, lines: LineIndex, env: dict, window: int) -> Iterator[list[Token]]:
