@@ -136,6 +136,14 @@ class LineIndex:
         """Offset of 0-based ``line``'s first char (len(text) past the last line)."""
         return self.starts[line] if line < len(self.starts) else len(self.text)
 
+    def window_stop(self, first: int, size: int) -> int:
+        """The 0-based line a window of about ``size`` chars from line ``first`` stops before:
+        at a line end, at least one line on, the line count when it reaches the end."""
+        end = self.offset(first) + size
+        if end >= len(self.text):
+            return len(self.starts)
+        return max(first + 1, self.line_of(end))
+
     def line_of(self, offset: int) -> int:
         """1-based line number holding ``offset``."""
         return bisect.bisect_right(self.starts, offset)
@@ -193,8 +201,7 @@ def _windows(text: str, lines: LineIndex, env: dict, window: int) -> Iterator[li
     while first < n_lines:
         size = window
         while True:
-            end = lines.offset(first) + size
-            stop = n_lines if end >= len(text) else max(first + 1, lines.line_of(end))
+            stop = lines.window_stop(first, size)
             env.pop(LIMIT_KEY, None)  # this window's own, in its lines
             tokens = _markdown(first == 0).parse(text[lines.offset(first):lines.offset(stop)],
                                                  env)

@@ -12,7 +12,8 @@ parsed by markdown-it-py:
 - html: a nested HTML comment (or ``<script>``, ``<?``, ...) without its end mark in its block
   (markdown-it-pyrs ends it at a blank line inside a list item);
 - table: a table whose header row has no ``|`` or that follows a quote line (markdown-it-py
-  reads a paragraph, or a lazy line of the quote), a setext heading holding a ``|``.
+  reads a paragraph, or a lazy line of the quote), a setext heading holding a ``|``, a fence
+  whose opening line holds one (markdown-it-py tries a table first).
 
 A differential test holds both parsers to the same Blocks.
 """
@@ -125,8 +126,7 @@ def _windows(text: str, lines: Any, window: int) -> Iterator[tuple[int, list, _L
     while first < n_lines:
         size = window
         while True:
-            end = lines.offset(first) + size
-            stop = n_lines if end >= len(text) else max(first + 1, lines.line_of(end))
+            stop = lines.window_stop(first, size)
             source = text[lines.offset(first) : lines.offset(stop)]
             if "\r" in source or "\0" in source:  # markdown-it's normalisation: same lines
                 source = _LINE_BREAK.sub("\n", source).replace("\0", "\ufffd")
@@ -197,7 +197,8 @@ class _Folder:
             block = self.leaf(node, kind, depth == 0)
             if kind == "html" and depth and _runs_on(self.text[block.start : block.end]):
                 raise Fallback("html")
-            if kind in ("table", "heading") and _may_differ(self.text, block, name, found):
+            if kind in ("table", "heading", "fence") and _may_differ(self.text, block, name,
+                                                                      found):
                 raise Fallback("table")
             found.append(block)
         return found[kept:]
@@ -229,14 +230,16 @@ def _runs_on(html: str) -> bool:
 
 
 def _may_differ(text: str, block: Any, name: str, before: list) -> bool:
-    """Whether markdown-it-py may read this table or setext heading otherwise: a table whose
-    header row has no ``|`` or that follows a quote with no blank line, a setext heading with
-    a ``|``."""
+    """Whether markdown-it-py may read this table, setext heading or fence otherwise: a table
+    whose header row has no ``|`` or that follows a quote with no blank line, a setext heading
+    or a fence's opening line with a ``|``."""
     if name == "lheading":
         return "|" in text[block.start : block.end]
+    stop = text.find("\n", block.start, block.end)
+    if name == "fence":  # markdown-it-py tries a table first: ``~~~ |`` over ``---`` is one
+        return "|" in text[block.start : block.end if stop < 0 else stop]
     if name != "table":
         return False
-    stop = text.find("\n", block.start, block.end)
     if "|" not in text[block.start : block.end if stop < 0 else stop]:
         return True
     return bool(before) and before[-1].kind == "blockquote" and block.start - before[-1].end <= 2
