@@ -24,16 +24,18 @@ HANDED_BACK = {"realworld/vitepress_page.md": "container", "deep_list.md": "nest
 no container rule) and a list nested to the nesting limit (``nesting.py``)."""
 
 
+def parsed(text: str, parser: str, window: int | None = None) -> dict:
+    """Blocks and parse environment from one parser."""
+    env: dict = {}
+    blocks = parse_blocks(text, env=env, parser=parser, window=window)
+    refs = {label: ref["href"] for label, ref in env.get("references", {}).items()}
+    return {"blocks": blocks, "references": refs, "parser": env["parser"],
+            "fallback": env.get("fallback", "")}
+
+
 def both(text: str) -> tuple[dict, dict]:
     """Blocks and parse environment from each parser."""
-    found = {}
-    for parser in ("python", "rust"):
-        env: dict = {}
-        blocks = parse_blocks(text, env=env, parser=parser)
-        refs = {label: ref["href"] for label, ref in env.get("references", {}).items()}
-        found[parser] = {"blocks": blocks, "references": refs, "parser": env["parser"],
-                         "fallback": env.get("fallback", "")}
-    return found["python"], found["rust"]
+    return parsed(text, "python"), parsed(text, "rust")
 
 
 def readable(path) -> str | None:
@@ -78,6 +80,7 @@ def test_the_sample_corpus_and_the_fixtures_need_no_other_fallback():
 @example(text="alpha\n| -\n\n")
 @example(text="# alpha\n\nalpha |\n---\n\n")
 @example(text="> - alpha\n| a | b |\n|---|---|\n")
+@example(text="~~~ |\n---\n\n")
 def test_generated_markdown_parses_the_same(text):
     python, rust = both(text)
     if rust["parser"] == "python":  # handed back: it must say why, and be right to
@@ -85,6 +88,32 @@ def test_generated_markdown_parses_the_same(text):
         return
     assert rust["blocks"] == python["blocks"]
     assert rust["references"] == python["references"]
+
+
+@pytest.mark.parametrize("path", MARKDOWN, ids=lambda p: p.name)
+def test_the_rust_parser_window_by_window_gives_the_same_blocks(path):
+    text = readable(path)
+    if text is None:
+        pytest.skip(f"{path.name} is not UTF-8 text (a loader fixture)")
+    python, whole = both(text)
+    for window in (40, 300):
+        rust = parsed(text, "rust", window)
+        assert rust["parser"] == whole["parser"]
+        if rust["parser"] == "rust":
+            assert rust["blocks"] == python["blocks"]
+            assert rust["references"] == python["references"]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=markdown_docs(nested=False))
+@example(text="---\ntitle: T\nmore: x\n---\n\n# [a][r]\n\ntext\n\n[r]: https://x.org\n")
+@example(text="> quote\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n> q\n| a | b |\n|---|---|\n")
+def test_generated_markdown_window_by_window_parses_the_same(text):
+    python, _ = both(text)
+    rust = parsed(text, "rust", 30)
+    if rust["parser"] == "rust":
+        assert rust["blocks"] == python["blocks"]
+        assert rust["references"] == python["references"]
 
 
 def test_the_environment_variable_picks_the_parser(monkeypatch):

@@ -9,6 +9,11 @@ over the row's).
     python -m chunklab.bench --scale [--scale-mb 5 10 20 50] [--headings 10000 20000 40000]
     python -m chunklab.bench --sweep   (the sweep's costs: see chunklab.sweep_bench)
 
+Below the strategies, what a sweep pays per config beyond the first (``ast_breadcrumb, one
+more config``: documents already parsed, their words already counted) and the token counts of
+one copy's chunks encoded text by text vs word by word from an empty cache (the first config
+of a sweep, on words never seen).
+
 Ratios are measured in the same run, so a noisy machine moves both sides alike. A strategy
 too slow to chunk every copy ``repeat`` times within ``budget`` seconds (an embedding model
 per sentence) is timed on fewer whole copies (one pass over one copy when even that does not
@@ -22,6 +27,7 @@ import argparse
 import time
 from typing import Any
 
+from .chunking import sizes
 from .chunking.build import chunk_document
 from .chunking.config import make_config
 from .chunking.registry import REGISTRY, available_names
@@ -88,6 +94,7 @@ def run(corpus_dir: str, megabytes: float, size: int, repeat: int,
         for parser in parsers if REGISTRY[name].family == "ast" else [None]:
             rows.append(_strategy_row(name, config, parser, docs, per_copy, copies, repeat,
                                       budget))
+    rows += _sweep_rows(docs, per_copy, copies, size, repeat)
     for row in rows:
         chunked = docs[: row["copies"] * per_copy]
         row["MB"] = sum(len(d.text.encode()) for d in chunked) / 1_000_000
@@ -119,6 +126,38 @@ def _strategy_row(name, config, parser, docs, per_copy, copies, repeat, budget) 
     n = copies_within(probe, copies, repeat, budget)
     return {"stage": stage, "copies": n, "passes": repeat,
             "seconds": _timed(chunk, docs[: n * per_copy], repeat)}
+
+
+MARGINAL = "ast_breadcrumb"
+"""The strategy whose marginal cost per config is printed."""
+
+
+def _sweep_rows(docs, per_copy: int, copies: int, size: int, repeat: int) -> list[dict]:
+    """What a sweep pays per config beyond the first: ``MARGINAL`` at half the size on
+    documents already parsed whose words were already counted (by a first config); and the
+    token counts of one copy's chunks, each text encoded whole vs word by word from an empty
+    word cache (the copies repeat one corpus, so later copies find every word counted)."""
+    if MARGINAL not in REGISTRY or not REGISTRY[MARGINAL].available:
+        return []
+    parsed = [make_document(d.id, d.text) for d in docs]
+    first, other = (make_config(strategy=MARGINAL, size=s) for s in (size, max(size // 2, 1)))
+    for doc in parsed:
+        chunk_document(doc, first)
+    rows = [{"stage": f"{MARGINAL}, one more config", "copies": copies, "passes": repeat,
+             "seconds": _timed(lambda d: chunk_document(d, other), parsed, repeat)}]
+    if not sizes.tokens_available():
+        return rows
+    texts = [c.text for d in parsed[:per_copy] for c in chunk_document(d, first)]
+
+    def word_by_word(_doc) -> None:
+        sizes._word_tokens.clear()
+        sizes.count_tokens(texts)
+
+    for stage, count in (("token counts, each text encoded", sizes.encode_counts),
+                         ("token counts, word by word (cold)", word_by_word)):
+        rows.append({"stage": stage, "copies": 1, "passes": repeat,
+                     "seconds": _timed(lambda _d, f=count: f(texts), [None], repeat)})
+    return rows
 
 
 def _reference_rows(docs, copies: int, repeat: int) -> list[dict]:

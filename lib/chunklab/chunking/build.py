@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import bisect
 import hashlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from ..document.blocks import Block, atomic_blocks
 from ..document.corpus import Document, make_document
@@ -12,7 +11,7 @@ from ..document.sections import Breadcrumbs
 from .config import ChunkerConfig
 from .records import Chunk, Piece, StrategyFunc
 from .registry import Requirement, Strategy, add, get_strategy
-from .sizes import all_sizes
+from .sizes import COUNT_BATCH, all_sizes
 
 
 def register(
@@ -51,15 +50,16 @@ def normalise(text: str) -> str:
 
 
 def dedup_title(
-    path: tuple[str, ...], provenance: tuple[str, ...], title: str
+    path: tuple[str, ...], provenance: tuple[str, ...], title: str, *, folded: str | None = None
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Drop a first heading that only repeats the document title."""
-    if path and normalise(path[0]) == normalise(title):
+    """Drop a first heading that only repeats the document title (``folded``: the title
+    already normalised)."""
+    if path and normalise(path[0]) == (normalise(title) if folded is None else folded):
         return path[1:], provenance[1:]
     return path, provenance
 
 
-def block_kind(blocks: list[Block], span: tuple[int, int] | None = None) -> str:
+def block_kind(blocks: Sequence[Block], span: tuple[int, int] | None = None) -> str:
     """What a chunk holding ``blocks`` (of ``span``) is: prose, code, table, mixed, heading or
     front_matter. Headings, front matter and wordless blocks lead or trail content without
     changing what it is; fences and tables nested in a list or quote (inside ``span``) count
@@ -94,28 +94,37 @@ class ChunkBuilder:
         self.prefix = prefix
         self.strategy = strategy
         self.blocks = doc.blocks
-        self.block_starts = [b.start for b in self.blocks]
         self.crumbs = Breadcrumbs(self.blocks)
         self.lines = doc.lines
+        self.folded_title = normalise(doc.title)
+        self._labels: dict[tuple, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+        self._parts: dict[tuple[int, int], str] = {}
 
-    def blocks_in(self, start: int, end: int) -> list[Block]:
-        lo = bisect.bisect_right(self.block_starts, start) - 1
-        hi = bisect.bisect_left(self.block_starts, end)
-        return [b for b in self.blocks[max(lo, 0) : hi] if b.end > start and b.start < end]
+    def blocks_in(self, start: int, end: int) -> tuple[Block, ...]:
+        """The top-level blocks overlapping [start, end)."""
+        return self.crumbs.overlapping(start, end)
 
-    def content_offsets(self, start: int, end: int) -> tuple[int, ...]:
+    def content_offsets(self, start: int, end: int,
+                        blocks: Sequence[Block] | None = None) -> tuple[int, ...]:
         """Where the content blocks inside [start, end) begin (headings, front matter and
-        wordless blocks are not content: they do not label a chunk)."""
-        found = tuple(max(b.start, start) for b in self.blocks_in(start, end) if b.is_body)
+        wordless blocks are not content: they do not label a chunk); ``blocks``: those
+        overlapping the span, when already found."""
+        inside = self.blocks_in(start, end) if blocks is None else blocks
+        found = tuple(max(b.start, start) for b in inside if b.is_body)
         return found or (start,)
 
-    def label(self, piece: Piece) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    def label(self, piece: Piece, blocks: Sequence[Block] | None = None
+              ) -> tuple[tuple[str, ...], tuple[str, ...]]:
         if piece.breadcrumb is not None:
-            return dedup_title(piece.breadcrumb, (), self.doc.title)
-        anchors = piece.anchors or self.content_offsets(piece.start, piece.end)
+            return dedup_title(piece.breadcrumb, (), self.doc.title, folded=self.folded_title)
+        anchors = piece.anchors or self.content_offsets(piece.start, piece.end, blocks)
         path = self.crumbs.common(anchors)
         provenance = self.crumbs.provenance_at(anchors[0])[: len(path)]
-        path, provenance = dedup_title(path, provenance, self.doc.title)
+        key = (path, provenance)
+        if key not in self._labels:  # chunks of one section share one label's tuples
+            self._labels[key] = dedup_title(path, provenance, self.doc.title,
+                                            folded=self.folded_title)
+        path, provenance = self._labels[key]
         if not self.crumbs.has_headings and self.config.position_anchors:
             first, last = self.lines.line_of(piece.start), self.lines.line_of(max(piece.end - 1, 0))
             path = (f"lines {first}-{last}",)
@@ -131,36 +140,52 @@ class ChunkBuilder:
         source = f"{self.doc.title} — {' > '.join(path)}" if path else self.doc.title
         return embed, f"{source}\n\n{text}"
 
+    def _sized(self, pieces: list[Piece]) -> Iterator[tuple[Piece, str, tuple[int, int, int]]]:
+        """Each piece, its text and (chars, words, tokens), measured a batch at a time."""
+        text = self.doc.text
+        for first in range(0, len(pieces), COUNT_BATCH):
+            batch = pieces[first:first + COUNT_BATCH]
+            texts = [text[p.start : p.end] if p.text is None else p.text for p in batch]
+            yield from zip(batch, texts, all_sizes(texts), strict=True)
+
+    def _part(self, part: tuple[int, int] | None) -> str:
+        if not part:
+            return ""
+        if part not in self._parts:
+            self._parts[part] = f"{part[0]} of {part[1]}"
+        return self._parts[part]
+
     def build(self, pieces: list[Piece]) -> list[Chunk]:
         chunks = []
         config_id = self.config.config_id
-        texts = [self.doc.text[p.start : p.end] if p.text is None else p.text for p in pieces]
-        for ordinal, (piece, text, size) in enumerate(
-                zip(pieces, texts, all_sizes(texts), strict=True)):
-            source = self.doc.text[piece.start : piece.end]
-            path, provenance = self.label(piece)
+        doc_text, doc_id, title = self.doc.text, self.doc.id, self.doc.title
+        strategy, structure_source = self.config.strategy, self.doc.structure_source
+        line_of = self.lines.line_of
+        for ordinal, (piece, text, size) in enumerate(self._sized(pieces)):
+            start, end = piece.start, piece.end
+            blocks = self.blocks_in(start, end)
+            path, provenance = self.label(piece, blocks)
             embed, context = self.render(text, path)
             digest = hashlib.sha256(
-                f"{config_id}\0{self.doc.id}\0{piece.start}\0{piece.end}\0{text}".encode()
+                f"{config_id}\0{doc_id}\0{start}\0{end}\0{text}".encode()
             ).hexdigest()[:16]
             chunks.append(
                 Chunk(
                     id=digest,
-                    doc_id=self.doc.id,
+                    doc_id=doc_id,
                     ordinal=ordinal,
-                    start=piece.start,
-                    end=piece.end,
+                    start=start,
+                    end=end,
                     text=text,
                     breadcrumb=path,
-                    part=f"{piece.part[0]} of {piece.part[1]}" if piece.part else "",
-                    kind=block_kind(self.blocks_in(piece.start, piece.end),
-                                    (piece.start, piece.end)),
-                    strategy=self.config.strategy,
+                    part=self._part(piece.part),
+                    kind=block_kind(blocks, (start, end)),
+                    strategy=strategy,
                     config_id=config_id,
-                    structure_source=self.doc.structure_source,
-                    verbatim=text == source,
-                    start_line=self.lines.line_of(piece.start),
-                    end_line=self.lines.line_of(max(piece.end - 1, piece.start)),
+                    structure_source=structure_source,
+                    verbatim=piece.text is None or text == doc_text[start:end],
+                    start_line=line_of(start),
+                    end_line=line_of(max(end - 1, start)),
                     embed_text=embed,
                     context_text=context,
                     applied_strategy=piece.strategy or self.strategy,
@@ -168,7 +193,7 @@ class ChunkBuilder:
                     n_words=size[1],
                     n_tokens=size[2],
                     heading_provenance=provenance,
-                    title=self.doc.title,
+                    title=title,
                 )
             )
         return chunks

