@@ -45,11 +45,17 @@ def readable(path) -> str | None:
         return None  # a fixture of an unreadable file
 
 
-@pytest.mark.parametrize("path", MARKDOWN, ids=lambda p: p.name)
-def test_every_fixture_and_sample_document_parses_the_same(path):
+def fixture_text(path) -> str:
+    """The fixture's text; the test is skipped for the loader's unreadable-file fixture."""
     text = readable(path)
     if text is None:
         pytest.skip(f"{path.name} is not UTF-8 text (a loader fixture)")
+    return text
+
+
+@pytest.mark.parametrize("path", MARKDOWN, ids=lambda p: p.name)
+def test_every_fixture_and_sample_document_parses_the_same(path):
+    text = fixture_text(path)
     python, rust = both(text)
     name = path.relative_to(FIXTURES).as_posix() if path.is_relative_to(FIXTURES) else path.name
     if name in HANDED_BACK:
@@ -92,9 +98,7 @@ def test_generated_markdown_parses_the_same(text):
 
 @pytest.mark.parametrize("path", MARKDOWN, ids=lambda p: p.name)
 def test_the_rust_parser_window_by_window_gives_the_same_blocks(path):
-    text = readable(path)
-    if text is None:
-        pytest.skip(f"{path.name} is not UTF-8 text (a loader fixture)")
+    text = fixture_text(path)
     python, whole = both(text)
     for window in (40, 300):
         rust = parsed(text, "rust", window)
