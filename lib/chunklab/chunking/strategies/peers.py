@@ -24,7 +24,8 @@ from ..encoder import load_encoder
 from ..records import Chunk
 from ..registry import Requirement
 from ..sizes import length_function, measure, tokenizer
-from .baselines import _build, aligned_pieces, overlap_share
+from .baselines import Aligner, _build, aligned_pieces, overlap_share
+from .sectioned import fed_in_sections
 
 FAMILY = "peer"
 TEXT_SPLITTER = (Requirement("semantic-text-splitter", "semantic_text_splitter", "peers"),)
@@ -76,7 +77,8 @@ def _markdown_splitter(size: int, overlap: int, unit: str) -> Any:
 )
 def text_splitter_md(doc: Document, config: ChunkerConfig) -> list[Chunk]:
     splitter = _markdown_splitter(config.size, config.overlap, config.unit)
-    return _peer(doc, config, "text_splitter_md", splitter.chunks(doc.text), overlap=True)
+    texts: list[str] = fed_in_sections(doc, splitter.chunk_indices)
+    return _peer(doc, config, "text_splitter_md", texts, overlap=True)
 
 
 # --- chonkie ---------------------------------------------------------------------------
@@ -159,6 +161,27 @@ def _header_path(metadata: dict) -> tuple[str, ...]:
     return tuple(part for part in str(metadata.get("header_path", "")).split("/") if part)
 
 
+def _markdown_sections(text: str) -> list[tuple[int, tuple[str, tuple[str, ...]]]]:
+    """MarkdownNodeParser's sections of ``text``: (where each starts in ``text``, (its text,
+    its header_path))."""
+    from llama_index.core import Document as LlamaDocument
+    from llama_index.core.node_parser import MarkdownNodeParser
+
+    nodes = MarkdownNodeParser().get_nodes_from_documents([LlamaDocument(text=text)])
+    aligner, cursor, found = Aligner(text), 0, []
+    for node in nodes:
+        section = node.get_content()
+        span = aligner.locate(section, cursor)
+        cursor = span[1] if span else cursor
+        found.append((span[0] if span else -1, (section, _header_path(node.metadata))))
+    return found
+
+
+def _heading_lines(section: tuple[str, tuple[str, ...]]) -> str:
+    """Heading lines that MarkdownNodeParser reads as the header_path of ``section``."""
+    return "".join(f"{'#' * depth} {title}\n" for depth, title in enumerate(section[1], 1))
+
+
 @register(
     "llamaindex_md",
     "LlamaIndex MarkdownNodeParser then SentenceSplitter at size (chars, words or MiniLM "
@@ -167,15 +190,14 @@ def _header_path(metadata: dict) -> tuple[str, ...]:
     family=FAMILY, requires=LLAMAINDEX,
 )
 def llamaindex_md(doc: Document, config: ChunkerConfig) -> list[Chunk]:
-    from llama_index.core import Document as LlamaDocument
-    from llama_index.core.node_parser import MarkdownNodeParser, SentenceSplitter
+    from llama_index.core.node_parser import SentenceSplitter
 
-    sections = MarkdownNodeParser().get_nodes_from_documents([LlamaDocument(text=doc.text)])
+    sections = fed_in_sections(doc, _markdown_sections, lead=_heading_lines)
     splitter = SentenceSplitter(chunk_size=config.size, chunk_overlap=config.overlap,
                                 tokenizer=_token_list(config.unit))
     # split_text sizes the text alone (its node path would count the metadata against size)
-    split = [(text, _header_path(s.metadata)) for s in sections for text in
-             splitter.split_text(s.get_content())]
+    split = [(text, crumb) for section, crumb in sections for text in
+             splitter.split_text(section)]
     return _peer(doc, config, "llamaindex_md", [text for text, _ in split],
                  [crumb for _, crumb in split], overlap=True)
 
