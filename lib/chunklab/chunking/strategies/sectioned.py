@@ -23,7 +23,7 @@ whole top-level sections, and keeps what the whole-text run gives:
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import TypeVar
 
 from ...document.corpus import Document
@@ -56,7 +56,8 @@ def fed_in_sections(doc: Document, run: Run, lead: Callable[[T], str] | None = N
     kept: list[T] = []
     start, reach, head = 0, limit, ""
     while True:
-        end = next(_cuts_from(starts, start + reach), len(doc.text))
+        after = bisect_left(starts, start + reach)
+        end = starts[after] if after < len(starts) else len(doc.text)
         outputs = [(_offset(at, start, len(head)), out)
                    for at, out in run(head + doc.text[start:end]) if at < 0 or at >= len(head)]
         if end == len(doc.text):
@@ -73,7 +74,3 @@ def fed_in_sections(doc: Document, run: Run, lead: Callable[[T], str] | None = N
 def _offset(at: int, start: int, head: int) -> int:
     """A piece's output offset as an offset in the document (-1 stays unknown)."""
     return -1 if at < 0 else start + at - head
-
-
-def _cuts_from(starts: list[int], lowest: int) -> Iterator[int]:
-    return iter(starts[bisect_left(starts, lowest):])
