@@ -30,8 +30,9 @@ from ...document.corpus import Document
 
 T = TypeVar("T")
 SECTION_CHARS = 20_000
-"""Characters a piece holds at most (more when one top-level section is longer): small enough
-that the libraries' per-output cost stays constant, large enough to hold many chunks."""
+"""Characters a piece reaches before it ends at the next top-level heading (twice that while
+the library starts no output at a top-level heading in it): small enough that the libraries'
+per-output cost stays constant, large enough to hold many chunks."""
 _MARKDOWN_HEADINGS = ("markdown_atx", "markdown_setext")
 Run = Callable[[str], list[tuple[int, T]]]
 """The library on a text: its outputs in order, each with the char offset in that text where
