@@ -211,3 +211,19 @@ def test_a_definition_after_the_window_still_titles_an_earlier_heading():
     text = "# See [the guide][g]\n\n" + "Some words here.\n\n" * 30 + "[g]: https://x.test/\n"
     assert parse(text, window=50) == parse(text, window=10**9)
     assert parse(text, window=50)[0].title == parse(text, window=10**9)[0].title
+
+
+def test_retitling_keeps_every_block_it_does_not_change():
+    """A long document is retitled once its last window is read; a tree whose headings need
+    no new title is kept as it is, not copied block by block."""
+    from chunklab.document.blocks import _retitled
+    from chunklab.document.blocks import parse_blocks as parse
+
+    text = ("# Guide\n\n- step one\n  - [the tool][t] runs\n\n## See [the tool][t]\n\n"
+            "> quoted\n\n[t]: https://x.test/\n")
+    blocks = parse(text, window=10**9)
+    kept = _retitled(blocks, {"T": "https://x.test/"})
+    assert all(new is old for new, old in zip(kept, blocks, strict=True))
+    untitled = _retitled(blocks, {})  # the link no longer resolves: only that heading changes
+    changed = [new for new, old in zip(untitled, blocks, strict=True) if new is not old]
+    assert [b.title for b in changed] == ["See [the tool][t]"]

@@ -44,13 +44,13 @@ Uploads resume after an interruption.
 
 def make_chunk(doc_id, start, end, text, *, context=None, kind="prose", verbatim=True,
                embed=None, ordinal=0):
-    """A Chunk with only what the metrics read filled in."""
+    """A Chunk with only what the metrics read filled in (``context``, ``embed``: what its
+    renderings put before the text)."""
     return Chunk(
         id=f"{doc_id}:{start}-{end}", doc_id=doc_id, ordinal=ordinal, start=start, end=end,
         text=text, breadcrumb=(), part="", kind=kind, strategy="test", config_id="cfg",
         structure_source="explicit", verbatim=verbatim, start_line=1, end_line=1,
-        embed_text=embed if embed is not None else text,
-        context_text=context if context is not None else text,
+        embed_prefix=embed or "", context_prefix=context or "",
         applied_strategy="test", n_chars=len(text), n_words=len(text.split()),
         n_tokens=round(sizes.token_counts([text])[0][0]),
     )
@@ -198,10 +198,11 @@ def test_answer_span_in_another_document_does_not_count(guide):
 
 def test_bundle_efficiency_and_code_integrity_by_hand():
     top = [
-        make_chunk("a.md", 0, 10, "```\nx\n```", context="A" * 30),
-        make_chunk("b.md", 0, 10, "```\ncut", context="B" * 10),
-        make_chunk("a.md", 10, 20, "prose", context="A" * 20),
+        make_chunk("a.md", 0, 10, "```\nx\n```", context="A" * 21),  # 30 chars handed
+        make_chunk("b.md", 0, 10, "```\ncut", context="B" * 3),  # 10
+        make_chunk("a.md", 10, 20, "prose", context="A" * 15),  # 20
     ]
+    assert [len(c.context_text) for c in top] == [30, 10, 20]
     got = bundle_metrics(top, ["a.md"], 5)
     assert got == pytest.approx({"bundle_efficiency@5": 50 / 60, "code_integrity@5": 2 / 3})
     empty = bundle_metrics([], ["a.md"], 5)
@@ -319,7 +320,7 @@ def test_chunk_stats_counts_tokens_with_the_tokenizer():
         pytest.skip("the encoder tokenizer (dense extra) is not installed")
     doc = make_document("d.md", "short text\n")
     long = make_chunk("d.md", 0, 10, "short text", embed="token " * 300)
-    short = make_chunk("d.md", 0, 10, "short text", embed="short text")
+    short = make_chunk("d.md", 0, 10, "short text")
     config = make_config(strategy="ast_merge", size=50, unit="tokens")
     stats = chunk_stats([long, short], config, docs=[doc])
     assert stats.over_encoder_limit == 0.5

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from ..document.blocks import Block, atomic_blocks
@@ -97,7 +98,11 @@ class ChunkBuilder:
         self.crumbs = Breadcrumbs(self.blocks)
         self.lines = doc.lines
         self.folded_title = normalise(doc.title)
-        self._labels: dict[tuple, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+        self._label: tuple[tuple, tuple[tuple[str, ...], tuple[str, ...]]] | None = None
+        """The last label made, by its (path, provenance): the chunks of one section, which
+        come one after another, share its tuples."""
+        self._prefix: tuple[tuple[str, ...], tuple[str, str]] | None = None
+        """The last path's prefixes, shared the same way."""
         self._parts: dict[tuple[int, int], str] = {}
 
     def blocks_in(self, start: int, end: int) -> tuple[Block, ...]:
@@ -121,10 +126,10 @@ class ChunkBuilder:
         path = self.crumbs.common(anchors)
         provenance = self.crumbs.provenance_at(anchors[0])[: len(path)]
         key = (path, provenance)
-        if key not in self._labels:  # chunks of one section share one label's tuples
-            self._labels[key] = dedup_title(path, provenance, self.doc.title,
-                                            folded=self.folded_title)
-        path, provenance = self._labels[key]
+        if self._label is None or self._label[0] != key:
+            self._label = key, dedup_title(path, provenance, self.doc.title,
+                                           folded=self.folded_title)
+        path, provenance = self._label[1]
         if not self.crumbs.has_headings and self.config.position_anchors:
             first, last = self.lines.line_of(piece.start), self.lines.line_of(max(piece.end - 1, 0))
             path = (f"lines {first}-{last}",)
@@ -132,19 +137,25 @@ class ChunkBuilder:
             path = (*path, f"part {piece.part[0]} of {piece.part[1]}")
         return path, provenance
 
-    def render(self, text: str, path: tuple[str, ...]) -> tuple[str, str]:
+    def prefixes(self, path: tuple[str, ...]) -> tuple[str, str]:
+        """What precedes a chunk's text in its embed and context renderings under ``path``
+        (one pair of strings for every chunk with that path)."""
         if not self.prefix:
-            return text, text
-        full = " > ".join((self.doc.title, *path))
-        embed = f"{self.config.prefix_template.format(path=full)}\n\n{text}"
-        source = f"{self.doc.title} — {' > '.join(path)}" if path else self.doc.title
-        return embed, f"{source}\n\n{text}"
+            return "", ""
+        if self._prefix is None or self._prefix[0] != path:
+            full = " > ".join((self.doc.title, *path))
+            source = f"{self.doc.title} — {' > '.join(path)}" if path else self.doc.title
+            self._prefix = path, (f"{self.config.prefix_template.format(path=full)}\n\n",
+                                  f"{source}\n\n")
+        return self._prefix[1]
 
-    def _sized(self, pieces: list[Piece]) -> Iterator[tuple[Piece, str, tuple[int, int, int]]]:
-        """Each piece, its text and (chars, words, tokens), measured a batch at a time."""
+    def _sized(self, pieces: Iterable[Piece]
+               ) -> Iterator[tuple[Piece, str, tuple[int, int, int]]]:
+        """Each piece, its text and (chars, words, tokens), measured a batch at a time (the
+        pieces are read a batch at a time too)."""
         text = self.doc.text
-        for first in range(0, len(pieces), COUNT_BATCH):
-            batch = pieces[first:first + COUNT_BATCH]
+        remaining = iter(pieces)
+        while batch := list(itertools.islice(remaining, COUNT_BATCH)):
             texts = [text[p.start : p.end] if p.text is None else p.text for p in batch]
             yield from zip(batch, texts, all_sizes(texts), strict=True)
 
@@ -155,7 +166,7 @@ class ChunkBuilder:
             self._parts[part] = f"{part[0]} of {part[1]}"
         return self._parts[part]
 
-    def build(self, pieces: list[Piece]) -> list[Chunk]:
+    def build(self, pieces: Iterable[Piece]) -> list[Chunk]:
         chunks = []
         config_id = self.config.config_id
         doc_text, doc_id, title = self.doc.text, self.doc.id, self.doc.title
@@ -165,7 +176,7 @@ class ChunkBuilder:
             start, end = piece.start, piece.end
             blocks = self.blocks_in(start, end)
             path, provenance = self.label(piece, blocks)
-            embed, context = self.render(text, path)
+            embed, context = self.prefixes(path)
             digest = hashlib.sha256(
                 f"{config_id}\0{doc_id}\0{start}\0{end}\0{text}".encode()
             ).hexdigest()[:16]
@@ -186,8 +197,8 @@ class ChunkBuilder:
                     verbatim=piece.text is None or text == doc_text[start:end],
                     start_line=line_of(start),
                     end_line=line_of(max(end - 1, start)),
-                    embed_text=embed,
-                    context_text=context,
+                    embed_prefix=embed,
+                    context_prefix=context,
                     applied_strategy=piece.strategy or self.strategy,
                     n_chars=size[0],
                     n_words=size[1],

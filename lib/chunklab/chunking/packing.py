@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from ..document.blocks import ATOMIC, Block
@@ -43,17 +43,18 @@ class Section:
         return [b for b in self.blocks if b.is_body]
 
 
-def sections(blocks: tuple[Block, ...]) -> list[Section]:
+def sections(blocks: tuple[Block, ...]) -> Iterator[Section]:
     """Split at every heading; headings (and front matter) with no content before the next
-    heading chain onto it."""
-    result: list[Section] = []
+    heading chain onto it. Made one at a time, as they are read."""
+    current: Section | None = None
     for block in blocks:
-        if block.is_heading and (not result or result[-1].content):
-            result.append(Section())
-        if not result:
-            result.append(Section())
-        result[-1].blocks.append(block)
-    return result
+        if current is None or (block.is_heading and current.content):
+            if current is not None:
+                yield current
+            current = Section()
+        current.blocks.append(block)
+    if current is not None:
+        yield current
 
 
 class Sizer:

@@ -4,7 +4,7 @@ a strategy chose, before it becomes a Chunk)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 if TYPE_CHECKING:
@@ -43,10 +43,11 @@ class Chunk:
     """1-based, inclusive."""
     end_line: int
     """1-based, inclusive."""
-    embed_text: str
-    """What an index sees: breadcrumb prefix (when the config uses one) then the text."""
-    context_text: str
-    """What a reader or model is handed: a source label (when used) then the text."""
+    embed_prefix: str
+    """What precedes ``text`` in ``embed_text``: the breadcrumb prefix, when the config uses
+    one (shared by the chunks of one section), else empty."""
+    context_prefix: str
+    """What precedes ``text`` in ``context_text``: the source label, when used, else empty."""
     applied_strategy: str
     """The strategy that actually produced the chunk (``structure_routed`` applies another)."""
     n_chars: int
@@ -60,19 +61,50 @@ class Chunk:
     """How each heading of the breadcrumb was found, in the same order."""
     title: str = ""
 
+    @property
+    def embed_text(self) -> str:
+        """What an index sees: the breadcrumb prefix (when the config uses one) then the text.
+        Made when read, so a chunk holds its text once."""
+        return self.embed_prefix + self.text if self.embed_prefix else self.text
+
+    @property
+    def context_text(self) -> str:
+        """What a reader or model is handed: a source label (when used) then the text."""
+        return self.context_prefix + self.text if self.context_prefix else self.text
+
     def as_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["breadcrumb"] = list(self.breadcrumb)
-        data["heading_provenance"] = list(self.heading_provenance)
+        """The record as written to tables: the two renderings whole, in place of their
+        prefixes."""
+        data: dict[str, Any] = {}
+        for name in self.__dataclass_fields__:
+            if name in _RENDERINGS:
+                name = _RENDERINGS[name]
+            value = getattr(self, name)
+            data[name] = list(value) if isinstance(value, tuple) else value
         return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Chunk:
+        """A record from ``as_dict``'s form (renderings whole) or with the prefixes."""
         values = {name: data[name] for name in cls.__dataclass_fields__ if name in data}
         for name in ("breadcrumb", "heading_provenance"):  # lists, or arrays from Parquet
             value = values.get(name)
             values[name] = tuple(value) if value is not None else ()
+        for prefix, rendering in _RENDERINGS.items():
+            if prefix not in values:
+                values[prefix] = rendering_prefix(data[rendering], data["text"], rendering)
         return cls(**values)
+
+
+_RENDERINGS = {"embed_prefix": "embed_text", "context_prefix": "context_text"}
+"""Each stored prefix and the rendering it makes with the text."""
+
+
+def rendering_prefix(rendering: str, text: str, name: str = "rendering") -> str:
+    """What precedes ``text`` in ``rendering``, which must end with it."""
+    if not rendering.endswith(text):
+        raise ValueError(f"{name} does not end with the chunk's text: {rendering[:60]!r}")
+    return rendering[: len(rendering) - len(text)]
 
 
 @dataclass(slots=True)

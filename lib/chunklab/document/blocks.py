@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import sys
 from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, replace
@@ -183,7 +184,7 @@ def _markdown(front_matter: bool = True) -> MarkdownIt:
     return limit_nesting(md, lambda: _markdown(front_matter=False))
 
 
-WINDOW = 250_000
+WINDOW = 64_000
 """Characters handed to markdown-it at once. It holds tens of bytes per character it parses
 (a token per block, five numbers per line), so a long document is parsed window by window:
 each window ends at a line end and the next restarts at the first line of its last top-level
@@ -294,7 +295,7 @@ def _leaf(tokens: list[Token], i: int, kind: str, span: tuple[int, int], text: s
         return Block("heading", start, end, html[0], html[1], "html_heading", html[1])
     if kind == "paragraph" and top and infer and (seen := infer_heading(text[start:end], True)):
         return Block("heading", start, end, seen[0], seen[1], seen[2], seen[1])
-    title = tok.info.strip() if kind == "fence" else ""
+    title = sys.intern(tok.info.strip()) if kind == "fence" else ""  # a few, repeated
     return Block(kind, start, end, title=title, content=_has_words(kind, text, start, end))
 
 
@@ -318,20 +319,26 @@ def _markdown_blocks(text: str, lines: LineIndex, infer: bool, env: dict,
     for tokens in _windows(text, lines, env, window):
         windows += 1
         top += _fold(tokens, text, lines, infer, references_of(env))
-    if windows > 1:  # a definition further down may name a link of an earlier heading
+    if windows > 1 and references_of(env):  # a later definition may name a link above
         top = _retitled(top, references_of(env))
     return _with_gaps(top, text)
 
 
 def _retitled(blocks: Iterable[Block], references: dict[str, str]) -> list[Block]:
-    """Markdown headings (at any depth) whose raw title holds a link, titled again."""
+    """Markdown headings (at any depth) whose raw title holds a link, titled again; every
+    other block is kept as it is (the same object), so a tree with no such heading is not
+    copied."""
     out = []
     for block in blocks:
         if block.children:
-            block = replace(block, children=tuple(_retitled(block.children, references)))
+            children = _retitled(block.children, references)
+            if any(new is not old for new, old in zip(children, block.children, strict=True)):
+                block = replace(block, children=tuple(children))
         if block.kind == "heading" and block.provenance in _MARKDOWN_HEADINGS \
                 and "[" in block.raw_title:
-            block = replace(block, title=plain_text(block.raw_title, references))
+            title = plain_text(block.raw_title, references)
+            if title != block.title:
+                block = replace(block, title=title)
         out.append(block)
     return out
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import sys
 from array import array
 from collections.abc import Iterator
 from functools import lru_cache
@@ -54,7 +55,7 @@ _RUN_ON_HTML = [(re.compile(opener.pattern.lstrip("^"), opener.flags), end)
 them at a blank line inside a list item, markdown-it-py does not."""
 
 
-WINDOW = 250_000
+WINDOW = 64_000
 """Characters handed to markdown-it-pyrs at once: its node tree holds about 80 bytes per
 character until it is folded into Blocks."""
 
@@ -220,7 +221,7 @@ class _Folder:
         if kind == "paragraph" and top and self.infer:
             if seen := infer_heading(text[start:end], True):
                 return Block("heading", start, end, seen[0], seen[1], seen[2], seen[1])
-        title = str(node.meta.get("info", "")).strip() if kind == "fence" else ""
+        title = sys.intern(str(node.meta.get("info", "")).strip()) if kind == "fence" else ""
         return Block(kind, start, end, title=title, content=_has_words(kind, text, start, end))
 
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import bisect
+from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
-from .blocks import Block
+from .blocks import Block, offset_type
 
 
 class HeadingStack:
@@ -37,8 +38,9 @@ class Breadcrumbs:
         self.paths: list[tuple[str, ...]] = [()]
         self.provenances: list[tuple[str, ...]] = [()]
         self.blocks = tuple(blocks)
-        self._block_starts = [block.start for block in self.blocks]
-        self._block_ends = [block.end for block in self.blocks]
+        size = self.blocks[-1].end if self.blocks else 0
+        self._block_starts = array(offset_type(size), [block.start for block in self.blocks])
+        self._block_ends = array(offset_type(size), [block.end for block in self.blocks])
         for block in blocks:
             if block.is_heading:
                 stack.push(block.level, block.title, block.provenance)

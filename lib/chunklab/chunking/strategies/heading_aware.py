@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+
 from ...document.corpus import Document
 from ...document.sections import Breadcrumbs, common_prefix
 from ..build import ChunkBuilder, register
@@ -30,12 +32,12 @@ def section_pieces(doc, section: Section, config, sizer: Sizer) -> list[Piece]:
     return to_pieces(pack(segments, config.size, config.overlap, sizer))
 
 
-def merge_tiny(pieces: list[Piece], crumbs: Breadcrumbs, config, sizer: Sizer) -> list[Piece]:
+def merge_tiny(pieces: Iterable[Piece], crumbs: Breadcrumbs, config, sizer: Sizer
+               ) -> Iterator[Piece]:
     """Consecutive whole sections merge under their common parent when either is below
     ``min_size``: a tiny section joins the next one, a tiny last one the one before it."""
-    merged: list[Piece] = []
+    prev: Piece | None = None
     for piece in pieces:
-        prev = merged[-1] if merged else None
         if (
             prev is not None
             and prev.part is None
@@ -46,8 +48,11 @@ def merge_tiny(pieces: list[Piece], crumbs: Breadcrumbs, config, sizer: Sizer) -
         ):
             prev.end = piece.end
             continue
-        merged.append(piece)
-    return merged
+        if prev is not None:
+            yield prev
+        prev = piece
+    if prev is not None:
+        yield prev
 
 
 def _related(crumbs: Breadcrumbs, a: Piece, b: Piece) -> bool:
@@ -57,17 +62,22 @@ def _related(crumbs: Breadcrumbs, a: Piece, b: Piece) -> bool:
     return shared >= 1 and shared >= max(len(path_a), len(path_b)) - 1
 
 
-def ast_pieces(doc, config) -> list[Piece]:
+def ast_pieces(doc, config, crumbs: Breadcrumbs | None = None) -> Iterator[Piece]:
+    """The pieces of ``doc``, section by section as they are packed (``crumbs``: the
+    document's Breadcrumbs, when already made)."""
     sizer = Sizer(doc.text, config.unit)
-    pieces = [p for s in sections(doc.blocks) for p in section_pieces(doc, s, config, sizer)]
+    pieces = (p for s in sections(doc.blocks) for p in section_pieces(doc, s, config, sizer))
     if config.min_size <= 0:
         return pieces
-    return merge_tiny(pieces, Breadcrumbs(doc.blocks), config, sizer)
+    return merge_tiny(pieces, crumbs or Breadcrumbs(doc.blocks), config, sizer)
 
 
-def _build(doc, config, pieces: list[Piece], name: str, prefix: bool) -> list:
+def _build(doc, config, pieces: Iterable[Piece] | None, name: str, prefix: bool) -> list:
+    """Chunks of ``pieces`` (None: ``ast_pieces``, made while the chunks are built, so a
+    document's pieces are never all held at once)."""
     use_prefix = prefix if config.prefix is None else config.prefix
-    return ChunkBuilder(doc, config, prefix=use_prefix, strategy=name).build(pieces)
+    builder = ChunkBuilder(doc, config, prefix=use_prefix, strategy=name)
+    return builder.build(ast_pieces(doc, config, builder.crumbs) if pieces is None else pieces)
 
 
 @register(
@@ -75,7 +85,7 @@ def _build(doc, config, pieces: list[Piece], name: str, prefix: bool) -> list:
     "blocks merged under the same heading up to the size; fences and tables never split",
 )
 def ast_merge(doc: Document, config: ChunkerConfig) -> list[Chunk]:
-    return _build(doc, config, ast_pieces(doc, config), "ast_merge", False)
+    return _build(doc, config, None, "ast_merge", False)
 
 
 @register(
@@ -84,7 +94,7 @@ def ast_merge(doc: Document, config: ChunkerConfig) -> list[Chunk]:
     prefix=True,
 )
 def ast_breadcrumb(doc: Document, config: ChunkerConfig) -> list[Chunk]:
-    return _build(doc, config, ast_pieces(doc, config), "ast_breadcrumb", True)
+    return _build(doc, config, None, "ast_breadcrumb", True)
 
 
 @register(

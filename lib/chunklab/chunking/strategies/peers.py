@@ -21,7 +21,7 @@ from ...document.corpus import Document
 from ..build import register
 from ..config import ChunkerConfig
 from ..encoder import load_encoder
-from ..records import Chunk
+from ..records import Chunk, rendering_prefix
 from ..registry import Requirement
 from ..sizes import length_function, measure, tokenizer
 from .baselines import Aligner, _build, aligned_pieces, overlap_share
@@ -245,7 +245,7 @@ def docling_document(doc: Document) -> Any:
     "docling_hybrid",
     "Docling HybridChunker over the document converted by docling's Markdown backend; size "
     "in chars, words or MiniLM tokens (the shipped tokenizer); chunk headings as breadcrumb, "
-    "contextualize() as embed_text; overlap not used",
+    "what contextualize() puts before a chunk's text as its embed prefix; overlap not used",
     prefix=True, family=FAMILY, requires=DOCLING,
 )
 def docling_hybrid(doc: Document, config: ChunkerConfig) -> list[Chunk]:
@@ -255,5 +255,12 @@ def docling_hybrid(doc: Document, config: ChunkerConfig) -> list[Chunk]:
                    [tuple(c.meta.headings or ()) for c in found])
     if config.prefix is False:
         return chunks
-    return [dataclasses.replace(chunk, embed_text=chunker.contextualize(c))
+    return [dataclasses.replace(chunk,
+                                embed_prefix=_context_prefix(chunker.contextualize(c), c.text))
             for chunk, c in zip(chunks, found, strict=True)]
+
+
+def _context_prefix(contextualized: str, text: str) -> str:
+    """What docling's ``contextualize()`` puts before a chunk's own text (its headings and
+    captions), to put before chunklab's aligned text of that chunk."""
+    return rendering_prefix(contextualized, text, "contextualize()")

@@ -1,0 +1,81 @@
+"""A Chunk record holds its text once: the embed and context renderings are its prefixes, shared
+by the chunks of one section, and made whole when read or written."""
+
+from dataclasses import fields
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from chunklab.chunking.build import chunk_document
+from chunklab.chunking.config import make_config
+from chunklab.chunking.records import Chunk
+from chunklab.document.corpus import make_document
+from chunklab.evaluation.budget import truncate
+
+REALWORLD = Path(__file__).parent / "fixtures" / "realworld"
+
+
+@pytest.fixture(scope="module")
+def install_chunks() -> list[Chunk]:
+    """Numbered install steps with fences inside list items, cut small so sections split."""
+    doc = make_document("install_steps.md", (REALWORLD / "install_steps.md").read_text())
+    return chunk_document(doc, make_config(strategy="ast_breadcrumb", size=120, unit="chars"))
+
+
+def test_no_field_holds_a_second_copy_of_the_text(install_chunks):
+    assert len(install_chunks) > 3
+    for chunk in install_chunks:
+        strings = [f.name for f in fields(chunk) if isinstance(getattr(chunk, f.name), str)]
+        copies = [name for name in strings
+                  if name != "text" and chunk.text and chunk.text in getattr(chunk, name)]
+        assert not copies, (chunk.ordinal, copies)
+
+
+def test_the_renderings_are_the_prefix_then_the_text(install_chunks):
+    for chunk in install_chunks:
+        assert chunk.embed_text == chunk.embed_prefix + chunk.text
+        assert chunk.context_text == chunk.context_prefix + chunk.text
+        assert chunk.embed_prefix.endswith("\n\n") and chunk.context_prefix.endswith("\n\n")
+        assert chunk.context_prefix.startswith(chunk.title)
+
+
+def test_chunks_of_one_section_share_one_prefix(install_chunks):
+    by_path: dict[tuple, list[Chunk]] = {}
+    for chunk in install_chunks:
+        by_path.setdefault(chunk.breadcrumb, []).append(chunk)
+    shared = [group for group in by_path.values() if len(group) > 1]
+    assert shared, "the fixture should split one section into several chunks"
+    for group in shared:
+        assert all(c.embed_prefix is group[0].embed_prefix for c in group)
+
+
+def test_a_config_without_prefix_renders_the_bare_text():
+    doc = make_document("install_steps.md", (REALWORLD / "install_steps.md").read_text())
+    for chunk in chunk_document(doc, make_config(strategy="ast_merge", size=120, unit="chars")):
+        assert chunk.embed_prefix == chunk.context_prefix == ""
+        assert chunk.embed_text is chunk.text and chunk.context_text is chunk.text
+
+
+def test_written_records_carry_the_renderings_whole_and_read_back_equal(install_chunks, tmp_path):
+    rows = [c.as_dict() for c in install_chunks]
+    assert {"embed_text", "context_text"} <= set(rows[0])
+    assert not {"embed_prefix", "context_prefix"} & set(rows[0])
+    assert rows[0]["embed_text"] == install_chunks[0].embed_text
+    path = tmp_path / "chunks.parquet"
+    pd.DataFrame(rows).to_parquet(path, index=False)
+    back = [Chunk.from_dict(r) for r in pd.read_parquet(path).to_dict("records")]
+    assert back == install_chunks
+
+
+def test_a_record_whose_rendering_does_not_end_with_its_text_is_refused(install_chunks):
+    row = install_chunks[0].as_dict() | {"embed_text": "something else entirely"}
+    with pytest.raises(ValueError, match="embed_text does not end with the chunk's text"):
+        Chunk.from_dict(row)
+
+
+def test_a_truncated_chunk_keeps_its_prefix_before_the_shorter_text(install_chunks):
+    chunk = max(install_chunks, key=lambda c: c.n_tokens)
+    cut = truncate(chunk, 3)
+    assert cut.context_text == chunk.context_prefix + cut.text
+    assert len(cut.text) < len(chunk.text) and chunk.text.startswith(cut.text)
