@@ -76,12 +76,15 @@ class Chunk:
         """The record as written to tables: the two renderings whole, in place of their
         prefixes."""
         data: dict[str, Any] = {}
-        for name in self.__dataclass_fields__:
-            if name in _RENDERINGS:
-                name = _RENDERINGS[name]
+        for name in self.column_names():
             value = getattr(self, name)
             data[name] = list(value) if isinstance(value, tuple) else value
         return data
+
+    @classmethod
+    def column_names(cls) -> list[str]:
+        """The keys of ``as_dict``, in order: the fields, each prefix named by its rendering."""
+        return [_RENDERINGS.get(name, name) for name in cls.__dataclass_fields__]
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Chunk:
