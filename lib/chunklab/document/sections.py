@@ -5,8 +5,11 @@ from __future__ import annotations
 import bisect
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from operator import attrgetter
 
 from .blocks import Block
+
+_START, _END = attrgetter("start"), attrgetter("end")
 
 
 class HeadingStack:
@@ -37,10 +40,10 @@ class Breadcrumbs:
         self.paths: list[tuple[str, ...]] = [()]
         self.provenances: list[tuple[str, ...]] = [()]
         self.blocks = tuple(blocks)
-        self._block_starts = [block.start for block in self.blocks]
-        self._block_ends = [block.end for block in self.blocks]
-        for block in blocks:
-            if block.is_heading:
+        self._block_starts = list(map(_START, self.blocks))
+        self._block_ends = list(map(_END, self.blocks))
+        for block in self.blocks:
+            if block.kind == "heading":  # Block.is_heading, without a call per block
                 stack.push(block.level, block.title, block.provenance)
                 self.starts.append(block.start)
                 self.paths.append(stack.path())
