@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from chunklab.document import blocks as blocks_module
 from chunklab.document.blocks import (
+    LineIndex,
     atomic_blocks,
     inside_block,
     parse_blocks,
@@ -227,3 +229,14 @@ def test_retitling_keeps_every_block_it_does_not_change():
     untitled = _retitled(blocks, {})  # the link no longer resolves: only that heading changes
     changed = [new for new, old in zip(untitled, blocks, strict=True) if new is not old]
     assert [b.title for b in changed] == ["See [the tool][t]"]
+
+
+@pytest.mark.parametrize("text", ["", "a", "\n", "ab\ncd\n\nef", "x\n" * 20,
+                                  "abcdefg\nhij\n\n\n\nlmnopqrstuvw\nxyz\n",
+                                  "crlf\r\nand cr\rlines\n\r\n", "caf\u00e9\n\u00e9t\u00e9\n"])
+def test_line_index_starts_every_line_where_markdown_it_splits(text, monkeypatch):
+    """Line starts found a slab at a time (slabs of 7 chars here, lines across them) are the
+    ones markdown-it's newline rule gives."""
+    monkeypatch.setattr(blocks_module, "LINE_SLAB", 7)
+    expected = [0] + [m.end() for m in blocks_module._NEWLINE.finditer(text)]
+    assert list(LineIndex(text).starts) == expected

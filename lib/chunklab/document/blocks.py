@@ -11,6 +11,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, replace
 from functools import lru_cache
 from html.parser import HTMLParser
+from itertools import accumulate, chain, islice
+from operator import add
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -47,6 +49,8 @@ _LEAVES = {
 ATOMIC = frozenset({"fence", "code", "table", "deep_text"})
 """Blocks that no cut may fall inside, at any depth."""
 _WORDLESS = frozenset({"hr", "empty_heading"})
+_WORD_CHAR = re.compile(r"[^\W_]")
+"""A char ``str.isalnum`` holds true for (a word char less the underscore: the same set)."""
 _ALWAYS_CONTENT = frozenset({"fence", "code", "table", "front_matter"})
 
 
@@ -122,6 +126,22 @@ def offset_type(size: int) -> str:
 
 SHARED_OFFSETS = 4096
 """Offsets ``LineIndex.span`` remembers to hand out the same int object again."""
+LINE_SLAB = 1 << 20
+"""Chars (or bytes) split into lines at once by ``line_ends``."""
+
+
+def line_ends(data: str | bytes, newline: str | bytes) -> Iterator[int]:
+    """Offsets just past each ``newline`` (one char or byte) of ``data``: each slab of
+    ``LINE_SLAB`` is split at its newlines at once and the lengths summed, so no Python code
+    runs per line and no more than a slab's lines are held at a time."""
+    return chain.from_iterable(_slab_ends(data, pos, newline)
+                               for pos in range(0, len(data), LINE_SLAB))
+
+
+def _slab_ends(data: str | bytes, pos: int, newline: str | bytes) -> Iterator[int]:
+    lengths = list(map(len, data[pos:pos + LINE_SLAB].split(newline)))  # type: ignore[arg-type]
+    lengths.pop()  # what follows the slab's last newline
+    return map(add, islice(accumulate(lengths, initial=pos), 1, None), range(1, len(lengths) + 1))
 
 
 class LineIndex:
@@ -130,7 +150,10 @@ class LineIndex:
     def __init__(self, text: str):
         self.text = text
         self.starts = array(offset_type(len(text)), [0])  # 4 bytes a line (8 past 2 GB)
-        self.starts.extend(m.end() for m in _NEWLINE.finditer(text))
+        if "\r" in text:
+            self.starts.extend(m.end() for m in _NEWLINE.finditer(text))
+        else:
+            self.starts.extend(line_ends(text, "\n"))
         self._shared: dict[int, int] = {}
 
     def offset(self, line: int) -> int:
@@ -153,9 +176,10 @@ class LineIndex:
         """Offsets of 0-based lines [first, stop), trailing whitespace excluded (one int
         object per offset recently made: a container and its first and last child share
         theirs, 32 bytes each)."""
-        start = self.offset(first)
-        end = self.offset(stop)
-        while end > start and self.text[end - 1].isspace():
+        starts, text = self.starts, self.text
+        start = starts[first] if first < len(starts) else len(text)
+        end = starts[stop] if stop < len(starts) else len(text)
+        while end > start and text[end - 1].isspace():
             end -= 1
         shared = self._shared
         if len(shared) > SHARED_OFFSETS:
@@ -275,10 +299,11 @@ def _has_words(kind: str, text: str, start: int, end: int) -> bool:
         return False
     if kind in _ALWAYS_CONTENT:
         return True
-    body = text[start:end].lstrip()
-    if kind == "html" and body.startswith("<!--") and body.endswith("-->"):
-        return False
-    return any(ch.isalnum() for ch in body)
+    if kind == "html":
+        body = text[start:end].lstrip()
+        if body.startswith("<!--") and body.endswith("-->"):
+            return False
+    return _WORD_CHAR.search(text, start, end) is not None
 
 
 def _leaf(tokens: list[Token], i: int, kind: str, span: tuple[int, int], text: str,

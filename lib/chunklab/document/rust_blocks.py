@@ -31,7 +31,15 @@ from typing import Any
 from markdown_it.common.utils import normalizeReference
 from markdown_it.rules_block.html_block import HTML_SEQUENCES
 
-from .blocks import Block, _has_words, _retitled, _with_gaps, html_heading, offset_type
+from .blocks import (
+    Block,
+    _has_words,
+    _retitled,
+    _with_gaps,
+    html_heading,
+    line_ends,
+    offset_type,
+)
 from .headings import infer_heading
 from .inline import plain_text
 from .nesting import MAX_NESTING
@@ -44,6 +52,11 @@ _CONTAINERS = {"bullet_list": "list", "ordered_list": "list", "list_item": "item
 _LEAVES = {"paragraph": "paragraph", "heading": "heading", "lheading": "heading",
            "table": "table", "fence": "fence", "code_block": "code", "hr": "hr",
            "html_block": "html", "front_matter": "front_matter", "definition": "reference"}
+_PLAIN = frozenset({"paragraph", "code", "hr", "front_matter", "reference"})
+"""Leaves whose Block is their kind and span alone (a top-level paragraph may also be an
+inferred heading)."""
+_READ_OTHERWISE = frozenset({"table", "lheading", "fence"})
+"""Nodes markdown-it-py may read otherwise (``_may_differ``)."""
 _TIGHT_TEXT = "text"
 """A tight list item's paragraph: markdown-it-pyrs leaves its text node in the item."""
 _CONTAINER_LINE = re.compile(r"(?m)^[ \t>*+\-.)\d]*:{3,}[ \t]*\S")
@@ -80,21 +93,27 @@ def available() -> bool:
     return True
 
 
-class _Lines:
-    """0-based line of a byte offset into the parsed source."""
+class _Window:
+    """Where a window's nodes lie: the document line holding a node's byte offset is found in
+    ``starts`` (the document's own line starts when the window is ASCII text as written, so
+    bytes are chars; else its own byte line starts, one array per window)."""
 
-    def __init__(self, source: str):
-        data: str | bytes = source if source.isascii() else source.encode("utf-8")
-        self.starts = array(offset_type(len(data)), [0])  # bytes are chars when ASCII
-        self.starts.extend(m.end() for m in re.finditer(
-            "\n" if isinstance(data, str) else b"\n", data))  # type: ignore[arg-type]
+    def __init__(self, lines: Any, first: int, source: str, as_written: bool):
+        if as_written and source.isascii():
+            self.starts, self.base, self.shift = lines.starts, lines.offset(first), 0
+        else:
+            data = source.encode("utf-8")
+            self.starts = array(offset_type(len(data)), [0])
+            self.starts.extend(line_ends(data, b"\n"))
+            self.base, self.shift = 0, first
 
-    def of(self, srcmap: tuple[int, int]) -> tuple[int, int]:
-        """Lines [first, stop) a node's bytes lie on."""
+    def lines_of(self, srcmap: tuple[int, int]) -> tuple[int, int]:
+        """Document lines [first, stop) a node's bytes lie on."""
         start, end = srcmap
-        first = bisect.bisect_right(self.starts, start) - 1
-        last = bisect.bisect_right(self.starts, max(end - 1, start)) - 1
-        return first, last + 1
+        base = self.base
+        first = bisect.bisect_right(self.starts, base + start) - 1
+        last = bisect.bisect_right(self.starts, base + (end - 1 if end > start else start)) - 1
+        return first + self.shift, last + 1 + self.shift
 
 
 def rust_blocks(text: str, lines: Any, infer: bool, env: dict, window: int = WINDOW) -> list:
@@ -106,9 +125,9 @@ def rust_blocks(text: str, lines: Any, infer: bool, env: dict, window: int = WIN
     folder = _Folder(text, lines, infer, env)
     top: list = []
     windows = 0
-    for first, nodes, byte_lines in _windows(text, lines, window):
+    for nodes, where in _windows(text, lines, window):
         windows += 1
-        folder.shift, folder.byte_lines = first, byte_lines
+        folder.where = where
         if "]:" in text:
             folder.collect_references(nodes)
             folder.ref_map = {label: ref["href"] for label, ref in folder.references.items()}
@@ -118,8 +137,8 @@ def rust_blocks(text: str, lines: Any, infer: bool, env: dict, window: int = WIN
     return _with_gaps(top, text)
 
 
-def _windows(text: str, lines: Any, window: int) -> Iterator[tuple[int, list, _Lines]]:
-    """(first document line, top-level nodes, their byte lines) window by window; every
+def _windows(text: str, lines: Any, window: int) -> Iterator[tuple[list, _Window]]:
+    """(top-level nodes, where they lie) window by window; every
     window holds whole top-level blocks, the next restarting at the first line of the last
     one (its end may lie further on)."""
     n_lines = len(lines.starts)
@@ -129,7 +148,8 @@ def _windows(text: str, lines: Any, window: int) -> Iterator[tuple[int, list, _L
         while True:
             stop = lines.window_stop(first, size)
             source = text[lines.offset(first) : lines.offset(stop)]
-            if "\r" in source or "\0" in source:  # markdown-it's normalisation: same lines
+            as_written = "\r" not in source and "\0" not in source
+            if not as_written:  # markdown-it's normalisation: same lines
                 source = _LINE_BREAK.sub("\n", source).replace("\0", "\ufffd")
             nodes = _parser(first == 0).tree(source).children
             last = stop >= n_lines
@@ -138,30 +158,23 @@ def _windows(text: str, lines: Any, window: int) -> Iterator[tuple[int, list, _L
             if last or (len(nodes) > 1 and not unclosed):
                 break
             size *= 2  # one block longer than the window: widen it
-        byte_lines = _Lines(source)
+        where = _Window(lines, first, source, as_written)
         if last:
-            yield first, nodes, byte_lines
+            yield nodes, where
             return
-        restart = byte_lines.of(nodes[-1].srcmap)[0]
-        yield first, nodes[:-1], byte_lines
-        first += restart
+        yield nodes[:-1], where
+        first = where.lines_of(nodes[-1].srcmap)[0]
 
 
 class _Folder:
     def __init__(self, text: str, lines: Any, infer: bool, env: dict):
         self.text = text
         self.lines = lines
-        self.byte_lines: _Lines
-        self.shift = 0
-        """Document line of the window's first line."""
+        self.where: _Window
+        """The window being folded."""
         self.infer = infer
         self.references: dict[str, dict[str, str]] = env.setdefault("references", {})
         self.ref_map: dict[str, str] = {}
-
-    def lines_of(self, node: Any) -> tuple[int, int]:
-        """Document lines [first, stop) of a node of the window."""
-        first, stop = self.byte_lines.of(node.srcmap)
-        return first + self.shift, stop + self.shift
 
     def collect_references(self, nodes: Any) -> None:
         """Every link reference definition, nested ones included (the first of a label wins),
@@ -180,6 +193,8 @@ class _Folder:
         """Blocks of ``nodes`` (``before``: the block preceding them, from an earlier window)."""
         found = list(before or ())
         kept = len(found)
+        text, span, lines_of = self.text, self.lines.span, self.where.lines_of
+        infer_here = self.infer and not depth
         for node in nodes:
             name = node.name
             container = _CONTAINERS.get(name)
@@ -187,26 +202,31 @@ class _Folder:
                 if depth + 1 >= MAX_NESTING and container != "list":
                     raise Fallback("nesting")
                 children = self.fold(node.children, depth + 1)
-                start, end = self.lines.span(*self.lines_of(node))
+                start, end = span(*lines_of(node.srcmap))
                 found.append(Block(container, start, end,
-                                   content=_has_words(container, self.text, start, end),
+                                   content=_has_words(container, text, start, end),
                                    children=tuple(children)))
                 continue
             kind = _LEAVES.get(name) or ("paragraph" if name == _TIGHT_TEXT and depth else None)
             if kind is None:
                 raise Fallback(f"node {name}")
-            block = self.leaf(node, kind, depth == 0)
-            if kind == "html" and depth and _runs_on(self.text[block.start : block.end]):
+            first, stop = lines_of(node.srcmap)
+            start, end = span(first, stop)
+            if kind in _PLAIN and not (infer_here and kind == "paragraph"):
+                found.append(Block(kind, start, end, content=_has_words(kind, text, start, end)))
+                continue
+            block = self.leaf(node, kind, not depth, (first, stop), (start, end))
+            if kind == "html" and depth and _runs_on(text[block.start : block.end]):
                 raise Fallback("html")
-            if kind in ("table", "heading", "fence") and _may_differ(self.text, block, name,
-                                                                      found):
+            if name in _READ_OTHERWISE and _may_differ(text, block, name, found):
                 raise Fallback("table")
             found.append(block)
         return found[kept:]
 
-    def leaf(self, node: Any, kind: str, top: bool) -> Any:
-        first, stop = self.lines_of(node)
-        start, end = self.lines.span(first, stop)
+    def leaf(self, node: Any, kind: str, top: bool, lines: tuple[int, int],
+             span: tuple[int, int]) -> Any:
+        """The Block of a leaf node on document ``lines`` [first, stop) (chars ``span``)."""
+        start, end = span
         text = self.text
         if kind == "heading":
             raw = "".join(child.meta.get("content", "") for child in node.children).strip()
@@ -215,7 +235,7 @@ class _Folder:
             return Block("heading" if title else "empty_heading", start, end,
                          int(node.meta["level"]), title, provenance, raw, content=bool(title))
         if kind == "html" and top:
-            source = text[self.lines.offset(first) : self.lines.offset(stop)]
+            source = text[self.lines.offset(lines[0]) : self.lines.offset(lines[1])]
             if html := html_heading(_LINE_BREAK.sub("\n", source)):
                 return Block("heading", start, end, html[0], html[1], "html_heading", html[1])
         if kind == "paragraph" and top and self.infer:

@@ -6,8 +6,11 @@ import bisect
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from operator import attrgetter
 
 from .blocks import Block, offset_type
+
+_START, _END = attrgetter("start"), attrgetter("end")
 
 
 class HeadingStack:
@@ -39,10 +42,10 @@ class Breadcrumbs:
         self.provenances: list[tuple[str, ...]] = [()]
         self.blocks = tuple(blocks)
         size = self.blocks[-1].end if self.blocks else 0
-        self._block_starts = array(offset_type(size), [block.start for block in self.blocks])
-        self._block_ends = array(offset_type(size), [block.end for block in self.blocks])
-        for block in blocks:
-            if block.is_heading:
+        self._block_starts = array(offset_type(size), map(_START, self.blocks))
+        self._block_ends = array(offset_type(size), map(_END, self.blocks))
+        for block in self.blocks:
+            if block.kind == "heading":  # Block.is_heading, without a call per block
                 stack.push(block.level, block.title, block.provenance)
                 self.starts.append(block.start)
                 self.paths.append(stack.path())
