@@ -55,7 +55,7 @@ _LEAVES = {"paragraph": "paragraph", "heading": "heading", "lheading": "heading"
 _PLAIN = frozenset({"paragraph", "code", "hr", "front_matter", "reference"})
 """Leaves whose Block is their kind and span alone (a top-level paragraph may also be an
 inferred heading)."""
-_READ_OTHERWISE = frozenset({"table", "lheading", "fence"})
+_READ_OTHERWISE = frozenset({"table", "lheading", "fence", "html_block"})
 """Nodes markdown-it-py may read otherwise (``_may_differ``)."""
 _TIGHT_TEXT = "text"
 """A tight list item's paragraph: markdown-it-pyrs leaves its text node in the item."""
@@ -253,11 +253,12 @@ def _runs_on(html: str) -> bool:
 def _may_differ(text: str, block: Any, name: str, before: list) -> bool:
     """Whether markdown-it-py may read this table, setext heading or fence otherwise: a table
     whose header row has no ``|`` or that follows a quote with no blank line, a setext heading
-    or a fence's opening line with a ``|``."""
+    or a fence's or HTML block's opening line with a ``|``."""
     if name == "lheading":
         return "|" in text[block.start : block.end]
     stop = text.find("\n", block.start, block.end)
-    if name == "fence":  # markdown-it-py tries a table first: ``~~~ |`` over ``---`` is one
+    if name in ("fence", "html_block"):  # markdown-it-py tries a table first: ``~~~ |`` or
+        # ``<!-- |`` over ``---`` is one
         return "|" in text[block.start : block.end if stop < 0 else stop]
     if name != "table":
         return False
