@@ -125,10 +125,11 @@ def rust_blocks(text: str, lines: Any, infer: bool, env: dict, window: int = WIN
     folder = _Folder(text, lines, infer, env)
     top: list = []
     windows = 0
+    may_define = "]:" in text  # once: a scan of the whole text per window is quadratic
     for nodes, where in _windows(text, lines, window):
         windows += 1
         folder.where = where
-        if "]:" in text:
+        if may_define:
             folder.collect_references(nodes)
             folder.ref_map = {label: ref["href"] for label, ref in folder.references.items()}
         top += folder.fold(nodes, 0, top[-1:])
