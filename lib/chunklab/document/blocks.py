@@ -19,7 +19,7 @@ from markdown_it.token import Token
 from mdit_py_plugins.container import container_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 
-from .headings import EXPLICIT, infer_heading
+from .headings import EXPLICIT, MARKDOWN, infer_heading
 from .inline import plain_text
 from .nesting import LIMIT_KEY, limit_nesting
 
@@ -359,7 +359,7 @@ def _retitled(blocks: Iterable[Block], references: dict[str, str]) -> list[Block
             children = _retitled(block.children, references)
             if any(new is not old for new, old in zip(children, block.children, strict=True)):
                 block = replace(block, children=tuple(children))
-        if block.kind == "heading" and block.provenance in _MARKDOWN_HEADINGS \
+        if block.kind == "heading" and block.provenance in MARKDOWN \
                 and "[" in block.raw_title:
             title = plain_text(block.raw_title, references)
             if title != block.title:
@@ -367,8 +367,6 @@ def _retitled(blocks: Iterable[Block], references: dict[str, str]) -> list[Block
         out.append(block)
     return out
 
-
-_MARKDOWN_HEADINGS = ("markdown_atx", "markdown_setext")
 
 
 def _fold(tokens: list[Token], text: str, lines: LineIndex, infer: bool,

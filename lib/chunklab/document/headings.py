@@ -7,7 +7,9 @@ import re
 
 from .inline import inline_parser
 
-EXPLICIT = ("markdown_atx", "markdown_setext", "html_heading")
+MARKDOWN = ("markdown_atx", "markdown_setext")
+"""Heading provenances of Markdown's own heading syntax (ATX ``#`` and setext underlines)."""
+EXPLICIT = (*MARKDOWN, "html_heading")
 """Heading provenances that are a mark a person put in the file, not a guess from looks."""
 INFERRED = ("inferred_bold_line", "inferred_numbered", "inferred_caps")
 """Heading provenances of the detectors below."""

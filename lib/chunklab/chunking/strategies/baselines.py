@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import logging
 import re
-from bisect import bisect_right
 from collections.abc import Iterator, Sequence
-from itertools import accumulate
+
+import numpy as np
 
 from ...document.corpus import Document
 from ..build import ChunkBuilder, register
@@ -31,31 +31,68 @@ every rewritten text would make the alignment quadratic."""
 
 
 class _Compact:
-    """The characters of a text inside the runs ``pattern`` matches, kept as the runs' spans
-    (so a position maps to its offset per run, not per char)."""
+    """The characters of a text inside the runs ``pattern`` matches (never empty ones), kept
+    as the runs' spans (so a position maps to its offset per run, not per char)."""
 
     def __init__(self, text: str, pattern: re.Pattern[str]):
-        runs = [(m.start(), m.end()) for m in pattern.finditer(text)]
-        self.starts = [start for start, _ in runs]
-        self.ends = [end for _, end in runs]
-        self.firsts = list(accumulate((end - start for start, end in runs), initial=0))
+        kind = np.int32 if len(text) < 2**31 else np.int64  # 4 bytes a run below 2 G chars
+        texts, starts, lengths = [], [], []
+        for lo, slab in _slabs(text):  # a slab at a time: a list of runs per slab, not per text
+            runs = pattern.findall(slab)
+            gaps = pattern.split(slab)  # the text between runs: one more than the runs
+            texts.append("".join(runs))
+            run_lengths = _lengths(runs, kind)
+            before = np.cumsum(_lengths(gaps, kind), dtype=kind)[:-1]  # chars before each run
+            starts.append(lo + before + np.cumsum(run_lengths, dtype=kind) - run_lengths)
+            lengths.append(run_lengths)
+        self.text = "".join(texts)
+        self.starts = np.concatenate(starts)
+        total = np.cumsum(np.concatenate(lengths), dtype=kind)
+        self.firsts = np.concatenate((np.zeros(1, kind), total))
         """Compact position of each run's first char (then the compact length)."""
-        self.text = "".join(text[start:end] for start, end in runs)
 
     def position(self, offset: int) -> int:
         """Compact position of the first kept char at or after ``offset``."""
-        run = bisect_right(self.starts, offset) - 1
-        if run >= 0 and offset < self.ends[run]:
-            return self.firsts[run] + offset - self.starts[run]
-        return self.firsts[run + 1]
+        run = _run_at(self.starts, offset)
+        if run >= 0 and offset - self.starts[run] < self.firsts[run + 1] - self.firsts[run]:
+            return int(self.firsts[run] + offset - self.starts[run])
+        return int(self.firsts[run + 1])
 
     def offset(self, position: int) -> int:
-        run = bisect_right(self.firsts, position) - 1
-        return self.starts[run] + position - self.firsts[run]
+        run = _run_at(self.firsts, position)
+        return int(self.starts[run] + position - self.firsts[run])
 
     def span(self, first: int, last: int) -> tuple[int, int]:
         """Source span from the first to the last (inclusive) compact position."""
         return self.offset(first), self.offset(last) + 1
+
+
+_SLAB = 1 << 20
+"""Chars of text a compact reads at a time (ending at whitespace, which no run holds)."""
+_SPACE = re.compile(r"\s")
+
+
+def _slabs(text: str) -> Iterator[tuple[int, str]]:
+    """The text in consecutive pieces of about ``_SLAB`` chars, each with its offset, cut
+    only at whitespace (so no run of non-space chars straddles two); at least one piece."""
+    lo = 0
+    while True:
+        cut = _SPACE.search(text, lo + _SLAB) if len(text) - lo > _SLAB else None
+        hi = cut.start() if cut else len(text)
+        yield lo, text[lo:hi]
+        if hi == len(text):
+            return
+        lo = hi
+
+
+def _run_at(bounds: np.ndarray, value: int) -> int:
+    """Index of the last bound at or before ``value`` (-1: none). The value is cast to the
+    bounds' own type first: numpy would otherwise cast the whole array to the value's."""
+    return int(bounds.searchsorted(bounds.dtype.type(value), side="right")) - 1
+
+
+def _lengths(strings: list[str], kind: type) -> np.ndarray:
+    return np.fromiter(map(len, strings), dtype=kind, count=len(strings))
 
 
 class Aligner:
@@ -70,14 +107,21 @@ class Aligner:
 
     def __init__(self, text: str):
         self.text = text
-        self.solid = _Compact(text, _SOLID)
-        self._letters: _Compact | None = None
+        self._compact: dict[re.Pattern[str], _Compact] = {}
+
+    def compact(self, pattern: re.Pattern[str]) -> _Compact:
+        """The text kept to ``pattern``'s runs, built only once a text is not found as it is."""
+        if pattern not in self._compact:
+            self._compact[pattern] = _Compact(self.text, pattern)
+        return self._compact[pattern]
+
+    @property
+    def solid(self) -> _Compact:
+        return self.compact(_SOLID)
 
     @property
     def letters(self) -> _Compact:
-        if self._letters is None:  # built only when a rewritten text needs it
-            self._letters = _Compact(self.text, _LETTERS)
-        return self._letters
+        return self.compact(_LETTERS)
 
     def locate(self, chunk: str, cursor: int) -> tuple[int, int] | None:
         near = self._locate(chunk, cursor, 2 * len(chunk) + _SLACK)

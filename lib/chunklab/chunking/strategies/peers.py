@@ -256,11 +256,7 @@ def docling_hybrid(doc: Document, config: ChunkerConfig) -> list[Chunk]:
     if config.prefix is False:
         return chunks
     return [dataclasses.replace(chunk,
-                                embed_prefix=_context_prefix(chunker.contextualize(c), c.text))
+                                embed_prefix=rendering_prefix(chunker.contextualize(c), c.text,
+                                                              "contextualize()"))
             for chunk, c in zip(chunks, found, strict=True)]
 
-
-def _context_prefix(contextualized: str, text: str) -> str:
-    """What docling's ``contextualize()`` puts before a chunk's own text (its headings and
-    captions), to put before chunklab's aligned text of that chunk."""
-    return rendering_prefix(contextualized, text, "contextualize()")

@@ -27,13 +27,13 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from ...document.corpus import Document
+from ...document.headings import MARKDOWN
 
 T = TypeVar("T")
 SECTION_CHARS = 20_000
 """Characters a piece reaches before it ends at the next top-level heading (twice that while
 the library starts no output at a top-level heading in it): small enough that the libraries'
 per-output cost stays constant, large enough to hold many chunks."""
-_MARKDOWN_HEADINGS = ("markdown_atx", "markdown_setext")
 Run = Callable[[str], list[tuple[int, T]]]
 """The library on a text: its outputs in order, each with the char offset in that text where
 it starts (-1 when not known: never a place to start a piece)."""
@@ -41,7 +41,7 @@ it starts (-1 when not known: never a place to start a piece)."""
 
 def top_level_cuts(doc: Document) -> list[int]:
     """Offsets of the top-level headings after the document's first heading, in order."""
-    headings = [b for b in doc.blocks if b.is_heading and b.provenance in _MARKDOWN_HEADINGS]
+    headings = [b for b in doc.blocks if b.is_heading and b.provenance in MARKDOWN]
     level = min((b.level for b in headings[1:]), default=0)
     return [b.start for b in headings[1:] if b.level == level]
 
