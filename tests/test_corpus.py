@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 import pytest
+import yaml
 
 from chunklab import CorpusError, load_corpus
 
@@ -134,8 +135,30 @@ def test_front_matter_nested_too_deep_skips_that_file_alone(folder):
     write(folder / "deep.md", deep.encode())
     corpus = load_corpus(folder)
     reason = {s.path: s.reason for s in corpus.skipped}["deep.md"]
-    assert reason.startswith("could not be loaded: RecursionError")
-    assert "\n" not in reason and len(corpus) == 5
+    assert reason == ("could not be loaded: FrontMatterTooDeepError: front matter nested more "
+                      "than 100 levels deep")
+    assert len(corpus) == 5
+
+
+@pytest.mark.parametrize("levels", [1, 100])
+def test_front_matter_up_to_the_depth_limit_loads_whole(folder, levels):
+    nested = "".join("  " * i + f"k{i}:\n" for i in range(levels - 1))
+    nested += "  " * (levels - 1) + f"k{levels - 1}: leaf\n"
+    write(folder / "deep.md", f"---\ntitle: Deep page\n{nested}---\n# Body\n".encode())
+    doc = load_corpus(folder).get("deep.md")
+    value = doc.front_matter
+    for i in range(levels):
+        value = value[f"k{i}"]
+    assert value == "leaf" and doc.title == "Deep page"
+
+
+def test_front_matter_is_read_as_by_the_safe_loader(folder):
+    """libyaml's loader gives the values PyYAML's own safe loader gives, and no other tags."""
+    text = "title: Tokens\ndate: 2024-05-01\ntags: [a, b]\nweight: 1.5\ndraft: no\n"
+    write(folder / "p.md", f"---\n{text}---\n# P\n".encode())
+    assert load_corpus(folder).get("p.md").front_matter == yaml.safe_load(text)
+    write(folder / "tagged.md", b"---\nx: !!python/object:os.system ls\n---\n# Bad\n")
+    assert load_corpus(folder).get("tagged.md").front_matter == {}  # a tag no safe loader takes
 
 
 def test_any_exception_while_loading_one_file_skips_that_file(folder, monkeypatch):

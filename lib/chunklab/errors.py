@@ -81,6 +81,11 @@ class UndecodableFileError(CorpusError, ValueError):
     """A file whose bytes are not UTF-8 text (binary, another encoding): skipped, reported."""
 
 
+class FrontMatterTooDeepError(CorpusError, ValueError):
+    """A file whose front matter nests mappings or lists deeper than the loader keeps:
+    skipped, reported."""
+
+
 class ParseTimeLimitError(CorpusError):
     """A file whose load and parse took longer than the per-file time limit: skipped,
     reported."""
