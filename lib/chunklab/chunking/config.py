@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 import string
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -60,9 +61,9 @@ class ChunkerConfig(BaseModel):
 
     @property
     def config_id(self) -> str:
-        """Short sha256 of the canonical JSON of every field: the same config, the same id."""
-        canonical = json.dumps(self.model_dump(), sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(canonical.encode()).hexdigest()[:12]
+        """Short sha256 of the canonical JSON of every field: the same config, the same id
+        (kept per config: the chunks of every document ask for it)."""
+        return _config_id(self)
 
     def options(self) -> dict[str, Any]:
         """Fields other than strategy/size/unit that differ from their defaults."""
@@ -91,6 +92,13 @@ def check_template(template: str) -> None:
                          "(write literal braces as {{ and }})")
     if "path" not in fields:
         raise ValueError("must contain the placeholder {path}")
+
+
+@lru_cache(maxsize=256)
+def _config_id(config: ChunkerConfig) -> str:
+    """A frozen config hashes and compares by its fields, so equal configs share one entry."""
+    canonical = json.dumps(config.model_dump(), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()[:12]
 
 
 def make_config(values: dict[str, Any] | None = None, **overrides: Any) -> ChunkerConfig:

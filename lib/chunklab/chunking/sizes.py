@@ -8,6 +8,7 @@ import bisect
 import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -84,12 +85,11 @@ def count_tokens(texts: Sequence[str], *, special: bool = False) -> list[int]:
 
 def _count_batch(texts: list[str], words: list[list[str] | None]) -> list[int]:
     """Token counts of ``texts`` given each one's words (None: encode the text whole)."""
-    get = _word_tokens.__getitem__
     counts: list[int] = []
     unknown: list[int] = []  # texts holding a word not counted yet
     for n, split in enumerate(words):
         try:
-            counts.append(sum(map(get, split)) if split is not None else -1)
+            counts.append(_cached_tokens(split) if split is not None else -1)
         except KeyError:
             counts.append(-1)
             unknown.append(n)
@@ -100,11 +100,19 @@ def _count_batch(texts: list[str], words: list[list[str] | None]) -> list[int]:
             new = {w for n in unknown for w in words[n] or ()}
         _word_tokens.update(word_counts(list(new)))
         for n in unknown:
-            counts[n] = sum(map(get, words[n] or ()))
+            counts[n] = _cached_tokens(words[n] or [])
     whole = [n for n, split in enumerate(words) if split is None]
     for n, count in zip(whole, encode_counts([texts[n] for n in whole]), strict=True):
         counts[n] = count
     return counts
+
+
+def _cached_tokens(words: list[str]) -> int:
+    """Tokens of ``words`` from the word cache (KeyError: a word not counted yet); one
+    itemgetter call looks them all up."""
+    if len(words) > 1:
+        return sum(itemgetter(*words)(_word_tokens))
+    return _word_tokens[words[0]] if words else 0
 
 
 WORDS_AT_ONCE = 4096
