@@ -1,4 +1,5 @@
-"""The benchmark's budget: a slow strategy is timed on fewer whole copies of the corpus."""
+"""The benchmark: a slow strategy is timed on fewer whole copies of the corpus, and every row
+takes turns with the references it is compared with."""
 
 from __future__ import annotations
 
@@ -15,3 +16,24 @@ def test_fewer_copies_when_they_do_not():
 
 def test_never_fewer_than_one_copy():
     assert copies_within(100.0, copies=40, repeat=3, budget=60) == 1
+
+
+def test_timers_take_turns_pass_by_pass():
+    from chunklab.bench import _together
+
+    calls = []
+    best = _together({"a": (calls.append, ["a1", "a2"]), "b": (calls.append, ["b1"])}, 2)
+    assert calls == ["a1", "a2", "b1", "a1", "a2", "b1"]
+    assert set(best) == {"a", "b"} and all(s >= 0 for s in best.values())
+
+
+def test_every_row_has_its_ratio_to_the_parse_timed_with_it(capsys):
+    from chunklab.bench import run
+
+    rows = run("data/sample", 0.05, 1000, 1, strategies=["ast_breadcrumb"])
+    stages = [row["stage"] for row in rows]
+    assert stages[0] == "block parse (markdown-it)" and rows[0]["x parse"] == 1
+    assert any(stage.startswith("ast_breadcrumb [python]") for stage in stages)
+    for row in rows:
+        assert row["x parse"] > 0 and row["MB/s"] > 0 and "references" not in row
+    assert "timed pass by pass" in capsys.readouterr().out

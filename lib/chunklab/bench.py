@@ -14,11 +14,12 @@ more config``: documents already parsed, their words already counted) and the to
 one copy's chunks encoded text by text vs word by word from an empty cache (the first config
 of a sweep, on words never seen).
 
-Ratios are measured in the same run, so a noisy machine moves both sides alike. A strategy
-too slow to chunk every copy ``repeat`` times within ``budget`` seconds (an embedding model
-per sentence) is timed on fewer whole copies (one pass over one copy when even that does not
-fit), and the parse is timed on those same copies for its ratio; MB and passes say what each
-row's best time is of.
+Ratios are measured in the same run, the row and the references (the block parses, LangChain's
+header splitter) taking turns pass by pass on the same copies, so a machine that slows down for
+a while slows both sides alike. A strategy too slow to chunk every copy ``repeat`` times within
+``budget`` seconds (an embedding model per sentence) is timed on fewer whole copies (one pass
+over one copy when even that does not fit), and the references are timed on those same copies
+for its ratios; MB and passes say what each row's best time is of.
 """
 
 from __future__ import annotations
@@ -50,12 +51,20 @@ def replicate(corpus, megabytes: float) -> list:
 
 
 def _timed(func, docs, repeat: int) -> float:
-    best = float("inf")
+    return _together({"seconds": (func, docs)}, repeat)["seconds"]
+
+
+def _together(timers: dict[str, tuple[Any, list]], repeat: int) -> dict[str, float]:
+    """Best CPU time (of this process, every thread's) of a pass of each ``func`` over its
+    ``docs``, the timers taking turns pass by pass: a machine that slows down for a while
+    slows every one of them alike, and time the machine gives to others is not counted."""
+    best = dict.fromkeys(timers, float("inf"))
     for _ in range(repeat):
-        began = time.perf_counter()
-        for doc in docs:
-            func(doc)
-        best = min(best, time.perf_counter() - began)
+        for name, (func, docs) in timers.items():
+            began = time.process_time()
+            for doc in docs:
+                func(doc)
+            best[name] = min(best[name], time.process_time() - began)
     return best
 
 
@@ -67,51 +76,57 @@ def copies_within(probe_seconds: float, copies: int, repeat: int, budget: float)
     return max(1, min(copies, int(budget / (probe_seconds * repeat))))
 
 
+PARSE = "x parse"
+"""The column of the ratio to chunklab's markdown-it block parse."""
+
+
 def run(corpus_dir: str, megabytes: float, size: int, repeat: int,
         budget: float = 60.0, strategies: list[str] | None = None) -> list[dict]:
+    """Rows of the benchmark: the references (markdown-it block parse, and markdown-it-pyrs's
+    and LangChain's header splitter when installed), every strategy, the sweep's marginal
+    costs; each row with its ratio to every reference timed pass by pass with it."""
     corpus = load_corpus(corpus_dir)
     docs = replicate(corpus, megabytes)
     per_copy = max(len(corpus), 1)
     copies = max(len(docs) // per_copy, 1)
-    parse_seconds: dict[int, float] = {}
-
-    def parse_time(n: int) -> float:
-        if n not in parse_seconds:
-            parse_seconds[n] = _timed(
-                lambda d: parse_blocks(d.text, d.is_markdown, d.infer_headings),
-                docs[: n * per_copy], repeat)
-        return parse_seconds[n]
-
+    references = _references()
+    timed = _together({column: (func, docs) for column, (_, func) in references.items()}, repeat)
     rows: list[dict[str, Any]] = [
-        {"stage": "block parse (markdown-it)", "copies": copies, "passes": repeat,
-         "seconds": parse_time(copies)}
-    ]
-    references = _reference_rows(docs, copies, repeat)
-    rows += references
+        {"stage": stage, "copies": copies, "passes": repeat, "seconds": timed[column],
+         "references": timed} for column, (stage, _) in references.items()]
     parsers = ["python", "rust"] if rust_available() else ["python"]
     for name in strategies or available_names():
         config = make_config(strategy=name, size=size)
         for parser in parsers if REGISTRY[name].family == "ast" else [None]:
             rows.append(_strategy_row(name, config, parser, docs, per_copy, copies, repeat,
-                                      budget))
-    rows += _sweep_rows(docs, per_copy, copies, size, repeat)
+                                      budget, references))
+    rows += _sweep_rows(docs, per_copy, copies, size, repeat, references)
     for row in rows:
         chunked = docs[: row["copies"] * per_copy]
         row["MB"] = sum(len(d.text.encode()) for d in chunked) / 1_000_000
         row["MB/s"] = row["MB"] / row["seconds"]
-        row["x parse"] = parse_time(row["copies"]) / row["seconds"]
-    for row in rows:  # a reference's time scaled to the row's MB, over the row's time
-        for ref in references:
-            row[ref["column"]] = (ref["seconds"] * row["MB"] / ref["MB"]) / row["seconds"]
-    total_mb = rows[0]["MB"]
-    print(f"{len(docs)} documents, {total_mb:.2f} MB, size={size} chars, best of {repeat}")
+        for column, seconds in row.pop("references").items():
+            row[column] = seconds / row["seconds"]
+    print(f"{len(docs)} documents, {rows[0]['MB']:.2f} MB, size={size} chars, best of {repeat}"
+          "; each row's ratios are to the references timed pass by pass with it")
     for name, strategy in REGISTRY.items():
         if not strategy.available:
             print(f"not timed: {name} ({strategy.status()})")
     return rows
 
 
-def _strategy_row(name, config, parser, docs, per_copy, copies, repeat, budget) -> dict:
+def _with_references(stage: str, func, docs: list, references: dict, ref_docs: list,
+                     copies: int, repeat: int) -> dict:
+    """A row: ``func`` over ``docs`` and each reference over ``ref_docs``, pass by pass."""
+    timers = {column: (ref, ref_docs) for column, (_, ref) in references.items()}
+    timed = _together({**timers, "seconds": (func, docs)}, repeat)
+    seconds = timed.pop("seconds")
+    return {"stage": stage, "copies": copies, "passes": repeat, "seconds": seconds,
+            "references": timed}
+
+
+def _strategy_row(name, config, parser, docs, per_copy, copies, repeat, budget,
+                  references) -> dict:
     """One strategy's best time from text to chunks (the document is made, so parsed,
     inside the timed call), on as many copies as the budget allows."""
     stage = name if parser is None else f"{name} [{parser}]"
@@ -122,17 +137,20 @@ def _strategy_row(name, config, parser, docs, per_copy, copies, repeat, budget) 
     chunk(docs[0])  # loads what a peer needs (a model, a converter): untimed
     probe = _timed(chunk, docs[:per_copy], 1)
     if probe * repeat > budget:  # one copy, once: the probe is the measurement
-        return {"stage": stage, "copies": 1, "passes": 1, "seconds": probe}
+        timers = {column: (ref, docs[:per_copy]) for column, (_, ref) in references.items()}
+        return {"stage": stage, "copies": 1, "passes": 1, "seconds": probe,
+                "references": _together(timers, 1)}
     n = copies_within(probe, copies, repeat, budget)
-    return {"stage": stage, "copies": n, "passes": repeat,
-            "seconds": _timed(chunk, docs[: n * per_copy], repeat)}
+    return _with_references(stage, chunk, docs[: n * per_copy], references,
+                            docs[: n * per_copy], n, repeat)
 
 
 MARGINAL = "ast_breadcrumb"
 """The strategy whose marginal cost per config is printed."""
 
 
-def _sweep_rows(docs, per_copy: int, copies: int, size: int, repeat: int) -> list[dict]:
+def _sweep_rows(docs, per_copy: int, copies: int, size: int, repeat: int,
+                references: dict) -> list[dict]:
     """What a sweep pays per config beyond the first: ``MARGINAL`` at half the size on
     documents already parsed whose words were already counted (by a first config); and the
     token counts of one copy's chunks, each text encoded whole vs word by word from an empty
@@ -143,8 +161,9 @@ def _sweep_rows(docs, per_copy: int, copies: int, size: int, repeat: int) -> lis
     first, other = (make_config(strategy=MARGINAL, size=s) for s in (size, max(size // 2, 1)))
     for doc in parsed:
         chunk_document(doc, first)
-    rows = [{"stage": f"{MARGINAL}, one more config", "copies": copies, "passes": repeat,
-             "seconds": _timed(lambda d: chunk_document(d, other), parsed, repeat)}]
+    rows = [_with_references(f"{MARGINAL}, one more config",
+                             lambda d: chunk_document(d, other), parsed, references, docs,
+                             copies, repeat)]
     if not sizes.tokens_available():
         return rows
     texts = [c.text for d in parsed[:per_copy] for c in chunk_document(d, first)]
@@ -155,33 +174,32 @@ def _sweep_rows(docs, per_copy: int, copies: int, size: int, repeat: int) -> lis
 
     for stage, count in (("token counts, each text encoded", sizes.encode_counts),
                          ("token counts, word by word (cold)", word_by_word)):
-        rows.append({"stage": stage, "copies": 1, "passes": repeat,
-                     "seconds": _timed(lambda _d, f=count: f(texts), [None], repeat)})
+        rows.append(_with_references(stage, lambda _d, f=count: f(texts), [None], references,
+                                     docs[:per_copy], 1, repeat))
     return rows
 
 
-def _reference_rows(docs, copies: int, repeat: int) -> list[dict]:
-    """markdown-it-pyrs's own block parse and LangChain's header splitter alone, when
-    installed: what the ``x rust`` and ``x LC header`` columns compare with."""
-    rows = []
+def _references() -> dict[str, tuple[str, Any]]:
+    """By ratio column: (stage, one document's pass) of chunklab's markdown-it block parse,
+    and when installed markdown-it-pyrs's own block parse and LangChain's header splitter
+    alone: what the ``x parse``, ``x rust`` and ``x LC header`` columns compare with."""
+    found: dict[str, tuple[str, Any]] = {
+        PARSE: ("block parse (markdown-it)",
+                lambda d: parse_blocks(d.text, d.is_markdown, d.infer_headings))}
     if rust_available():
         from .document.rust_blocks import _parser
 
         tree = _parser().tree
-        rows.append({"stage": "block parse (markdown-it-pyrs)", "column": "x rust",
-                     "copies": copies, "passes": repeat,
-                     "seconds": _timed(lambda d: tree(d.text), docs, repeat)})
+        found["x rust"] = ("block parse (markdown-it-pyrs)", lambda d: tree(d.text))
     try:
         from langchain_text_splitters import MarkdownHeaderTextSplitter
     except ImportError:
-        return rows
+        return found
     from .chunking.strategies.baselines import MHS_HEADERS
 
     splitter = MarkdownHeaderTextSplitter(MHS_HEADERS, strip_headers=False)
-    rows.append({"stage": "LangChain header splitter", "column": "x LC header",
-                 "copies": copies, "passes": repeat,
-                 "seconds": _timed(lambda d: splitter.split_text(d.text), docs, repeat)})
-    return rows
+    found["x LC header"] = ("LangChain header splitter", lambda d: splitter.split_text(d.text))
+    return found
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -228,7 +246,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     rows = run(args.corpus, args.mb or 5.0, args.size, args.repeat, args.budget, args.strategies)
     extra = [c for c in ("x rust", "x LC header") if c in rows[-1]]
-    print(f"{'stage':<34}{'MB':>7}{'passes':>7}{'seconds':>9}{'MB/s':>8}{'x parse':>9}"
+    print(f"{'stage':<34}{'MB':>7}{'passes':>7}{'CPU s':>9}{'MB/s':>8}{'x parse':>9}"
           + "".join(f"{c:>12}" for c in extra))
     for row in rows:
         print(f"{row['stage']:<34}{row['MB']:>7.2f}{row['passes']:>7}{row['seconds']:>9.2f}"
