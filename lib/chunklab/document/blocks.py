@@ -368,7 +368,6 @@ def _retitled(blocks: Iterable[Block], references: dict[str, str]) -> list[Block
     return out
 
 
-
 def _fold(tokens: list[Token], text: str, lines: LineIndex, infer: bool,
           references: dict[str, str]) -> list[Block]:
     """Block tokens of whole top-level blocks folded into Blocks."""

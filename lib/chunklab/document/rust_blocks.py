@@ -258,8 +258,8 @@ def _may_differ(text: str, block: Any, name: str, before: list) -> bool:
     if name == "lheading":
         return "|" in text[block.start : block.end]
     stop = text.find("\n", block.start, block.end)
-    if name in ("fence", "html_block"):  # markdown-it-py tries a table first: ``~~~ |`` or
-        # ``<!-- |`` over ``---`` is one
+    if name in ("fence", "html_block"):
+        # markdown-it-py tries a table first: ``~~~ |`` or ``<!-- |`` over ``---`` is one
         return "|" in text[block.start : block.end if stop < 0 else stop]
     if name != "table":
         return False

@@ -18,11 +18,11 @@ def budget_name(budget: int) -> str:
 
 
 def truncate(chunk: Chunk, tokens: int) -> Chunk:
-    """``chunk`` cut to its first ``tokens`` tokens: text and span end shortened (the
-    renderings keep their prefix before the shorter text)
-    (for a rewritten, non-verbatim chunk the span end moves by the same number of chars)."""
+    """``chunk`` cut to its first ``tokens`` tokens: its text and span end shortened, so its
+    renderings are their prefix then the shorter text (for a rewritten, non-verbatim chunk the
+    span end moves by the same number of chars)."""
     chars = prefix_chars(chunk.text, tokens)
-    text = chunk.text[:chars]  # the renderings follow: their prefix, then this text
+    text = chunk.text[:chars]
     end = chunk.start + min(chars, chunk.end - chunk.start)
     return dataclasses.replace(chunk, text=text, end=end,
                                n_chars=len(text), n_words=len(text.split()), n_tokens=tokens)

@@ -35,20 +35,20 @@ class _Compact:
     as the runs' spans (so a position maps to its offset per run, not per char)."""
 
     def __init__(self, text: str, pattern: re.Pattern[str]):
-        kind = np.int32 if len(text) < 2**31 else np.int64  # 4 bytes a run below 2 G chars
+        dtype = np.int32 if len(text) < 2**31 else np.int64  # 4 bytes a run below 2 G chars
         texts, starts, lengths = [], [], []
         for lo, slab in _slabs(text):  # a slab at a time: a list of runs per slab, not per text
             runs = pattern.findall(slab)
             gaps = pattern.split(slab)  # the text between runs: one more than the runs
             texts.append("".join(runs))
-            run_lengths = _lengths(runs, kind)
-            before = np.cumsum(_lengths(gaps, kind), dtype=kind)[:-1]  # chars before each run
-            starts.append(lo + before + np.cumsum(run_lengths, dtype=kind) - run_lengths)
+            run_lengths = _lengths(runs, dtype)
+            before = np.cumsum(_lengths(gaps, dtype), dtype=dtype)[:-1]  # chars before each run
+            starts.append(lo + before + np.cumsum(run_lengths, dtype=dtype) - run_lengths)
             lengths.append(run_lengths)
         self.text = "".join(texts)
         self.starts = np.concatenate(starts)
-        total = np.cumsum(np.concatenate(lengths), dtype=kind)
-        self.firsts = np.concatenate((np.zeros(1, kind), total))
+        total = np.cumsum(np.concatenate(lengths), dtype=dtype)
+        self.firsts = np.concatenate((np.zeros(1, dtype), total))
         """Compact position of each run's first char (then the compact length)."""
 
     def position(self, offset: int) -> int:
@@ -91,8 +91,8 @@ def _run_at(bounds: np.ndarray, value: int) -> int:
     return int(bounds.searchsorted(bounds.dtype.type(value), side="right")) - 1
 
 
-def _lengths(strings: list[str], kind: type) -> np.ndarray:
-    return np.fromiter(map(len, strings), dtype=kind, count=len(strings))
+def _lengths(strings: list[str], dtype: type) -> np.ndarray:
+    return np.fromiter(map(len, strings), dtype=dtype, count=len(strings))
 
 
 class Aligner:

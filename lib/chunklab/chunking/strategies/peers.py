@@ -259,4 +259,3 @@ def docling_hybrid(doc: Document, config: ChunkerConfig) -> list[Chunk]:
                                 embed_prefix=rendering_prefix(chunker.contextualize(c), c.text,
                                                               "contextualize()"))
             for chunk, c in zip(chunks, found, strict=True)]
-
