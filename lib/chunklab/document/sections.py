@@ -14,22 +14,30 @@ _START, _END = attrgetter("start"), attrgetter("end")
 
 
 class HeadingStack:
-    """Headings seen so far; a heading clears every entry at its depth and below."""
+    """Headings seen so far; a heading clears every entry at its depth and below. Held
+    dense (skipped levels have no entry), so a path is one tuple call."""
 
     def __init__(self) -> None:
-        self._stack: list[tuple[str, str] | None] = []
+        self._levels: list[int] = []
+        self._titles: list[str] = []
+        self._provenances: list[str] = []
 
     def push(self, level: int, title: str, provenance: str = "") -> None:
-        del self._stack[level - 1 :]
-        self._stack.extend([None] * (level - 1 - len(self._stack)))
-        self._stack.append((title.strip(), provenance))
+        levels = self._levels
+        while levels and levels[-1] >= level:
+            levels.pop()
+            self._titles.pop()
+            self._provenances.pop()
+        levels.append(level)
+        self._titles.append(title.strip())
+        self._provenances.append(provenance)
 
     def path(self) -> tuple[str, ...]:
         """Dense path: skipped levels are left out, never holes."""
-        return tuple(entry[0] for entry in self._stack if entry)
+        return tuple(self._titles)
 
     def provenance(self) -> tuple[str, ...]:
-        return tuple(entry[1] for entry in self._stack if entry)
+        return tuple(self._provenances)
 
 
 class Breadcrumbs:
@@ -68,8 +76,12 @@ class Breadcrumbs:
         """How each heading of ``at(offset)`` was found, in the same order."""
         return self.provenances[self._index(offset)]
 
-    def common(self, offsets: Iterable[int]) -> tuple[str, ...]:
-        """The longest path shared by every offset: the common parent of what they hold."""
+    def common(self, offsets: Sequence[int]) -> tuple[str, ...]:
+        """The longest path shared by every offset (in order): the common parent of what they
+        hold. Offsets under one heading share its path, found once."""
+        first = self._index(offsets[0])
+        if first == self._index(offsets[-1]):
+            return self.paths[first]
         return common_prefix(self.at(o) for o in offsets)
 
 

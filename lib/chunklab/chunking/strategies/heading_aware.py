@@ -24,7 +24,16 @@ from ..records import Chunk, Piece
 
 def section_pieces(doc, section: Section, config, sizer: Sizer) -> list[Piece]:
     """Blocks of one section packed up to the size; fences and tables are never cut, nested
-    ones included."""
+    ones included. A section that fits is one piece, as packing would make it (blocks lie
+    on lines of their own, so the sizes of its groups add up to its size)."""
+    start, end = section.blocks[0].start, section.blocks[-1].end
+    if sizer(start, end) <= config.size:
+        return [Piece(start, end)]
+    return packed_pieces(doc, section, config, sizer)
+
+
+def packed_pieces(doc, section: Section, config, sizer: Sizer) -> list[Piece]:
+    """A section's blocks glued, cut where they may be and packed up to the size."""
     groups = glue(section, caption=config.table_caption, caption_max=config.caption_max_chars)
     segments = [
         seg for group in groups for seg in group_segments(group, doc.text, config.size, sizer)
