@@ -37,3 +37,17 @@ def test_every_row_has_its_ratio_to_the_parse_timed_with_it(capsys):
     for row in rows:
         assert row["x parse"] > 0 and row["MB/s"] > 0 and "references" not in row
     assert "timed pass by pass" in capsys.readouterr().out
+
+
+def test_langchain_header_and_recursive_splitter_is_a_reference():
+    import pytest
+
+    pytest.importorskip("langchain_text_splitters", reason="the langchain extra is not installed")
+    from chunklab.bench import run
+
+    rows = run("data/sample", 0.05, 1000, 1, strategies=["ast_breadcrumb"])
+    stages = [row["stage"] for row in rows]
+    assert "LangChain header + recursive" in stages
+    ours = next(row for row in rows if row["stage"].startswith("ast_breadcrumb ["))
+    reference = next(row for row in rows if row["stage"] == "LangChain header + recursive")
+    assert reference["x LC+RCT"] == 1 and ours["x LC+RCT"] > 0

@@ -1,8 +1,9 @@
 """Throughput benchmark: markdown-it block parse vs every available strategy (peers
 included), on a replicated corpus; each strategy of the ast family is timed with both block
 parsers when markdown-it-pyrs (extra ``fast``) is installed, beside markdown-it-pyrs's own block
-parse and LangChain's MarkdownHeaderTextSplitter alone (``x rust``, ``x LC header``: their time
-over the row's).
+parse and LangChain's MarkdownHeaderTextSplitter, alone and followed by its
+RecursiveCharacterTextSplitter (``x rust``, ``x LC header``, ``x LC+RCT``: their time over the
+row's).
 
     python -m chunklab.bench [--corpus data/sample] [--mb 5] [--size 1000] [--repeat 3]
                              [--budget 60]
@@ -89,7 +90,7 @@ def run(corpus_dir: str, megabytes: float, size: int, repeat: int,
     docs = replicate(corpus, megabytes)
     per_copy = max(len(corpus), 1)
     copies = max(len(docs) // per_copy, 1)
-    references = _references()
+    references = _references(size)
     timed = _together({column: (func, docs) for column, (_, func) in references.items()}, repeat)
     rows: list[dict[str, Any]] = [
         {"stage": stage, "copies": copies, "passes": repeat, "seconds": timed[column],
@@ -179,10 +180,12 @@ def _sweep_rows(docs, per_copy: int, copies: int, size: int, repeat: int,
     return rows
 
 
-def _references() -> dict[str, tuple[str, Any]]:
+def _references(size: int) -> dict[str, tuple[str, Any]]:
     """By ratio column: (stage, one document's pass) of chunklab's markdown-it block parse,
-    and when installed markdown-it-pyrs's own block parse and LangChain's header splitter
-    alone: what the ``x parse``, ``x rust`` and ``x LC header`` columns compare with."""
+    and when installed markdown-it-pyrs's own block parse, LangChain's header splitter alone
+    and followed by its recursive splitter at ``size`` chars (the structure-aware splitter
+    people run instead): what the ``x parse``, ``x rust``, ``x LC header`` and ``x LC+RCT``
+    columns compare with."""
     found: dict[str, tuple[str, Any]] = {
         PARSE: ("block parse (markdown-it)",
                 lambda d: parse_blocks(d.text, d.is_markdown, d.infer_headings))}
@@ -195,10 +198,13 @@ def _references() -> dict[str, tuple[str, Any]]:
         from langchain_text_splitters import MarkdownHeaderTextSplitter
     except ImportError:
         return found
-    from .chunking.strategies.baselines import MHS_HEADERS
+    from .chunking.strategies.baselines import MHS_HEADERS, _rct
 
     splitter = MarkdownHeaderTextSplitter(MHS_HEADERS, strip_headers=False)
+    recursive = _rct(make_config(strategy="rct", size=size))
     found["x LC header"] = ("LangChain header splitter", lambda d: splitter.split_text(d.text))
+    found["x LC+RCT"] = ("LangChain header + recursive",
+                         lambda d: recursive.split_documents(splitter.split_text(d.text)))
     return found
 
 
@@ -245,7 +251,7 @@ def main(argv: list[str] | None = None) -> int:
                   tuple(args.strategies or DEFAULT_STRATEGIES))
         return 0
     rows = run(args.corpus, args.mb or 5.0, args.size, args.repeat, args.budget, args.strategies)
-    extra = [c for c in ("x rust", "x LC header") if c in rows[-1]]
+    extra = [c for c in ("x rust", "x LC header", "x LC+RCT") if c in rows[-1]]
     print(f"{'stage':<34}{'MB':>7}{'passes':>7}{'CPU s':>9}{'MB/s':>8}{'x parse':>9}"
           + "".join(f"{c:>12}" for c in extra))
     for row in rows:
