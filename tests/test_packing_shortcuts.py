@@ -1,6 +1,8 @@
 """The chunk path's shortcuts give what the long way gives: a section that fits is the one
-piece packing would make of it, in every unit; a breadcrumb looked up at the first and last
-offset is the common path of them all; the control-char check is the character class's."""
+piece packing would make of it, in every unit; a span weighed alone counts what a batch
+counts; tiny sections merge as they did when every span was measured again; a breadcrumb
+looked up at the first and last offset is the common path of them all; the control-char
+check is the character class's; sentence starts are those of blingfire's own wrapper."""
 
 from __future__ import annotations
 
@@ -11,8 +13,16 @@ from hypothesis import strategies as st
 
 from chunklab import make_config, make_document
 from chunklab.chunking.packing import Sizer, sections
-from chunklab.chunking.sizes import SPLIT_UNSAFE, split_unsafe
-from chunklab.chunking.strategies.heading_aware import packed_pieces, section_pieces
+from chunklab.chunking.records import Piece
+from chunklab.chunking.sentences import sentence_starts
+from chunklab.chunking.sizes import SPLIT_UNSAFE, count_one, count_tokens, split_unsafe
+from chunklab.chunking.strategies.heading_aware import (
+    _related,
+    ast_pieces,
+    merge_tiny,
+    packed_pieces,
+    section_pieces,
+)
 from chunklab.document.sections import Breadcrumbs, common_prefix
 from generated import markdown_docs
 
@@ -62,3 +72,55 @@ def test_the_common_path_of_offsets_is_that_of_every_one(text, picks):
 def test_the_control_char_check_is_the_character_class(text):
     assert SPLIT_UNSAFE == CONTROL
     assert split_unsafe(text) == bool(re.search("[\x0b\x0c\x1c-\x1f\x85]", text))
+
+
+@settings(max_examples=100, deadline=None)
+@given(text=markdown_docs(), controls=st.lists(st.integers(0, 40), max_size=3),
+       cut=st.tuples(st.floats(0, 1), st.floats(0, 1)))
+def test_a_span_weighed_alone_counts_what_a_batch_counts(text, controls, cut):
+    text = _with_controls(text, controls)
+    a, b = sorted(int(c * len(text)) for c in cut)
+    assert count_one(text[a:b]) == count_tokens([text[a:b]])[0]
+
+
+def _merged_measuring_every_time(pieces, crumbs, config, sizer):
+    """merge_tiny as it was: every span measured again at every comparison."""
+    merged: list[Piece] = []
+    for piece in pieces:
+        prev = merged[-1] if merged else None
+        if (prev is not None and prev.part is None and piece.part is None
+                and min(sizer(prev.start, prev.end), sizer(piece.start, piece.end))
+                < config.min_size
+                and sizer(prev.start, piece.end) <= config.size
+                and _related(crumbs, prev, piece)):
+            prev.end = piece.end
+            continue
+        merged.append(piece)
+    return merged
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=markdown_docs(), unit=st.sampled_from(["chars", "words", "tokens"]),
+       size=st.sampled_from([20, 60, 200]), share=st.sampled_from([0.2, 0.5, 1.0]))
+@example(  # two tiny sections merged are no longer tiny: the next one stays apart
+    text="# Guide\n\n## A\n\nalpha beta gamma\n\n## B\n\nalpha beta gamma delta\n\n"
+         "## C\n\nalpha beta gamma delta alpha beta gamma delta alpha\n", unit="chars",
+    size=200, share=0.2)
+def test_tiny_sections_merge_as_when_every_span_was_measured_again(text, unit, size, share):
+    doc = make_document("gen.md", text)
+    config = make_config(strategy="ast_merge", size=size, unit=unit, min_size=int(size * share))
+    sizer, crumbs = Sizer(doc.text, unit), Breadcrumbs(doc.blocks)
+    unmerged = make_config(strategy="ast_merge", size=size, unit=unit, min_size=0)
+    once = [(p.start, p.end) for p in merge_tiny(ast_pieces(doc, unmerged), crumbs, config,
+                                                 sizer)]
+    again = _merged_measuring_every_time(ast_pieces(doc, unmerged), crumbs, config, sizer)
+    assert once == [(p.start, p.end) for p in again]
+
+
+@given(text=st.lists(st.sampled_from(
+    ["Run it", ". ", "! ", "? ", "\n", "\n\n", "e.g. ", "数据", "完了。", "😀", "é", "e\u0301",
+     "  ", "Dr. ", "x"]), min_size=1).map("".join))
+def test_sentence_starts_are_those_of_blingfire_s_own_wrapper(text):
+    from blingfire import text_to_sentences_and_offsets
+
+    assert sentence_starts(text) == [start for start, _ in text_to_sentences_and_offsets(text)[1]]

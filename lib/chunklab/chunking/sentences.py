@@ -3,6 +3,7 @@ model: fast enough to run on every oversized paragraph, and it knows CJK full st
 
 from __future__ import annotations
 
+import ctypes
 from functools import lru_cache
 from typing import Any
 
@@ -10,19 +11,48 @@ from ..errors import SegmenterError
 
 
 @lru_cache(maxsize=1)
-def _breaker() -> Any:
+def _native() -> Any:
+    """blingfire's native library (its ``TextToSentencesWithOffsets``)."""
     try:
-        from blingfire import text_to_sentences_and_offsets
+        import blingfire
     except OSError as err:  # the wheel ships its native library for x86-64 only
         raise SegmenterError(str(err)) from None
-    return text_to_sentences_and_offsets
+    return blingfire.blingfire
+
+
+def sentence_starts(text: str) -> list[int]:
+    """Char offsets where blingfire's sentences of ``text`` begin, the first included.
+
+    The native call reports UTF-8 byte offsets; blingfire's own Python wrapper maps them to
+    chars one byte at a time in Python (most of the time of a long paragraph), so here a
+    text that is ASCII keeps them as they are and any other has the chars between two
+    starts counted by decoding those bytes."""
+    data = text.encode("utf-8")
+    if not data:
+        return []
+    room = 2 * len(data) + 1
+    out = ctypes.create_string_buffer(room)
+    starts, ends = (ctypes.c_int32 * room)(), (ctypes.c_int32 * room)()
+    found = _native().TextToSentencesWithOffsets(
+        ctypes.c_char_p(data), ctypes.c_int(len(data)), ctypes.byref(out),
+        ctypes.byref(starts), ctypes.byref(ends), ctypes.c_int(room))
+    if found < 0 or found > room:
+        return []
+    byte_starts = starts[: out.value.count(b"\n") + 1]
+    if len(data) == len(text):
+        return byte_starts
+    chars, before = [], (0, 0)
+    for offset in byte_starts:
+        count = before[1] + len(data[before[0] : offset].decode("utf-8"))
+        chars.append(count)
+        before = (offset, count)
+    return chars
 
 
 def sentence_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
     """Sentences of ``text[start:end]`` as spans that tile it: each runs to where the next
     begins (whitespace excluded), the first from ``start``, the last to ``end``."""
-    _, found = _breaker()(text[start:end])
-    bounds = [start + s for s, _e in found if 0 < s < end - start]
+    bounds = [start + s for s in sentence_starts(text[start:end]) if 0 < s < end - start]
     spans: list[tuple[int, int]] = []
     begin = start
     for nxt in [*bounds, end]:

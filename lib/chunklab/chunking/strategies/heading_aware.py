@@ -44,22 +44,22 @@ def packed_pieces(doc, section: Section, config, sizer: Sizer) -> list[Piece]:
 def merge_tiny(pieces: Iterable[Piece], crumbs: Breadcrumbs, config, sizer: Sizer
                ) -> Iterator[Piece]:
     """Consecutive whole sections merge under their common parent when either is below
-    ``min_size``: a tiny section joins the next one, a tiny last one the one before it."""
+    ``min_size``: a tiny section joins the next one, a tiny last one the one before it. Each
+    span is measured once (a merged piece's size is the joined span's)."""
     prev: Piece | None = None
+    prev_size = 0
     for piece in pieces:
-        if (
-            prev is not None
-            and prev.part is None
-            and piece.part is None
-            and min(sizer(prev.start, prev.end), sizer(piece.start, piece.end)) < config.min_size
-            and sizer(prev.start, piece.end) <= config.size
-            and _related(crumbs, prev, piece)
+        size = sizer(piece.start, piece.end) if piece.part is None else 0
+        if prev is not None and prev.part is None and piece.part is None and (
+            min(prev_size, size) < config.min_size
         ):
-            prev.end = piece.end
-            continue
+            joined = sizer(prev.start, piece.end)
+            if joined <= config.size and _related(crumbs, prev, piece):
+                prev.end, prev_size = piece.end, joined
+                continue
         if prev is not None:
             yield prev
-        prev = piece
+        prev, prev_size = piece, size
     if prev is not None:
         yield prev
 
