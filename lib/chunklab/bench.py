@@ -10,7 +10,8 @@ row's).
     python -m chunklab.bench --scale [--scale-mb 5 10 20 50] [--headings 10000 20000 40000]
     python -m chunklab.bench --sweep   (the sweep's costs: see chunklab.sweep_bench)
 
-Below the strategies, what a sweep pays per config beyond the first (``ast_breadcrumb, one
+Below the strategies, ast_breadcrumb with its size in tokens (``--size`` / 4), alone and with
+tiny sections merged; what a sweep pays per config beyond the first (``ast_breadcrumb, one
 more config``: documents already parsed, their words already counted) and the token counts of
 one copy's chunks encoded text by text vs word by word from an empty cache (the first config
 of a sweep, on words never seen).
@@ -101,6 +102,7 @@ def run(corpus_dir: str, megabytes: float, size: int, repeat: int,
         for parser in parsers if REGISTRY[name].family == "ast" else [None]:
             rows.append(_strategy_row(name, config, parser, docs, per_copy, copies, repeat,
                                       budget, references))
+    rows += _token_rows(docs, per_copy, copies, size, repeat, budget, references)
     rows += _sweep_rows(docs, per_copy, copies, size, repeat, references)
     for row in rows:
         chunked = docs[: row["copies"] * per_copy]
@@ -147,7 +149,28 @@ def _strategy_row(name, config, parser, docs, per_copy, copies, repeat, budget,
 
 
 MARGINAL = "ast_breadcrumb"
-"""The strategy whose marginal cost per config is printed."""
+"""The strategy whose marginal cost per config, and cost at a size in tokens, is printed."""
+CHARS_PER_TOKEN = 4
+"""About how many chars of English prose a token holds: the size in tokens of the tokens row."""
+
+
+def _token_rows(docs, per_copy: int, copies: int, size: int, repeat: int, budget: float,
+                references: dict) -> list[dict]:
+    """``MARGINAL`` with its size in tokens (about the same chunks as ``size`` chars), alone
+    and with tiny sections merged: every span packing weighs is counted in tokens."""
+    if MARGINAL not in REGISTRY or not REGISTRY[MARGINAL].available:
+        return []
+    if not sizes.tokens_available():
+        return []
+    tokens = max(size // CHARS_PER_TOKEN, 1)
+    rows = []
+    for min_size in (0, tokens // 4):
+        config = make_config(strategy=MARGINAL, size=tokens, unit="tokens", min_size=min_size)
+        row = _strategy_row(MARGINAL, config, None, docs, per_copy, copies, repeat, budget,
+                            references)
+        merged = f", min_size {min_size}" if min_size else ""
+        rows.append({**row, "stage": f"{MARGINAL}, {tokens} tokens{merged}"})
+    return rows
 
 
 def _sweep_rows(docs, per_copy: int, copies: int, size: int, repeat: int,
