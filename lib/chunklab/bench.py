@@ -275,10 +275,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     rows = run(args.corpus, args.mb or 5.0, args.size, args.repeat, args.budget, args.strategies)
     extra = [c for c in ("x rust", "x LC header", "x LC+RCT") if c in rows[-1]]
-    print(f"{'stage':<34}{'MB':>7}{'passes':>7}{'CPU s':>9}{'MB/s':>8}{'x parse':>9}"
+    print(f"{'stage':<40}{'MB':>7}{'passes':>7}{'CPU s':>9}{'MB/s':>8}{'x parse':>9}"
           + "".join(f"{c:>12}" for c in extra))
     for row in rows:
-        print(f"{row['stage']:<34}{row['MB']:>7.2f}{row['passes']:>7}{row['seconds']:>9.2f}"
+        print(f"{row['stage']:<40}{row['MB']:>7.2f}{row['passes']:>7}{row['seconds']:>9.2f}"
               f"{row['MB/s']:>8.3g}{row['x parse']:>9.3g}"
               + "".join(f"{row[c]:>12.3g}" for c in extra))
     return 0
