@@ -125,6 +125,8 @@ class Piece:
     """A breadcrumb the strategy supplies itself (baselines with header metadata)."""
     part: tuple[int, int] | None = None
     strategy: str = ""
+    size: int | None = None
+    """Its size in the config's unit, when the strategy measured this very span."""
 
 
 StrategyFunc: TypeAlias = "Callable[[Document, ChunkerConfig], list[Chunk]]"

@@ -27,8 +27,9 @@ def section_pieces(doc, section: Section, config, sizer: Sizer) -> list[Piece]:
     ones included. A section that fits is one piece, as packing would make it (blocks lie
     on lines of their own, so the sizes of its groups add up to its size)."""
     start, end = section.blocks[0].start, section.blocks[-1].end
-    if sizer(start, end) <= config.size:
-        return [Piece(start, end)]
+    size = sizer(start, end)
+    if size <= config.size:
+        return [Piece(start, end, size=size)]
     return packed_pieces(doc, section, config, sizer)
 
 
@@ -45,21 +46,21 @@ def merge_tiny(pieces: Iterable[Piece], crumbs: Breadcrumbs, config, sizer: Size
                ) -> Iterator[Piece]:
     """Consecutive whole sections merge under their common parent when either is below
     ``min_size``: a tiny section joins the next one, a tiny last one the one before it. Each
-    span is measured once (a merged piece's size is the joined span's)."""
+    span is measured once (a piece's ``size``, and a merged piece's that of the joined span)."""
     prev: Piece | None = None
-    prev_size = 0
     for piece in pieces:
-        size = sizer(piece.start, piece.end) if piece.part is None else 0
+        if piece.part is None and piece.size is None:
+            piece.size = sizer(piece.start, piece.end)
         if prev is not None and prev.part is None and piece.part is None and (
-            min(prev_size, size) < config.min_size
+            min(prev.size or 0, piece.size or 0) < config.min_size
         ):
             joined = sizer(prev.start, piece.end)
             if joined <= config.size and _related(crumbs, prev, piece):
-                prev.end, prev_size = piece.end, joined
+                prev.end, prev.size = piece.end, joined
                 continue
         if prev is not None:
             yield prev
-        prev, prev_size = piece, size
+        prev = piece
     if prev is not None:
         yield prev
 
