@@ -139,13 +139,21 @@ def group_segments(group: list[Block], text: str, limit: int, sizer: Sizer) -> l
     if len(body) == 2:  # a caption and its table
         caption, table = segments[-2], segments[-1]
         segments[-2:] = [_span(caption.start, table.end, True, sizer)]
-    segments[0] = _span(group[0].start, segments[0].end, segments[0].atomic, sizer)
-    segments[-1] = _span(segments[-1].start, group[-1].end, segments[-1].atomic, sizer)
+    segments[0] = _widened(segments[0], group[0].start, segments[0].end, segments[0].atomic,
+                           sizer)
+    segments[-1] = _widened(segments[-1], segments[-1].start, group[-1].end,
+                            segments[-1].atomic, sizer)
     return segments
 
 
 def _span(start: int, end: int, atomic: bool, sizer: Sizer) -> Segment:
     return Segment(start, end, sizer(start, end), atomic)
+
+
+def _widened(seg: Segment, start: int, end: int, atomic: bool, sizer: Sizer) -> Segment:
+    """``seg`` stretched to [start, end), measured again only when its span changed."""
+    size = seg.size if start == seg.start and end == seg.end else sizer(start, end)
+    return Segment(start, end, size, atomic)
 
 
 def block_segments(
@@ -170,8 +178,8 @@ def block_segments(
         segments = _line_segments(block.start, block.end, text, limit, sizer)
     # Marks around the block's own span (a container's opening and closing lines) go with
     # its first and last segment, never alone.
-    segments[0] = _span(start, segments[0].end, False, sizer)
-    segments[-1] = _span(segments[-1].start, end, False, sizer)
+    segments[0] = _widened(segments[0], start, segments[0].end, False, sizer)
+    segments[-1] = _widened(segments[-1], segments[-1].start, end, False, sizer)
     return segments
 
 
@@ -233,7 +241,7 @@ def _line_segments(start: int, end: int, text: str, limit: int, sizer: Sizer) ->
             continue
         first = line_start + (len(line) - len(line.lstrip()))
         pieces.extend(_split_line(first, line_start + len(stripped), text, limit, sizer))
-    pieces[0] = _span(start, pieces[0].end, False, sizer)  # indentation or marks before it
+    pieces[0] = _widened(pieces[0], start, pieces[0].end, False, sizer)  # indentation, marks
     return pieces
 
 
