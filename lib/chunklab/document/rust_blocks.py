@@ -230,7 +230,9 @@ class _Folder:
         start, end = span
         text = self.text
         if kind == "heading":
-            raw = "".join(child.meta.get("content", "") for child in node.children).strip()
+            kids = node.children  # inline rules are off: one text node (none when empty)
+            raw = (kids[0].meta.get("content", "") if len(kids) == 1 else
+                   "".join(child.meta.get("content", "") for child in kids)).strip()
             title = plain_text(raw, self.ref_map)
             provenance = "markdown_setext" if node.name == "lheading" else "markdown_atx"
             return Block("heading" if title else "empty_heading", start, end,
