@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import lru_cache
 
 from ..document.blocks import NOT_BODY, Block, atomic_blocks
 from ..document.corpus import Document, make_document
@@ -45,8 +46,10 @@ def chunk_corpus(corpus: Iterable[Document], config: ChunkerConfig) -> list[Chun
     return [chunk for doc in corpus for chunk in chunk_document(doc, config)]
 
 
+@lru_cache(maxsize=4096)
 def normalise(text: str) -> str:
-    """Casefolded words without backticks: how a heading is compared with the title."""
+    """Casefolded words without backticks: how a heading is compared with the title (the
+    sections of a document share its first heading: each is read once)."""
     return " ".join(text.casefold().replace("`", "").split())
 
 

@@ -47,12 +47,14 @@ def sections(blocks: tuple[Block, ...]) -> Iterator[Section]:
     """Split at every heading; headings (and front matter) with no content before the next
     heading chain onto it. Made one at a time, as they are read."""
     current: Section | None = None
+    has_content = False  # current.content is not empty
     for block in blocks:
-        if current is None or (block.is_heading and current.content):
+        if current is None or (block.kind == "heading" and has_content):
             if current is not None:
                 yield current
-            current = Section()
+            current, has_content = Section(), False
         current.blocks.append(block)
+        has_content = has_content or block.is_body
     if current is not None:
         yield current
 

@@ -52,12 +52,11 @@ class Breadcrumbs:
         size = self.blocks[-1].end if self.blocks else 0
         self._block_starts = array(offset_type(size), map(_START, self.blocks))
         self._block_ends = array(offset_type(size), map(_END, self.blocks))
-        for block in self.blocks:
-            if block.kind == "heading":  # Block.is_heading, without a call per block
-                stack.push(block.level, block.title, block.provenance)
-                self.starts.append(block.start)
-                self.paths.append(stack.path())
-                self.provenances.append(stack.provenance())
+        for block in [b for b in self.blocks if b.kind == "heading"]:  # Block.is_heading
+            stack.push(block.level, block.title, block.provenance)
+            self.starts.append(block.start)
+            self.paths.append(stack.path())
+            self.provenances.append(stack.provenance())
         self.has_headings = len(self.starts) > 1
 
     def _index(self, offset: int) -> int:
