@@ -65,7 +65,9 @@ def test_the_common_path_of_offsets_is_that_of_every_one(text, picks):
     doc = make_document("gen.md", text)
     crumbs = Breadcrumbs(doc.blocks)
     offsets = sorted(int(p * len(text)) for p in picks)
-    assert crumbs.common(offsets) == common_prefix(crumbs.at(o) for o in offsets)
+    path = common_prefix(crumbs.at(o) for o in offsets)
+    assert crumbs.common(offsets) == path
+    assert crumbs.label(offsets) == (path, crumbs.provenance_at(offsets[0])[: len(path)])
 
 
 @given(text=st.text(alphabet=st.sampled_from(["a", " ", "\n", "数", *CONTROL, "\x85", "\t"])))

@@ -135,8 +135,7 @@ class ChunkBuilder:
         if piece.breadcrumb is not None:
             return dedup_title(piece.breadcrumb, (), self.doc.title, folded=self.folded_title)
         anchors = piece.anchors or self.content_offsets(piece.start, piece.end, content)
-        path = self.crumbs.common(anchors)
-        provenance = self.crumbs.provenance_at(anchors[0])[: len(path)]
+        path, provenance = self.crumbs.label(anchors)
         key = (path, provenance)
         if self._label is None or self._label[0] != key:
             self._label = key, dedup_title(path, provenance, self.doc.title,

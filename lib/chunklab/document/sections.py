@@ -77,11 +77,17 @@ class Breadcrumbs:
 
     def common(self, offsets: Sequence[int]) -> tuple[str, ...]:
         """The longest path shared by every offset (in order): the common parent of what they
-        hold. Offsets under one heading share its path, found once."""
+        hold."""
+        return self.label(offsets)[0]
+
+    def label(self, offsets: Sequence[int]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """``common(offsets)`` and how each of its headings was found. Offsets under one
+        heading share its path, found once."""
         first = self._index(offsets[0])
         if first == self._index(offsets[-1]):
-            return self.paths[first]
-        return common_prefix(self.at(o) for o in offsets)
+            return self.paths[first], self.provenances[first]
+        path = common_prefix(self.at(o) for o in offsets)
+        return path, self.provenances[first][: len(path)]
 
 
 def common_prefix(paths: Iterable[tuple[str, ...]]) -> tuple[str, ...]:
