@@ -7,7 +7,7 @@ import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
 
-from ..document.blocks import NOT_BODY, Block, atomic_blocks
+from ..document.blocks import Block, atomic_blocks
 from ..document.corpus import Document, make_document
 from ..document.sections import Breadcrumbs
 from .config import ChunkerConfig
@@ -65,7 +65,7 @@ def dedup_title(
 
 def body_of(blocks: Sequence[Block]) -> list[Block]:
     """The content blocks among ``blocks`` (``Block.is_body``)."""
-    return [b for b in blocks if b.content and b.kind not in NOT_BODY]
+    return [b for b in blocks if b.is_body]
 
 
 def block_kind(blocks: Sequence[Block], span: tuple[int, int] | None = None,
@@ -201,7 +201,7 @@ class ChunkBuilder:
                     end=end,
                     text=text,
                     breadcrumb=path,
-                    part=self._part(piece.part) if piece.part else "",
+                    part=self._part(piece.part),
                     kind=block_kind(blocks, (start, end), content),
                     strategy=strategy,
                     config_id=config_id,

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from ..document.blocks import ATOMIC, Block
 from .records import Piece
 from .sentences import sentence_spans
-from .sizes import check_unit, count_one
+from .sizes import measure
 
 UNSPLITTABLE = ATOMIC
 LEADING_CONTAINERS = frozenset({"item", "blockquote", "container"})
@@ -49,7 +49,7 @@ def sections(blocks: tuple[Block, ...]) -> Iterator[Section]:
     current: Section | None = None
     has_content = False  # current.content is not empty
     for block in blocks:
-        if current is None or (block.kind == "heading" and has_content):
+        if current is None or (block.is_heading and has_content):
             if current is not None:
                 yield current
             current, has_content = Section(), False
@@ -64,15 +64,12 @@ class Sizer:
 
     def __init__(self, text: str, unit: str):
         self.text = text
-        self.unit = check_unit(unit)
+        self.unit = unit
 
     def __call__(self, start: int, end: int) -> int:
-        """``measure(text[start:end], unit)``, by the shortest way to it."""
         if self.unit == "chars":
             return end - start
-        if self.unit == "words":
-            return len(self.text[start:end].split())
-        return count_one(self.text[start:end])
+        return measure(self.text[start:end], self.unit)
 
     def join(self, segments: list[Segment]) -> int:
         if self.unit == "chars":
