@@ -2,7 +2,8 @@
 piece packing would make of it, in every unit; a span weighed alone counts what a batch
 counts; tiny sections merge as they did when every span was measured again; a breadcrumb
 looked up at the first and last offset is the common path of them all; the control-char
-check is the character class's; sentence starts are those of blingfire's own wrapper."""
+check is the character class's; sentence starts are those of blingfire's own wrapper; an
+HTML block that cannot be a heading by its ends is what reading it whole finds."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from chunklab.chunking.strategies.heading_aware import (
     packed_pieces,
     section_pieces,
 )
+from chunklab.document.blocks import _HeadingText, html_heading
 from chunklab.document.sections import Breadcrumbs, common_prefix
 from generated import markdown_docs
 
@@ -126,3 +128,32 @@ def test_sentence_starts_are_those_of_blingfire_s_own_wrapper(text):
     from blingfire import text_to_sentences_and_offsets
 
     assert sentence_starts(text) == [start for start, _ in text_to_sentences_and_offsets(text)[1]]
+
+
+def _heading_read_whole(html: str) -> tuple[int, str] | None:
+    """``html_heading`` as it was before its look at the ends: every block parsed."""
+    parser = _HeadingText()
+    parser.feed(html.strip())
+    parser.close()
+    text = " ".join("".join(parser.parts).split())
+    stripped = html.strip().lower()
+    if parser.level and text and stripped.startswith("<h") and stripped.endswith(
+            f"h{parser.level}>"):
+        return parser.level, text
+    return None
+
+
+_HTML_PARTS = st.sampled_from([
+    "<h2>", "</h2>", "<H3 id='a'>", "</H3>", "<h7>", "</h7>", "<hr>", "<html>", "</html>",
+    "<div>", "</div>", "<p>", "</p>", "<!-- note -->", "Install", " Güte ", "\n", "  ", "h2>",
+    "<h", "<details><summary>More</summary>", "</details>", "<img src='h1>'>", "&amp;"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(parts=st.lists(_HTML_PARTS, max_size=8))
+@example(parts=["  <H2>", "Install", "</H2>  "])
+@example(parts=["<h1>", "<h2>", "Two", "</h2>", "</h1>"])
+@example(parts=["<hr>", "<p>", "x", "</p>", "h2>"])
+def test_an_html_heading_is_found_as_reading_it_whole_finds_it(parts):
+    html = "".join(parts)
+    assert html_heading(html) == _heading_read_whole(html)

@@ -279,19 +279,21 @@ class _HeadingText(HTMLParser):
         self.parts.append(data)
 
 
+_HEADING_ENDS = frozenset(f"h{level}>" for level in range(1, 7))
+
+
 def html_heading(html: str) -> tuple[int, str] | None:
-    """(level, text) when an html block is a single <h1>-<h6> element."""
+    """(level, text) when an html block is a single <h1>-<h6> element (one that does not
+    open with ``<h`` and close with ``h1>``-``h6>`` is not read at all)."""
+    stripped = html.strip()
+    folded = stripped.lower()
+    if not folded.startswith("<h") or folded[-3:] not in _HEADING_ENDS:
+        return None
     parser = _HeadingText()
-    parser.feed(html.strip())
+    parser.feed(stripped)
     parser.close()
     text = " ".join("".join(parser.parts).split())
-    stripped = html.strip().lower()
-    if (
-        parser.level
-        and text
-        and stripped.startswith("<h")
-        and stripped.endswith(f"h{parser.level}>")
-    ):
+    if parser.level and text and folded.endswith(f"h{parser.level}>"):
         return parser.level, text
     return None
 
