@@ -65,3 +65,19 @@ def test_the_strategy_is_timed_with_its_size_in_tokens_too():
                                              strategies=["ast_breadcrumb"])}
     for stage in ("ast_breadcrumb, 250 tokens", "ast_breadcrumb, 250 tokens, min_size 62"):
         assert rows[stage]["seconds"] > 0 and rows[stage]["x parse"] > 0
+
+
+def test_the_scale_bench_takes_its_points_and_strategies_from_the_command_line(
+        monkeypatch, capsys):
+    from chunklab import bench_scale
+
+    monkeypatch.setattr(bench_scale, "_in_fresh_process", lambda func, *args: func(*args))
+    assert bench_scale.main(["--scale-mb", "0.02", "--headings", "30", "--size", "400",
+                             "--strategies", "rct"]) == 0
+    out = capsys.readouterr().out
+    rows = [line.split() for line in out.splitlines() if line.startswith("rct ")]
+    assert len(rows) == 2  # one point of each kind, rct alone
+    by_size, by_headings = rows
+    assert 0 < int(by_size[2]) and int(by_headings[2]) == 30 and int(by_headings[3]) > 0
+    view = [line.split() for line in out.splitlines() if line.split()[:1] == ["30"]]
+    assert len(view) == 1 and int(view[0][1]) > 0  # the boundary view of 30 headings

@@ -30,6 +30,7 @@ import argparse
 import time
 from typing import Any
 
+from . import bench_scale
 from .chunking import sizes
 from .chunking.build import chunk_document
 from .chunking.config import make_config
@@ -246,8 +247,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scale", action="store_true",
                         help="time generated documents of growing size and heading count "
                              "instead (bench_scale.py)")
-    parser.add_argument("--scale-mb", type=float, nargs="+", default=[5, 10, 20, 50])
-    parser.add_argument("--headings", type=int, nargs="+", default=[10_000, 20_000, 40_000])
+    bench_scale.add_arguments(parser)
     parser.add_argument("--sweep", action="store_true",
                         help="benchmark the sweep instead: sizes, workers, statistics share, "
                              "start time, CPU and memory per MB of one file")
@@ -267,10 +267,9 @@ def main(argv: list[str] | None = None) -> int:
                         [float(x) for x in args.file_mb.split(",") if x])
         return 0
     if args.scale:
-        from .bench_scale import run_scale
         from .evaluation.defaults import DEFAULT_STRATEGIES
 
-        run_scale(args.scale_mb, args.headings, args.size,
+        bench_scale.run_scale(args.scale_mb, args.headings, args.size,
                   tuple(args.strategies or DEFAULT_STRATEGIES))
         return 0
     rows = run(args.corpus, args.mb or 5.0, args.size, args.repeat, args.budget, args.strategies)

@@ -1,8 +1,9 @@
 """Scale benchmark: generated documents of growing size and heading count, so work that grows
 faster than the input shows as a rising column.
 
-    python -m chunklab.bench --scale [--scale-mb 5 10 20 50] [--headings 10000 20000 40000]
-                                     [--strategies ...]        (make bench-scale: the full set)
+    python -m chunklab.bench_scale [--scale-mb 5 10 20 50] [--headings 10000 20000 40000]
+                                   [--size 1000] [--strategies ...]   (default: SCALE_STRATEGIES)
+    python -m chunklab.bench --scale ...   (the same; default strategies: the default ones)
 
 Each measurement runs in a fresh process: CPU seconds of that process (the document made, so
 parsed, then chunked; the boundary view drawn and the explorer redrawn), per MB and per 1000
@@ -13,6 +14,7 @@ than ``POINT_SECONDS`` is stopped and reported, and the rest still runs.
 
 from __future__ import annotations
 
+import argparse
 import multiprocessing
 import os
 import time
@@ -192,5 +194,30 @@ the peers that handle a 50 MB file in minutes (not ``semantic_embed``, which emb
 sentence, nor ``docling_hybrid``, about 45 CPU s per MB here); those not installed are listed
 as not run."""
 
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The scale bench's options (what ``run_scale`` takes but the strategies)."""
+    parser.add_argument("--scale-mb", type=float, nargs="+", default=[5, 10, 20, 50],
+                        help="sizes in MB of the generated documents")
+    parser.add_argument("--headings", type=int, nargs="+", default=[10_000, 20_000, 40_000],
+                        help="heading counts of the generated documents")
+
+
+def main(argv: list[str] | None = None) -> int:
+    from .chunking.registry import REGISTRY
+
+    parser = argparse.ArgumentParser(prog="python -m chunklab.bench_scale", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_arguments(parser)
+    parser.add_argument("--size", type=int, default=1000, help="chunk size in chars")
+    parser.add_argument("--strategies", nargs="+", choices=list(REGISTRY),
+                        default=list(SCALE_STRATEGIES),
+                        help="strategies to time (those not installed are listed as not run)")
+    args = parser.parse_args(argv)
+    run_scale(args.scale_mb, args.headings, args.size, tuple(args.strategies))
+    return 0
+
+
 if __name__ == "__main__":
-    run_scale([5, 10, 20, 50], [10_000, 20_000, 40_000], 1000, SCALE_STRATEGIES)
+    raise SystemExit(main())
