@@ -9,7 +9,7 @@ import json
 import pytest
 
 from chunklab.errors import ConfigError, NotebookNotFoundError
-from chunklab.evaluation.runs import prepare, recorded_run, run_folder
+from chunklab.evaluation.run_folder import prepare, recorded_run, run_folder
 from chunklab.evaluation.sweep import SweepParams
 from chunklab.notebooks import report
 from chunklab.notebooks.params import notebook_parameters

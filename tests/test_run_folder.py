@@ -11,7 +11,7 @@ import pytest
 
 from chunklab import ConfigError
 from chunklab.evaluation import sweep as sweep_module
-from chunklab.evaluation.runs import writing
+from chunklab.evaluation.run_folder import writing
 from chunklab.evaluation.sweep import SweepParams, run_sweep
 from conftest import FIXTURES, SAMPLE
 

@@ -379,7 +379,7 @@ def cmd_queries(args) -> int:
 
 
 def cmd_sweep(args) -> int:
-    from .evaluation.runs import run_folder
+    from .evaluation.run_folder import run_folder
     from .evaluation.sweep import SweepParams, headline, run_sweep
 
     out_folder(args.out)

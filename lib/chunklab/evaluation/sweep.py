@@ -27,6 +27,7 @@ from .launch import start
 from .mining import mine
 from .queries import QuerySplit, given_split, load_queries, query_group, split_queries
 from .retrieve import EmbeddingCache, default_cache_dir
+from .run_folder import prepare, writing
 from .runs import (
     DroppedQueries,
     Parts,
@@ -35,14 +36,12 @@ from .runs import (
     SweepResult,
     config_columns,
     has_part,
-    prepare,
     read_chunks,
     read_part,
     run_parts,
     versions,
     write_part,
     write_results,
-    writing,
 )
 
 # section_efficiency is measured on queries with gold sections (mined ones) only
@@ -71,7 +70,7 @@ def run_sweep(params: SweepParams, out_dir: str | os.PathLike | None = None, *,
     """Run the grid; with ``out_dir``, write every table there atomically, holding the
     folder's lock for the whole run, and reuse the parts whose key (corpus content, queries,
     config, chunklab version) matches this run's. A folder holding another run is refused, or
-    with ``overwrite`` that run is replaced (``runs.run_folder`` picks a folder of its own
+    with ``overwrite`` that run is replaced (``run_folder.run_folder`` picks a folder of its own
     instead).
 
     ``engine`` says where the work runs (default: every local core); the results are the

@@ -26,7 +26,7 @@ from ..evaluation.defaults import (
     default_contrasts,
 )
 from ..evaluation.engine import Engine
-from ..evaluation.runs import clear_run, run_folder, writing
+from ..evaluation.run_folder import clear_run, run_folder, writing
 from ..evaluation.structure import GOLD_FILE
 from ..util.atomic import remove_leftovers, write_atomic, write_text_atomic
 from ..util.paths import shown_paths

@@ -16,7 +16,7 @@ from ..errors import ConfigError
 from ..evaluation import leakage
 from ..evaluation.budget import budget_name
 from ..evaluation.engine import ENGINES, Engine
-from ..evaluation.runs import run_folder
+from ..evaluation.run_folder import run_folder
 from ..evaluation.sweep import GROUP, KEY_METRICS, SweepParams, SweepResult, headline, summary_table
 from ..util.atomic import write_text_atomic
 from ..viz import charts
