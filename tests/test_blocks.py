@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from chunklab.document import blocks as blocks_module
+from chunklab.document import lines as lines_module
 from chunklab.document.blocks import (
-    LineIndex,
     atomic_blocks,
     inside_block,
     parse_blocks,
     references_of,
     structure_source_of,
 )
+from chunklab.document.lines import LineIndex
 
 TEXT = """---
 title: T
@@ -237,6 +237,6 @@ def test_retitling_keeps_every_block_it_does_not_change():
 def test_line_index_starts_every_line_where_markdown_it_splits(text, monkeypatch):
     """Line starts found a slab at a time (slabs of 7 chars here, lines across them) are the
     ones markdown-it's newline rule gives."""
-    monkeypatch.setattr(blocks_module, "LINE_SLAB", 7)
-    expected = [0] + [m.end() for m in blocks_module._NEWLINE.finditer(text)]
+    monkeypatch.setattr(lines_module, "LINE_SLAB", 7)
+    expected = [0] + [m.end() for m in lines_module._NEWLINE.finditer(text)]
     assert list(LineIndex(text).starts) == expected

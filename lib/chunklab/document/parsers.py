@@ -9,7 +9,8 @@ import os
 
 from ..errors import ConfigError, MissingExtraError
 from . import blocks as python_blocks
-from .blocks import Block, LineIndex
+from .blocks import Block
+from .lines import LineIndex
 from .rust_blocks import WINDOW as RUST_WINDOW
 from .rust_blocks import Fallback, available, rust_blocks
 

@@ -37,11 +37,10 @@ from .blocks import (
     _retitled,
     _with_gaps,
     html_heading,
-    line_ends,
-    offset_type,
 )
 from .headings import infer_heading
 from .inline import plain_text
+from .lines import line_ends, offset_type
 from .nesting import MAX_NESTING
 
 _RULES = ["blockquote", "code", "fence", "heading", "hr", "lheading", "list", "paragraph",

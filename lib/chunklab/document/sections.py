@@ -8,7 +8,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from operator import attrgetter
 
-from .blocks import Block, offset_type
+from .blocks import Block
+from .lines import offset_type
 
 _START, _END = attrgetter("start"), attrgetter("end")
 

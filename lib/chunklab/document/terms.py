@@ -10,7 +10,7 @@ from functools import lru_cache
 from markdown_it import MarkdownIt
 from mdit_py_plugins.deflist import deflist_plugin
 
-from .blocks import LineIndex
+from .lines import LineIndex
 
 DEFINITION_LIST = "definition list"
 TABLE = "table"

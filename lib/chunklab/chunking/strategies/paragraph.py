@@ -5,8 +5,9 @@ from __future__ import annotations
 import bisect
 from collections.abc import Sequence
 
-from ...document.blocks import Block, LineIndex
+from ...document.blocks import Block
 from ...document.corpus import Document
+from ...document.lines import LineIndex
 from ..build import ChunkBuilder, register
 from ..config import ChunkerConfig
 from ..packing import absorb_wordless
