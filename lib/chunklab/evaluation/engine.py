@@ -92,7 +92,8 @@ class Executor:
         raise NotImplementedError
 
     def keep(self, path: Path, chunks: list[Chunk]) -> None:
-        """The chunks just written to ``path`` (an engine without the folder keeps them)."""
+        """The chunks just written to ``path`` (an engine without the folder keeps them; the
+        in-process one until their statistics are made, so they are not read back)."""
 
     def encode(self, model_path: str | None, batches: Iterable[list[str]]
                ) -> Iterator[np.ndarray]:
@@ -138,6 +139,8 @@ class InProcess(Executor):
     def __init__(self, docs: Sequence[Document], queries: Sequence[Query]):
         self.docs, self.queries = list(docs), list(queries)
         self.shards = units.shards(self.docs, 1)
+        self.kept: dict[Path, list[Chunk]] = {}
+        """The chunks just written to a path, until their statistics are made."""
 
     def chunk(self, jobs):
         return (units.chunk_shard(self.shards[i], config) for i, config in jobs)
@@ -146,8 +149,13 @@ class InProcess(Executor):
         return (units.score_config(job, read_chunks(path), self.queries, self.docs)
                 for job, path in jobs)
 
+    def keep(self, path: Path, chunks: list[Chunk]) -> None:
+        self.kept[path] = chunks
+
     def stats(self, config, path):
-        return done(units.config_stats(config, read_chunks(path), self.docs))
+        chunks = self.kept.pop(path, None)
+        return done(units.config_stats(config, read_chunks(path) if chunks is None else chunks,
+                                       self.docs))
 
 
 _STATE: dict[str, Any] = {}

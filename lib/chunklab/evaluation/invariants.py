@@ -6,8 +6,6 @@ import bisect
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
-import numpy as np
-
 from ..chunking.build import dedup_title
 from ..chunking.records import Chunk
 from ..document.inline import plain_text
@@ -48,12 +46,21 @@ def astuple(report: InvariantReport) -> tuple[int, ...]:
 
 
 def lost_chars(doc, chunks: list[Chunk]) -> tuple[int, int]:
-    """(non-whitespace chars outside every span, non-whitespace chars in the document)."""
-    covered = np.zeros(len(doc.text), dtype=bool)
-    for chunk in chunks:
-        covered[chunk.start : chunk.end] = True
-    solid = np.fromiter((not ch.isspace() for ch in doc.text), dtype=bool, count=len(doc.text))
-    return int((solid & ~covered).sum()), int(solid.sum())
+    """(non-whitespace chars outside every span, non-whitespace chars in the document): the
+    chars of the words ``str.split`` finds (it cuts at every char ``str.isspace`` holds) in
+    the gaps the spans leave, and in the whole text."""
+    text = doc.text
+    lost, reached = 0, 0
+    for start, end in sorted((c.start, c.end) for c in chunks if c.end > c.start):
+        if start > reached:
+            lost += solid_chars(text[reached:start])
+        reached = max(reached, end)
+    return lost + solid_chars(text[reached:]), solid_chars(text)
+
+
+def solid_chars(text: str) -> int:
+    """Chars of ``text`` that are not whitespace."""
+    return sum(map(len, text.split()))
 
 
 def intact_blocks(doc) -> list:

@@ -11,9 +11,10 @@ from typing import Any
 import numpy as np
 import pytrec_eval
 
+from ..chunking import sizes as chunk_sizes
 from ..chunking.config import ChunkerConfig
 from ..chunking.records import Chunk
-from ..chunking.sizes import ENCODER_WINDOW, SIZE_FIELDS, token_counts
+from ..chunking.sizes import ENCODER_WINDOW, SIZE_FIELDS, TOKENIZER, token_counts
 from ..errors import MetricError
 from . import invariants, leakage
 from .budget import budget_name, fill_budget
@@ -285,12 +286,29 @@ def lost_characters(chunks: Iterable, docs: dict) -> tuple[int, int]:
     return sum(c[0] for c in counts), sum(c[1] for c in counts)
 
 
-def over_encoder_limit(texts: list[str]) -> tuple[float, str]:
-    """(share of texts longer than the encoder window, ``tokenizer`` or ``estimate``)."""
-    if not texts:
+def over_encoder_limit(chunks: Sequence[Chunk]) -> tuple[float, str]:
+    """(share of embed texts longer than the encoder window, ``tokenizer`` or ``estimate``)."""
+    if not chunks:
         return math.nan, "none"
-    counts, method = token_counts(texts, special=True)
+    counts, method = embed_token_counts(chunks)
     return float(np.mean(np.asarray(counts) > ENCODER_WINDOW)), method
+
+
+def embed_token_counts(chunks: Sequence[Chunk]) -> tuple[list[float], str]:
+    """Tokens of each chunk's embed text as the encoder sees it ([CLS]/[SEP] included), and
+    how they were made. With the tokenizer: the chunk's ``n_tokens`` plus its prefix's, each
+    distinct prefix counted once (a prefix that ends in whitespace shares no word with the
+    text, so the counts add up; any other is counted with its text); without it, each embed
+    text estimated whole."""
+    if not chunk_sizes.tokens_available():
+        return token_counts([c.embed_text for c in chunks], special=True)
+    special = chunk_sizes.tokenizer().num_special_tokens_to_add(False)
+    prefixes = list({c.embed_prefix for c in chunks})
+    of_prefix = dict(zip(prefixes, chunk_sizes.count_tokens(prefixes), strict=True))
+    return [float(special + (of_prefix[c.embed_prefix] + c.n_tokens
+                             if c.embed_prefix[-1:].isspace() or not c.embed_prefix
+                             else chunk_sizes.count_one(c.embed_text)))
+            for c in chunks], TOKENIZER
 
 
 def _share(flags) -> float:
@@ -354,7 +372,7 @@ def chunk_stats(chunks: Sequence[Chunk], config: ChunkerConfig, *, docs: Any) ->
     docs = documents_by_id(docs)
     sizes = recorded_sizes(chunks, config.unit)
     lost, solid = lost_characters(chunks, docs)
-    over, method = over_encoder_limit([c.embed_text for c in chunks])
+    over, method = over_encoder_limit(chunks)
     by_doc: dict[str, list] = {}
     for chunk in chunks:
         by_doc.setdefault(chunk.doc_id, []).append(chunk)

@@ -194,9 +194,9 @@ def _chunk_all(configs: list[ChunkerConfig], corpus: Corpus, parts: Parts,
         path = parts.path(config.config_id, "chunks")
         if config in todo:
             chunks = [chunk for _ in range(n) for chunk in next(made)]
+            columns = config_columns(config)
             write_part(path, tables.CHUNKS.frame(
-                {**config_columns(config), **chunk.as_dict(), **of_doc[chunk.doc_id]}
-                for chunk in chunks))
+                {**columns, **chunk.as_dict(), **of_doc[chunk.doc_id]} for chunk in chunks))
         else:
             chunks, reused = read_chunks(path), reused + 1
         executor.keep(path, chunks)
