@@ -77,3 +77,32 @@ def test_every_column_is_typed_and_explained():
 def test_the_readme_lists_the_files_as_the_schemas_declare():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert tables.markdown() in readme
+
+
+@pytest.mark.parametrize("strategy", ["ast_breadcrumb", "mhs_rct"])
+def test_a_config_s_chunk_rows_made_a_column_at_a_time_are_the_rows_made_one_by_one(
+        sample_corpus, strategy):
+    from chunklab import chunk_corpus, make_config
+    from chunklab.evaluation.runs import chunks_frame, config_columns
+
+    config = make_config(strategy=strategy, size=300)
+    chunks = chunk_corpus(sample_corpus, config)
+    of_doc = {d.id: {n: getattr(d, n) for n in tables.DOCUMENT_NAMES} for d in sample_corpus}
+    by_rows = tables.CHUNKS.frame({**config_columns(config), **c.as_dict(), **of_doc[c.doc_id]}
+                                  for c in chunks)
+    assert len(by_rows) == len(chunks) > 0
+    pd.testing.assert_frame_equal(chunks_frame(config, chunks, of_doc), by_rows)
+    assert list(chunks_frame(config, [], of_doc).columns) == tables.CHUNKS.names
+
+
+def test_chunks_written_to_a_part_are_read_back_the_same(sample_corpus, tmp_path):
+    from chunklab import chunk_corpus, make_config
+    from chunklab.evaluation.runs import chunks_frame, read_chunks, write_part
+
+    config = make_config(strategy="ast_breadcrumb", size=300)
+    chunks = chunk_corpus(sample_corpus, config)
+    of_doc = {d.id: {n: getattr(d, n) for n in tables.DOCUMENT_NAMES} for d in sample_corpus}
+    write_part(tmp_path / "chunks.parquet", chunks_frame(config, chunks, of_doc))
+    back = read_chunks(tmp_path / "chunks.parquet")
+    assert back == chunks
+    assert {type(c.breadcrumb) for c in back} == {tuple} and any(c.breadcrumb for c in back)

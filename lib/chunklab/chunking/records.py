@@ -76,7 +76,7 @@ class Chunk:
         """The record as written to tables: the two renderings whole, in place of their
         prefixes."""
         data: dict[str, Any] = {}
-        for name in self.column_names():
+        for name in _COLUMN_NAMES:
             value = getattr(self, name)
             data[name] = list(value) if isinstance(value, tuple) else value
         return data
@@ -84,7 +84,7 @@ class Chunk:
     @classmethod
     def column_names(cls) -> list[str]:
         """The keys of ``as_dict``, in order: the fields, each prefix named by its rendering."""
-        return [_RENDERINGS.get(name, name) for name in cls.__dataclass_fields__]
+        return list(_COLUMN_NAMES)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Chunk:
@@ -101,6 +101,8 @@ class Chunk:
 
 _RENDERINGS = {"embed_prefix": "embed_text", "context_prefix": "context_text"}
 """Each stored prefix and the rendering it makes with the text."""
+_COLUMN_NAMES = tuple(_RENDERINGS.get(name, name) for name in Chunk.__dataclass_fields__)
+"""``Chunk.column_names()``, made once."""
 
 
 def rendering_prefix(rendering: str, text: str, name: str = "rendering") -> str:

@@ -10,13 +10,14 @@ import itertools
 import json
 import os
 import platform
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import Any, TypedDict
 
 import pandas as pd
+import pyarrow.parquet as pq
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, field_validator, model_validator
 
 from ..chunking.config import ChunkerConfig, make_config
@@ -278,9 +279,25 @@ def read_part(path: Path, columns: list[str] | None = None) -> pd.DataFrame:
     return pd.read_parquet(path, columns=columns)
 
 
+def chunks_frame(config: ChunkerConfig, chunks: Sequence[Chunk],
+                 of_doc: dict[str, dict[str, Any]]) -> pd.DataFrame:
+    """One config's rows of chunks.parquet: the config's columns, each chunk's ``as_dict``
+    and its document's columns (``of_doc``: by document id), made a column at a time."""
+    rows = [chunk.as_dict() for chunk in chunks]
+    columns: dict[str, list] = {name: [value] * len(chunks)
+                                for name, value in config_columns(config).items()}
+    columns.update({name: [row[name] for row in rows] for name in Chunk.column_names()})
+    docs = [of_doc[chunk.doc_id] for chunk in chunks]
+    columns.update({name: [doc[name] for doc in docs] for name in tables.DOCUMENT_NAMES})
+    return tables.CHUNKS.frame_of(columns)
+
+
 def read_chunks(path: Path) -> list[Chunk]:
-    """One config's chunks, read back as records."""
-    return [Chunk.from_dict(row) for row in read_part(path).to_dict("records")]
+    """One config's chunks, read back as records (their columns only, a column at a time)."""
+    names = Chunk.column_names()
+    columns = pq.read_table(path, columns=names).to_pydict()
+    return [Chunk.from_dict(dict(zip(names, row, strict=True)))
+            for row in zip(*(columns[name] for name in names), strict=True)]
 
 
 def query_fingerprint(queries: Iterable[Any]) -> str:

@@ -34,6 +34,7 @@ from .runs import (
     RunInfo,
     SweepParams,
     SweepResult,
+    chunks_frame,
     config_columns,
     has_part,
     read_chunks,
@@ -194,9 +195,7 @@ def _chunk_all(configs: list[ChunkerConfig], corpus: Corpus, parts: Parts,
         path = parts.path(config.config_id, "chunks")
         if config in todo:
             chunks = [chunk for _ in range(n) for chunk in next(made)]
-            columns = config_columns(config)
-            write_part(path, tables.CHUNKS.frame(
-                {**columns, **chunk.as_dict(), **of_doc[chunk.doc_id]} for chunk in chunks))
+            write_part(path, chunks_frame(config, chunks, of_doc))
         else:
             chunks, reused = read_chunks(path), reused + 1
         executor.keep(path, chunks)

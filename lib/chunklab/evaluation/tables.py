@@ -50,6 +50,14 @@ class Table:
             return pd.DataFrame(columns=self.names)
         return self.conform(frame)
 
+    def frame_of(self, columns: Mapping[str, list]) -> pd.DataFrame:
+        """Columns (name -> one value a row, every column) as a frame with the declared
+        columns in order: what ``frame`` makes of the same rows."""
+        frame = pd.DataFrame(dict(columns))
+        if frame.empty:
+            return pd.DataFrame(columns=self.names)
+        return self.conform(frame)
+
     def conform(self, frame: pd.DataFrame) -> pd.DataFrame:
         """``frame`` with the declared columns in order; SchemaError when it lacks one or has
         one more."""
