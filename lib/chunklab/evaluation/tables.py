@@ -295,6 +295,8 @@ SIGNIFICANCE = Table("significance.csv", "paired tests on the key metrics, per r
     ("verdict", "str", "A better, B better or no significant difference (at p_holm < 0.05)"),
 ))
 RESULT_TABLES = (CHUNKS, RETRIEVED, PER_QUERY, SUMMARY, CHUNK_STATS, SIGNIFICANCE)
+RUN_FILES = ("run.json", *(t.file for t in RESULT_TABLES if t is not SIGNIFICANCE))
+"""What a finished run folder holds (significance.csv may be empty)."""
 
 
 def markdown() -> str:
