@@ -106,3 +106,10 @@ def test_chunks_written_to_a_part_are_read_back_the_same(sample_corpus, tmp_path
     back = read_chunks(tmp_path / "chunks.parquet")
     assert back == chunks
     assert {type(c.breadcrumb) for c in back} == {tuple} and any(c.breadcrumb for c in back)
+
+
+def test_the_list_columns_are_the_chunk_fields_holding_tuples():
+    from chunklab.chunking.records import LIST_COLUMNS
+
+    assert {f.name for f in fields(Chunk) if str(f.type).startswith("tuple")} == set(
+        LIST_COLUMNS)

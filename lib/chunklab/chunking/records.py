@@ -90,7 +90,7 @@ class Chunk:
     def from_dict(cls, data: dict[str, Any]) -> Chunk:
         """A record from ``as_dict``'s form (renderings whole) or with the prefixes."""
         values = {name: data[name] for name in cls.__dataclass_fields__ if name in data}
-        for name in ("breadcrumb", "heading_provenance"):  # lists, or arrays from Parquet
+        for name in LIST_COLUMNS:  # lists, or arrays from Parquet
             value = values.get(name)
             values[name] = tuple(value) if value is not None else ()
         for prefix, rendering in _RENDERINGS.items():
@@ -101,6 +101,8 @@ class Chunk:
 
 _RENDERINGS = {"embed_prefix": "embed_text", "context_prefix": "context_text"}
 """Each stored prefix and the rendering it makes with the text."""
+LIST_COLUMNS = ("breadcrumb", "heading_provenance")
+"""The fields holding tuples, written to tables as lists."""
 _COLUMN_NAMES = tuple(_RENDERINGS.get(name, name) for name in Chunk.__dataclass_fields__)
 """``Chunk.column_names()``, made once."""
 

@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, field_validator, model_validator
 
 from ..chunking.config import ChunkerConfig, make_config
-from ..chunking.records import Chunk
+from ..chunking.records import LIST_COLUMNS, Chunk
 from ..chunking.registry import check_strategy
 from ..errors import ChoiceError, UnknownRetrieverError
 from ..util.atomic import write_atomic, write_text_atomic
@@ -282,10 +282,11 @@ def chunks_frame(config: ChunkerConfig, chunks: Sequence[Chunk],
                  of_doc: dict[str, dict[str, Any]]) -> pd.DataFrame:
     """One config's rows of chunks.parquet: the config's columns, each chunk's ``as_dict``
     and its document's columns (``of_doc``: by document id), made a column at a time."""
-    rows = [chunk.as_dict() for chunk in chunks]
     columns: dict[str, list] = {name: [value] * len(chunks)
                                 for name, value in config_columns(config).items()}
-    columns.update({name: [row[name] for row in rows] for name in Chunk.column_names()})
+    for name in Chunk.column_names():
+        values = [getattr(chunk, name) for chunk in chunks]
+        columns[name] = list(map(list, values)) if name in LIST_COLUMNS else values
     docs = [of_doc[chunk.doc_id] for chunk in chunks]
     columns.update({name: [doc[name] for doc in docs] for name in tables.DOCUMENT_NAMES})
     return tables.CHUNKS.frame_of(columns)
