@@ -13,6 +13,7 @@ import platform
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
+from operator import attrgetter
 from pathlib import Path
 from typing import Any, TypedDict
 
@@ -284,9 +285,11 @@ def chunks_frame(config: ChunkerConfig, chunks: Sequence[Chunk],
     and its document's columns (``of_doc``: by document id), made a column at a time."""
     columns: dict[str, list] = {name: [value] * len(chunks)
                                 for name, value in config_columns(config).items()}
-    for name in Chunk.column_names():
-        values = [getattr(chunk, name) for chunk in chunks]
-        columns[name] = list(map(list, values)) if name in LIST_COLUMNS else values
+    names = Chunk.column_names()
+    fields = zip(*map(attrgetter(*names), chunks), strict=True) if chunks else (
+        [] for _ in names)
+    for name, values in zip(names, fields, strict=True):
+        columns[name] = list(map(list, values)) if name in LIST_COLUMNS else list(values)
     docs = [of_doc[chunk.doc_id] for chunk in chunks]
     columns.update({name: [doc[name] for doc in docs] for name in tables.DOCUMENT_NAMES})
     return tables.CHUNKS.frame_of(columns)
