@@ -307,3 +307,19 @@ def test_beyond_twelve_configs_each_is_tested_against_the_best_unless_all_pairs(
     assert len(every) == 14 * 13 // 2
     twelve = significance_table(frame[frame["config_id"] < "c12"], 5)
     assert len(twelve) == 66  # up to twelve configs: every pair
+
+
+def test_chunks_differing_only_in_a_rendering_s_prefix_have_other_signatures(sample_corpus):
+    import dataclasses
+
+    from chunklab import chunk_corpus, make_config
+    from chunklab.evaluation.grid import signature
+
+    chunks = chunk_corpus(sample_corpus, make_config(strategy="ast_breadcrumb", size=400))
+    assert signature(chunks) == signature(list(chunks))
+    for field in ("embed_prefix", "context_prefix", "text"):
+        changed = [dataclasses.replace(chunks[0], **{field: getattr(chunks[0], field) + "x"}),
+                   *chunks[1:]]
+        assert signature(changed) != signature(chunks), field
+    moved = [dataclasses.replace(chunks[0], end=chunks[0].end + 1), *chunks[1:]]
+    assert signature(moved) != signature(chunks)

@@ -29,11 +29,14 @@ class SameChunks(TypedDict):
 
 
 def signature(chunks: Sequence[Chunk]) -> str:
-    """Digest of every chunk's document, span and texts (what an index and a reader see)."""
+    """Digest of every chunk's document, span, text and the prefixes of its renderings (what
+    an index and a reader see: a rendering is its prefix then the text, which is read once)."""
     digest = hashlib.sha256()
     for c in chunks:
-        digest.update(f"{c.doc_id}\0{c.start}\0{c.end}\0{c.text}\0{c.embed_text}\0"
-                      f"{c.context_text}\1".encode())
+        digest.update(f"{c.doc_id}\0{c.start}\0{c.end}\0{c.embed_prefix}\0{c.context_prefix}"
+                      "\0".encode())
+        digest.update(c.text.encode())
+        digest.update(b"\1")
     return digest.hexdigest()
 
 
