@@ -79,3 +79,17 @@ def test_a_truncated_chunk_keeps_its_prefix_before_the_shorter_text(install_chun
     cut = truncate(chunk, 3)
     assert cut.context_text == chunk.context_prefix + cut.text
     assert len(cut.text) < len(chunk.text) and chunk.text.startswith(cut.text)
+
+
+def test_a_chunk_pickled_and_unpickled_is_the_same_frozen_record(sample_corpus):
+    import dataclasses
+    import pickle
+
+    from chunklab import chunk_corpus, make_config
+
+    chunks = chunk_corpus(sample_corpus, make_config(strategy="ast_breadcrumb", size=300))
+    back = pickle.loads(pickle.dumps(chunks, protocol=pickle.HIGHEST_PROTOCOL))
+    assert back == chunks and all(type(c) is type(chunks[0]) for c in back)
+    assert [c.embed_text for c in back] == [c.embed_text for c in chunks]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        back[0].text = "changed"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 if TYPE_CHECKING:
@@ -72,6 +73,11 @@ class Chunk:
         """What a reader or model is handed: a source label (when used) then the text."""
         return self.context_prefix + self.text if self.context_prefix else self.text
 
+    def __reduce__(self) -> tuple[type[Chunk], tuple]:
+        """Pickled as its field values, unpickled by one constructor call (what a worker
+        hands back: a frozen dataclass's own state sets each field through a loop)."""
+        return Chunk, _FIELD_VALUES(self)
+
     def as_dict(self) -> dict[str, Any]:
         """The record as written to tables: the two renderings whole, in place of their
         prefixes."""
@@ -101,6 +107,8 @@ class Chunk:
 
 _RENDERINGS = {"embed_prefix": "embed_text", "context_prefix": "context_text"}
 """Each stored prefix and the rendering it makes with the text."""
+_FIELD_VALUES = attrgetter(*Chunk.__dataclass_fields__)
+"""A chunk's field values, in the constructor's order."""
 LIST_COLUMNS = ("breadcrumb", "heading_provenance")
 """The fields holding tuples, written to tables as lists."""
 _COLUMN_NAMES = tuple(_RENDERINGS.get(name, name) for name in Chunk.__dataclass_fields__)

@@ -133,21 +133,13 @@ class _Encoder:
         return np.asarray(vectors, dtype=np.float32)
 
 
-class InProcess(Executor):
-    """Every unit in this process, one after another: the reference every engine matches."""
+class _StatsHere(Executor):
+    """Chunk statistics made in this process from the chunks just written, not read back
+    from their part: reading a part costs about what its statistics cost."""
 
-    def __init__(self, docs: Sequence[Document], queries: Sequence[Query]):
-        self.docs, self.queries = list(docs), list(queries)
-        self.shards = units.shards(self.docs, 1)
-        self.kept: dict[Path, list[Chunk]] = {}
-        """The chunks just written to a path, until their statistics are made."""
-
-    def chunk(self, jobs):
-        return (units.chunk_shard(self.shards[i], config) for i, config in jobs)
-
-    def score(self, jobs):
-        return (units.score_config(job, read_chunks(path), self.queries, self.docs)
-                for job, path in jobs)
+    docs: list[Document]
+    kept: dict[Path, list[Chunk]]
+    """The chunks just written to a path, until their statistics are made."""
 
     def keep(self, path: Path, chunks: list[Chunk]) -> None:
         self.kept[path] = chunks
@@ -156,6 +148,22 @@ class InProcess(Executor):
         chunks = self.kept.pop(path, None)
         return done(units.config_stats(config, read_chunks(path) if chunks is None else chunks,
                                        self.docs))
+
+
+class InProcess(_StatsHere):
+    """Every unit in this process, one after another: the reference every engine matches."""
+
+    def __init__(self, docs: Sequence[Document], queries: Sequence[Query]):
+        self.docs, self.queries = list(docs), list(queries)
+        self.shards = units.shards(self.docs, 1)
+        self.kept = {}
+
+    def chunk(self, jobs):
+        return (units.chunk_shard(self.shards[i], config) for i, config in jobs)
+
+    def score(self, jobs):
+        return (units.score_config(job, read_chunks(path), self.queries, self.docs)
+                for job, path in jobs)
 
 
 _STATE: dict[str, Any] = {}
@@ -185,18 +193,16 @@ def _score_task(job: tuple[units.ScoreJob, Path]) -> units.Scored:
     return units.score_config(score_job, read_chunks(path), _STATE["queries"], _STATE["docs"])
 
 
-def _stats_task(config: ChunkerConfig, path: Path) -> dict[str, Any]:
-    return units.config_stats(config, read_chunks(path), _STATE["docs"])
-
-
-class LocalPool(Executor):
+class LocalPool(_StatsHere):
     """Units over ``workers`` local processes. Each worker is handed the parsed documents once
     (no worker reads or parses the corpus again); a config's chunks reach a scoring worker
-    through the part on disk."""
+    through the part on disk; their statistics are made here while the workers chunk the
+    next configs."""
 
     def __init__(self, docs: Sequence[Document], queries: Sequence[Query], workers: int):
         self.workers = workers
-        docs = list(docs)
+        docs = self.docs = list(docs)
+        self.kept = {}
         self.shards = units.shards(docs, workers * SHARDS_PER_WORKER)
         bounds, start = [], 0
         for shard in self.shards:
@@ -213,9 +219,6 @@ class LocalPool(Executor):
 
     def score(self, jobs):
         return ordered(lambda job: self.pool.submit(_score_task, job), jobs, 2 * self.workers)
-
-    def stats(self, config, path):
-        return self.pool.submit(_stats_task, config, path)
 
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)
