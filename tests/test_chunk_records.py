@@ -93,3 +93,17 @@ def test_a_chunk_pickled_and_unpickled_is_the_same_frozen_record(sample_corpus):
     assert [c.embed_text for c in back] == [c.embed_text for c in chunks]
     with pytest.raises(dataclasses.FrozenInstanceError):
         back[0].text = "changed"
+
+
+def test_records_made_a_column_at_a_time_are_those_made_row_by_row(sample_corpus):
+    from chunklab import chunk_corpus, make_config
+    from chunklab.chunking.records import Chunk
+
+    chunks = chunk_corpus(sample_corpus, make_config(strategy="ast_breadcrumb", size=300))
+    rows = [c.as_dict() for c in chunks]
+    rows[0]["heading_provenance"] = None  # as a table with a missing list reads back
+    columns = {name: [row[name] for row in rows] for name in Chunk.column_names()}
+    assert Chunk.from_columns(columns) == [Chunk.from_dict(row) for row in rows]
+    rows[1]["embed_text"] = "not the text"
+    with pytest.raises(ValueError, match="embed_text does not end with the chunk's text"):
+        Chunk.from_columns({name: [row[name] for row in rows] for name in Chunk.column_names()})

@@ -3,6 +3,7 @@ a strategy chose, before it becomes a Chunk)."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 from operator import attrgetter
@@ -91,6 +92,18 @@ class Chunk:
     def column_names(cls) -> list[str]:
         """The keys of ``as_dict``, in order: the fields, each prefix named by its rendering."""
         return list(_COLUMN_NAMES)
+
+    @classmethod
+    def from_columns(cls, columns: dict[str, list]) -> list[Chunk]:
+        """Records from ``as_dict``'s columns (name -> one value a record, the renderings
+        whole), made a column at a time: what ``from_dict`` makes of each row."""
+        columns = dict(columns)
+        for name in LIST_COLUMNS:
+            columns[name] = [() if v is None else tuple(v) for v in columns[name]]
+        for prefix, rendering in _RENDERINGS.items():
+            columns[prefix] = list(map(rendering_prefix, columns[rendering], columns["text"],
+                                       itertools.repeat(rendering)))
+        return list(map(cls, *(columns[name] for name in cls.__dataclass_fields__)))
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Chunk:

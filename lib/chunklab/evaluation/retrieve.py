@@ -62,7 +62,10 @@ _CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]{2
 
 def cjk_bigrams(text: str) -> str:
     """Each CJK run becomes its overlapping character bigrams, separated by spaces, so a
-    word tokenizer can match Japanese or Chinese text (English text is left as it is)."""
+    word tokenizer can match Japanese or Chinese text (English text is left as it is, an ASCII
+    text without a look)."""
+    if text.isascii():
+        return text
     return _CJK_RUN.sub(lambda m: " ".join(m[0][i : i + 2] for i in range(len(m[0]) - 1)), text)
 
 

@@ -297,10 +297,7 @@ def chunks_frame(config: ChunkerConfig, chunks: Sequence[Chunk],
 
 def read_chunks(path: Path) -> list[Chunk]:
     """One config's chunks, read back as records (their columns only, a column at a time)."""
-    names = Chunk.column_names()
-    columns = pq.read_table(path, columns=names).to_pydict()
-    return [Chunk.from_dict(dict(zip(names, row, strict=True)))
-            for row in zip(*(columns[name] for name in names), strict=True)]
+    return Chunk.from_columns(pq.read_table(path, columns=Chunk.column_names()).to_pydict())
 
 
 def query_fingerprint(queries: Iterable[Any]) -> str:
