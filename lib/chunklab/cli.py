@@ -1,20 +1,18 @@
 """Command line: chunklab strategies | chunk | summary | queries | sweep | view | report.
 
-Thin wrappers over the library. Every stage is imported inside the command that uses it, so
-that ``chunklab --help`` loads the parser's defaults only (no Markdown parser, no strategy,
-no pandas, scipy, bm25s or torch)."""
+Thin wrappers over the library (their arguments: ``cli_args.py``). Every stage is imported
+inside the command that uses it, so that ``chunklab --help`` loads the parser's defaults only
+(no Markdown parser, no strategy, no pandas, scipy, bm25s or torch)."""
 
 from __future__ import annotations
 
-import argparse
-import functools
 import json
 import os
 import sys
 import warnings
 from pathlib import Path
 
-from . import __version__
+from .cli_args import build_parser
 from .errors import (
     ChunklabError,
     ConfigError,
@@ -23,202 +21,7 @@ from .errors import (
     disk_fault,
     validation_message,
 )
-from .evaluation.defaults import (
-    DEFAULT_BUDGETS,
-    DEFAULT_CONTRASTS,
-    DEFAULT_CORPUS,
-    DEFAULT_K,
-    DEFAULT_RETRIEVERS,
-    DEFAULT_SIZES,
-    DEFAULT_STRATEGIES,
-    default_contrasts,
-)
-from .evaluation.queries import MAX_SOURCES
-
-DESCRIPTION = ("Compare ways of splitting Markdown for retrieval: chunk a corpus, measure every "
-               "strategy, sweep strategies x sizes x retrievers, draw chunk boundaries, and run "
-               "the six notebooks into one shareable report.")
-
-
-EXAMPLES = {
-    "strategies": "chunklab strategies",
-    "chunk": "chunklab chunk --corpus data/sample --strategy ast_breadcrumb --size 800 "
-             "--out chunks.jsonl",
-    "summary": "chunklab summary --corpus data/sample --size 1000",
-    "mine": "chunklab queries mine --corpus data/sample --out queries.jsonl",
-    "sweep": "chunklab sweep --corpus data/sample --queries data/sample/queries.jsonl "
-             "--sizes 400,800 --out results/my-sweep",
-    "view": "chunklab view --corpus data/sample --doc api/client.md --strategy ast_breadcrumb "
-            "--vs rct --out client.html",
-    "report": "chunklab report --corpus docs/ --sizes 400,800 --out results/docs-report",
-}
-
-
-class HelpFormatter(argparse.RawDescriptionHelpFormatter):
-    """Every option's help ends with its default (when it has one worth showing); the
-    epilog's example keeps its line breaks."""
-
-    def _get_help_string(self, action: argparse.Action) -> str:
-        text = action.help or ""
-        default = action.default
-        nothing = default is None or default is False or (
-            isinstance(default, str | list) and not default)
-        if "%(default)" in text or "(default" in text or not action.option_strings or \
-                nothing or default is argparse.SUPPRESS:
-            return text
-        return f"{text} (default: %(default)s)"
-
-
-def _command(sub, name: str, text: str, example: str | None = None, *,
-             parents=()) -> argparse.ArgumentParser:
-    return sub.add_parser(name, help=text, description=text[0].upper() + text[1:] + ".",
-                          formatter_class=HelpFormatter, parents=list(parents),
-                          epilog=f"example:\n  {example or EXAMPLES[name]}")
-
-
-DEBUG_HELP = "show the traceback of an error instead of its one-line message"
-PARSE_HELP = ("seconds one file may take to be read and parsed before it is skipped and "
-              "reported (default 60, or CHUNKLAB_PARSE_SECONDS; 0: no limit)")
-
-
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="chunklab", description=DESCRIPTION,
-                                     formatter_class=HelpFormatter,
-                                     epilog="example:\n  chunklab report --corpus docs/ "
-                                            "(then open the index.html it names)")
-    parser.add_argument("--version", action="version", version=f"chunklab {__version__}")
-    parser.add_argument("--debug", action="store_true", help=DEBUG_HELP)
-    common = argparse.ArgumentParser(add_help=False)  # --debug after the command works too
-    common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
-                        help=DEBUG_HELP)
-    for where in (parser, common):
-        where.add_argument("--parse-seconds", type=float, default=argparse.SUPPRESS,
-                           metavar="S", help=PARSE_HELP)
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    command = functools.partial(_command, sub, parents=[common])
-    command("strategies", "list strategies with a one-line description")
-
-    chunk = command("chunk", "chunk a corpus and write one JSON object per chunk")
-    chunk.add_argument("--corpus", required=True, help="folder of .md/.markdown/.txt files")
-    _add_config_args(chunk)
-    chunk.add_argument("--out", required=True, help="output .jsonl file")
-
-    summary = command("summary", "chunk a corpus with every strategy; print a table")
-    summary.add_argument("--corpus", default=DEFAULT_CORPUS,
-                         help="folder of .md/.markdown/.txt files")
-    summary.add_argument("--size", type=int, default=1000, help="chunk size in --unit")
-    summary.add_argument("--unit", default="chars", help="what --size counts: chars, words or "
-                                                          "tokens")
-    summary.add_argument("--strategies", default=None,
-                         help="comma-separated strategy names (default: every available one; "
-                              "see: chunklab strategies)")
-    queries = command("queries", "query files: mine queries from a corpus",
-                       EXAMPLES["mine"])
-    queries_sub = queries.add_subparsers(dest="queries_command", required=True,
-                                         metavar="COMMAND")
-    mine = _command(queries_sub, "mine", "queries from titles, headings and API symbols",
-                    parents=[common])
-    mine.add_argument("--corpus", required=True, help="folder of .md/.markdown/.txt files")
-    mine.add_argument("--out", required=True, help="output .jsonl file")
-    mine.add_argument("--max-sources", type=int, default=MAX_SOURCES,
-                      help="drop a mined query naming more gold documents than this")
-
-    sweep = command("sweep", "strategies x sizes x retrievers, scored per query")
-    sweep.add_argument("--corpus", default=DEFAULT_CORPUS,
-                       help="folder of .md/.markdown/.txt files")
-    source = sweep.add_mutually_exclusive_group(required=True)
-    source.add_argument("--queries", "--dev-queries", dest="queries",
-                        help="JSONL query file (the tuning set when --test-queries is given)")
-    source.add_argument("--mine-queries", action="store_true", help="mine queries instead")
-    _add_query_split_args(sweep)
-    _add_grid_args(sweep)
-    sweep.add_argument("--unit", default="chars", choices=["chars", "words", "tokens"],
-                       help="what --sizes count")
-    sweep.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                       help="an option applied to every config (repeatable)")
-    _add_engine_args(sweep)
-    sweep.add_argument("--out", required=True,
-                       help="run folder (created; an identical run there is reused, a run of "
-                            "other parameters is kept and this one goes into run-<id> inside)")
-    _add_overwrite_arg(sweep)
-
-    view = command("view", "write a standalone HTML view of one document's chunks")
-    view.add_argument("--corpus", required=True, help="folder of .md/.markdown/.txt files")
-    view.add_argument("--doc", required=True, help="document id: its path relative to --corpus")
-    _add_config_args(view, extra=False)
-    other = view.add_mutually_exclusive_group()
-    other.add_argument("--vs", metavar="STRATEGY", help="draw this strategy side by side")
-    other.add_argument("--vs-config", metavar="FILE", help="draw this config side by side")
-    view.add_argument("--out", required=True, help="output .html file")
-
-    report = command("report", "run every notebook headless into one folder: "
-                                     "executed .ipynb, offline .html, index.html")
-    report.add_argument("--corpus", default=DEFAULT_CORPUS,
-                        help="folder of .md/.markdown/.txt files")
-    report.add_argument("--queries", "--dev-queries", dest="queries", default=None,
-                        help="JSONL query file (default: <corpus>/queries.jsonl if present, "
-                             "else queries mined from the corpus)")
-    _add_query_split_args(report)
-    _add_grid_args(report)
-    _add_engine_args(report)
-    report.add_argument("--strict", action="store_true",
-                        help="exit non-zero when no config meets the choice rule (the report "
-                             "is written either way, naming the closest config)")
-    report.add_argument("--out", help="report folder (default: results/<date-time>; a report "
-                                      "of other parameters there is kept and this one goes "
-                                      "into run-<id> inside)")
-    report.add_argument("--no-document-text", dest="share_text", action="store_false",
-                        help="leave the documents' text out of the report's pages (the chunk "
-                             "explorer draws boundary positions and counts only), for a "
-                             "report shared outside")
-    _add_overwrite_arg(report)
-    return parser
-
-
-def _add_overwrite_arg(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--overwrite", action="store_true",
-                        help="replace a run of other parameters that --out holds instead of "
-                             "writing into a subfolder")
-
-
-def _add_query_split_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--test-queries", default="", metavar="FILE",
-                        help="held-out JSONL queries: the config is chosen on --queries and "
-                             "reported on these (default: one query set split in two, seeded)")
-    parser.add_argument("--split-seed", type=int, default=0,
-                        help="seed of the tuning / held-out split of one query set")
-
-
-def _add_grid_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--strategies", default=",".join(DEFAULT_STRATEGIES),
-                        help="comma-separated strategy names (see: chunklab strategies)")
-    parser.add_argument("--sizes", default=",".join(map(str, DEFAULT_SIZES)),
-                        help="comma-separated chunk sizes")
-    parser.add_argument("--retrievers", default=",".join(DEFAULT_RETRIEVERS),
-                        help="comma-separated: bm25,dense,hybrid")
-    parser.add_argument("--k", type=int, default=DEFAULT_K, help="top-k chunks scored per query")
-    parser.add_argument("--budgets", default=",".join(map(str, DEFAULT_BUDGETS)),
-                        help="comma-separated token budgets, each scoring the top chunks that "
-                             "fill it (the last one truncated); 'none' for none")
-    parser.add_argument("--contrast", action="append", default=None, metavar="A:B",
-                        help="a planned comparison of strategy A with B at each size, tested "
-                             "as its own Holm family (repeatable; 'none' for none; default "
-                             f"{', '.join(DEFAULT_CONTRASTS)} when both are swept)")
-
-
-def _add_engine_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--all-pairs", action="store_true",
-                        help="test every pair of configs (default: every pair up to 12 "
-                             "configs, else each config against the best)")
-    parser.add_argument("--engine", default="local", choices=["local", "ray"],
-                        help="where the sweep runs: local processes, or a Ray cluster "
-                             "(needs the ray extra); the results are the same")
-    parser.add_argument("--workers", type=int, default=None, metavar="N",
-                        help="processes (local) or actors (ray); default: every core, or "
-                             "every CPU of the cluster; 1: in this process")
-    parser.add_argument("--address", default="", metavar="ADDR",
-                        help="ray: the cluster to join (e.g. auto, or ray://head:10001); "
-                             "default: a running instance, else a new local one")
+from .evaluation.defaults import default_contrasts
 
 
 def engine_from_args(args):
@@ -243,18 +46,6 @@ def _options(items: list[str]) -> dict:
             raise ChunklabError(f"--set expects KEY=VALUE; got {item!r}")
         options[key.strip()] = parse_value(value)
     return options
-
-
-def _add_config_args(parser: argparse.ArgumentParser, *, extra: bool = True) -> None:
-    group = parser.add_mutually_exclusive_group(required=True)
-    group.add_argument("--strategy", help="strategy name (see: chunklab strategies)")
-    group.add_argument("--config", help="a config YAML written by save_config / notebook 06")
-    parser.add_argument("--size", type=int, help="chunk size in --unit (default 1000)")
-    parser.add_argument("--unit", choices=["chars", "words", "tokens"])
-    if extra:
-        parser.add_argument(
-            "--set", action="append", default=[], metavar="KEY=VALUE", help="any other option"
-        )
 
 
 def config_from_args(args):
@@ -488,7 +279,7 @@ HANDLERS = {"strategies": cmd_strategies, "chunk": cmd_chunk, "summary": cmd_sum
 def main(argv: list[str] | None = None) -> int:
     """Run one command; every failure is one line on stderr and exit 2 (130 when
     interrupted), its traceback only with ``--debug``."""
-    args = _parser().parse_args(argv)
+    args = build_parser().parse_args(argv)
     try:
         limit_parsing(getattr(args, "parse_seconds", None))
         return HANDLERS[args.command](args)
