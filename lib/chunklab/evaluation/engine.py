@@ -92,8 +92,8 @@ class Executor:
         raise NotImplementedError
 
     def keep(self, path: Path, chunks: list[Chunk]) -> None:
-        """The chunks just written to ``path`` (an engine without the folder keeps them; the
-        in-process one until their statistics are made, so they are not read back)."""
+        """The chunks just written to ``path`` (an engine without the folder keeps them; one
+        that makes their statistics in this process, until then, so they are not read back)."""
 
     def encode(self, model_path: str | None, batches: Iterable[list[str]]
                ) -> Iterator[np.ndarray]:
