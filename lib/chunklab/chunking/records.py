@@ -4,7 +4,7 @@ a strategy chose, before it becomes a Chunk)."""
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, TypeAlias
@@ -93,6 +93,15 @@ class Chunk:
         """The keys of ``as_dict``, in order: the fields, each prefix named by its rendering."""
         return list(_COLUMN_NAMES)
 
+    @staticmethod
+    def to_columns(chunks: Sequence[Chunk]) -> dict[str, list]:
+        """``as_dict``'s columns of ``chunks`` (name -> one value a record), each field read
+        once a chunk: what ``from_columns`` reads back."""
+        rows = list(map(_COLUMN_VALUES, chunks))
+        by_column = zip(*rows, strict=True) if rows else [()] * len(_COLUMN_NAMES)
+        return {name: [list(v) for v in values] if name in LIST_COLUMNS else list(values)
+                for name, values in zip(_COLUMN_NAMES, by_column, strict=True)}
+
     @classmethod
     def from_columns(cls, columns: dict[str, list]) -> list[Chunk]:
         """Records from ``as_dict``'s columns (name -> one value a record, the renderings
@@ -126,6 +135,8 @@ LIST_COLUMNS = ("breadcrumb", "heading_provenance")
 """The fields holding tuples, written to tables as lists."""
 _COLUMN_NAMES = tuple(_RENDERINGS.get(name, name) for name in Chunk.__dataclass_fields__)
 """``Chunk.column_names()``, made once."""
+_COLUMN_VALUES = attrgetter(*_COLUMN_NAMES)
+"""A chunk's values under ``_COLUMN_NAMES`` (its renderings whole)."""
 
 
 def rendering_prefix(rendering: str, text: str, name: str = "rendering") -> str:

@@ -306,7 +306,7 @@ def embed_token_counts(chunks: Sequence[Chunk]) -> tuple[list[float], str]:
     prefixes = list({c.embed_prefix for c in chunks})
     of_prefix = dict(zip(prefixes, chunk_sizes.count_tokens(prefixes), strict=True))
     return [float(special + (of_prefix[c.embed_prefix] + c.n_tokens
-                             if c.embed_prefix[-1:].isspace() or not c.embed_prefix
+                             if not c.embed_prefix or c.embed_prefix[-1].isspace()
                              else chunk_sizes.count_one(c.embed_text)))
             for c in chunks], TOKENIZER
 

@@ -13,7 +13,6 @@ import platform
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
-from operator import attrgetter
 from pathlib import Path
 from typing import Any, TypedDict
 
@@ -22,7 +21,7 @@ import pyarrow.parquet as pq
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, field_validator, model_validator
 
 from ..chunking.config import ChunkerConfig, make_config
-from ..chunking.records import LIST_COLUMNS, Chunk
+from ..chunking.records import Chunk
 from ..chunking.registry import check_strategy
 from ..errors import ChoiceError, UnknownRetrieverError
 from ..util.atomic import write_atomic, write_text_atomic
@@ -285,11 +284,7 @@ def chunks_frame(config: ChunkerConfig, chunks: Sequence[Chunk],
     and its document's columns (``of_doc``: by document id), made a column at a time."""
     columns: dict[str, list] = {name: [value] * len(chunks)
                                 for name, value in config_columns(config).items()}
-    names = Chunk.column_names()
-    fields = zip(*map(attrgetter(*names), chunks), strict=True) if chunks else (
-        [] for _ in names)
-    for name, values in zip(names, fields, strict=True):
-        columns[name] = list(map(list, values)) if name in LIST_COLUMNS else list(values)
+    columns.update(Chunk.to_columns(chunks))
     docs = [of_doc[chunk.doc_id] for chunk in chunks]
     columns.update({name: [doc[name] for doc in docs] for name in tables.DOCUMENT_NAMES})
     return tables.CHUNKS.frame_of(columns)

@@ -45,18 +45,15 @@ class Table:
 
     def frame(self, rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
         """Rows (dicts holding every column) as a frame with the declared columns in order."""
-        frame = pd.DataFrame(list(rows), columns=None)
-        if frame.empty:
-            return pd.DataFrame(columns=self.names)
-        return self.conform(frame)
+        return self._declared(pd.DataFrame(list(rows), columns=None))
 
     def frame_of(self, columns: Mapping[str, list]) -> pd.DataFrame:
         """Columns (name -> one value a row, every column) as a frame with the declared
         columns in order: what ``frame`` makes of the same rows."""
-        frame = pd.DataFrame(dict(columns))
-        if frame.empty:
-            return pd.DataFrame(columns=self.names)
-        return self.conform(frame)
+        return self._declared(pd.DataFrame(dict(columns)))
+
+    def _declared(self, frame: pd.DataFrame) -> pd.DataFrame:
+        return pd.DataFrame(columns=self.names) if frame.empty else self.conform(frame)
 
     def conform(self, frame: pd.DataFrame) -> pd.DataFrame:
         """``frame`` with the declared columns in order; SchemaError when it lacks one or has
