@@ -31,7 +31,7 @@ import time
 from typing import Any
 
 from . import bench_scale
-from .chunking import sizes
+from .chunking import sizes, word_table
 from .chunking.build import chunk_document
 from .chunking.config import make_config
 from .chunking.registry import REGISTRY, available_names
@@ -112,7 +112,8 @@ def run(corpus_dir: str, megabytes: float, size: int, repeat: int,
         for column, seconds in row.pop("references").items():
             row[column] = seconds / row["seconds"]
     print(f"{len(docs)} documents, {rows[0]['MB']:.2f} MB, size={size} chars, best of {repeat}"
-          "; each row's ratios are to the references timed pass by pass with it")
+          "; each row's ratios are to the references timed pass by pass with it; word table "
+          f"{sizes.table_name()} ({word_table.ENV}=c|python)")
     for name, strategy in REGISTRY.items():
         if not strategy.available:
             print(f"not timed: {name} ({strategy.status()})")

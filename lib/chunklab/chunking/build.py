@@ -11,7 +11,7 @@ from ..document.blocks import Block, atomic_blocks
 from ..document.corpus import Document, make_document
 from ..document.sections import Breadcrumbs
 from .config import ChunkerConfig
-from .records import Chunk, Piece, StrategyFunc
+from .records import Chunk, Piece, StrategyFunc, make_chunk
 from .registry import Requirement, Strategy, add, get_strategy
 from .sizes import COUNT_BATCH, all_sizes
 
@@ -192,31 +192,16 @@ class ChunkBuilder:
             digest = hashlib.sha256(
                 f"{config_id}\0{doc_id}\0{start}\0{end}\0{text}".encode()
             ).hexdigest()[:16]
-            chunks.append(
-                Chunk(
-                    id=digest,
-                    doc_id=doc_id,
-                    ordinal=ordinal,
-                    start=start,
-                    end=end,
-                    text=text,
-                    breadcrumb=path,
-                    part=self._part(piece.part),
-                    kind=block_kind(blocks, (start, end), content),
-                    strategy=strategy,
-                    config_id=config_id,
-                    structure_source=structure_source,
-                    verbatim=piece.text is None or text == doc_text[start:end],
-                    start_line=line_of(start),
-                    end_line=line_of(max(end - 1, start)),
-                    embed_prefix=embed,
-                    context_prefix=context,
-                    applied_strategy=piece.strategy or self.strategy,
-                    n_chars=size[0],
-                    n_words=size[1],
-                    n_tokens=size[2],
-                    heading_provenance=provenance,
-                    title=title,
-                )
-            )
+            chunks.append(make_chunk(
+                id=digest, doc_id=doc_id, ordinal=ordinal, start=start, end=end, text=text,
+                breadcrumb=path, part=self._part(piece.part),
+                kind=block_kind(blocks, (start, end), content), strategy=strategy,
+                config_id=config_id, structure_source=structure_source,
+                verbatim=piece.text is None or text == doc_text[start:end],
+                start_line=line_of(start), end_line=line_of(max(end - 1, start)),
+                embed_prefix=embed, context_prefix=context,
+                applied_strategy=piece.strategy or self.strategy,
+                n_chars=size[0], n_words=size[1], n_tokens=size[2],
+                heading_provenance=provenance, title=title,
+            ))
         return chunks

@@ -87,13 +87,15 @@ class PythonWordTable:
         return len(self.counts)
 
 
+try:
+    from ._wordtable import WordTable as CWordTable
+except ImportError:  # built by the install only where a C compiler was found
+    CWordTable = None
+
+
 def c_available() -> bool:
     """Whether the install built the C word table."""
-    try:
-        from . import _wordtable  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    return CWordTable is not None
 
 
 def table_name(name: str | None = None) -> str:
@@ -110,8 +112,6 @@ def table_name(name: str | None = None) -> str:
 def make_table(name: str | None = None) -> WordTable:
     """An empty word table of the kind ``table_name(name)`` picks."""
     if table_name(name) == "c":
-        from ._wordtable import WordTable as CWordTable
-
         table: WordTable = CWordTable(SPLIT_UNSAFE)
         return table
     return PythonWordTable()
