@@ -108,20 +108,3 @@ def test_records_made_a_column_at_a_time_are_those_made_row_by_row(sample_corpus
     with pytest.raises(ValueError, match="embed_text does not end with the chunk's text"):
         Chunk.from_columns({name: [row[name] for row in rows] for name in Chunk.column_names()})
 
-
-def test_make_chunk_makes_what_the_dataclass_constructor_makes(sample_corpus):
-    import dataclasses
-
-    from chunklab import chunk_corpus, make_config
-    from chunklab.chunking.records import make_chunk
-
-    chunks = chunk_corpus(sample_corpus, make_config(strategy="ast_breadcrumb", size=300))
-    for chunk in chunks[:50]:
-        values = {f.name: getattr(chunk, f.name) for f in fields(Chunk)}
-        made, constructed = make_chunk(**values), Chunk(**values)
-        assert made == constructed and hash(made) == hash(constructed)
-        assert type(made) is Chunk and repr(made) == repr(constructed)
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        made.text = "changed"
-    with pytest.raises(TypeError, match="title"):
-        make_chunk(*list(values.values())[:-1])  # every field is needed, in order

@@ -11,7 +11,7 @@ from ..document.blocks import Block, atomic_blocks
 from ..document.corpus import Document, make_document
 from ..document.sections import Breadcrumbs
 from .config import ChunkerConfig
-from .records import Chunk, Piece, StrategyFunc, make_chunk
+from .records import Chunk, Piece, StrategyFunc
 from .registry import Requirement, Strategy, add, get_strategy
 from .sizes import COUNT_BATCH, all_sizes
 
@@ -192,7 +192,7 @@ class ChunkBuilder:
             digest = hashlib.sha256(
                 f"{config_id}\0{doc_id}\0{start}\0{end}\0{text}".encode()
             ).hexdigest()[:16]
-            chunks.append(make_chunk(
+            chunks.append(Chunk(
                 id=digest, doc_id=doc_id, ordinal=ordinal, start=start, end=end, text=text,
                 breadcrumb=path, part=self._part(piece.part),
                 kind=block_kind(blocks, (start, end), content), strategy=strategy,

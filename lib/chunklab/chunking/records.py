@@ -9,11 +9,14 @@ from dataclasses import dataclass
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, TypeAlias
 
+from ..util.frozen import quick_init
+
 if TYPE_CHECKING:
     from ..document.corpus import Document
     from .config import ChunkerConfig
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Chunk:
     """One piece of one document, with exact provenance and the heading path above it."""
@@ -74,10 +77,10 @@ class Chunk:
         """What a reader or model is handed: a source label (when used) then the text."""
         return self.context_prefix + self.text if self.context_prefix else self.text
 
-    def __reduce__(self) -> tuple[Callable[..., Chunk], tuple]:
-        """Pickled as its field values, unpickled by one ``make_chunk`` call (what a worker
+    def __reduce__(self) -> tuple[type[Chunk], tuple]:
+        """Pickled as its field values, unpickled by one constructor call (what a worker
         hands back: a frozen dataclass's own state sets each field through a loop)."""
-        return make_chunk, _FIELD_VALUES(self)
+        return Chunk, _FIELD_VALUES(self)
 
     def as_dict(self) -> dict[str, Any]:
         """The record as written to tables: the two renderings whole, in place of their
@@ -112,7 +115,7 @@ class Chunk:
         for prefix, rendering in _RENDERINGS.items():
             columns[prefix] = list(map(rendering_prefix, columns[rendering], columns["text"],
                                        itertools.repeat(rendering)))
-        return list(map(make_chunk, *(columns[name] for name in cls.__dataclass_fields__)))
+        return list(map(cls, *(columns[name] for name in cls.__dataclass_fields__)))
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Chunk:
@@ -127,27 +130,6 @@ class Chunk:
         return cls(**values)
 
 
-def _positional_maker(cls: type, name: str) -> Callable[..., Any]:
-    """A function making a ``cls`` (a frozen dataclass with slots) from every field's value, in
-    order, each slot set through its own descriptor: about half the time of the dataclass's
-    ``__init__``, which looks ``object.__setattr__`` up again for every field (a corpus makes
-    one chunk per few hundred chars). Generated as dataclasses generates ``__init__``; named
-    ``name`` in the class's module, so pickle finds it there."""
-    names = list(cls.__dataclass_fields__)  # type: ignore[attr-defined]
-    setters = {f"_set{n}": cls.__dict__[name].__set__ for n, name in enumerate(names)}
-    body = "".join(f"    _set{n}(made, {name})\n" for n, name in enumerate(names))
-    source = f"def make({', '.join(names)}):\n    made = _new(_cls)\n{body}    return made\n"
-    namespace: dict[str, Any] = {"_new": object.__new__, "_cls": cls, **setters}
-    exec(source, namespace)  # noqa: S102 (the source is made of the class's field names)
-    made = namespace["make"]
-    made.__name__ = made.__qualname__ = name
-    made.__module__ = cls.__module__
-    return made
-
-
-make_chunk: Callable[..., Chunk] = _positional_maker(Chunk, "make_chunk")
-"""``Chunk(*values)`` with every field given in order, without the dataclass's ``__init__``
-(``tests/test_chunk_records.py`` holds the two equal)."""
 _RENDERINGS = {"embed_prefix": "embed_text", "context_prefix": "context_text"}
 """Each stored prefix and the rendering it makes with the text."""
 _FIELD_VALUES = attrgetter(*Chunk.__dataclass_fields__)

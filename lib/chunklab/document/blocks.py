@@ -15,6 +15,7 @@ from markdown_it.token import Token
 from mdit_py_plugins.container import container_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 
+from ..util.frozen import quick_init
 from .headings import EXPLICIT, MARKDOWN, infer_heading
 from .inline import plain_text
 from .lines import LineIndex
@@ -50,6 +51,7 @@ _NOT_BODY = frozenset({"heading", "front_matter"})
 """Kinds that are never a chunk's content, though they hold words (``Block.is_body``)."""
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Block:
     """One block of a document: a top-level block, or (in ``children``) one nested in it."""

@@ -1,0 +1,45 @@
+"""A quicker ``__init__`` for the frozen dataclasses made by the hundred thousand (blocks,
+chunks): the same signature and the same values, each slot set through its own descriptor.
+
+A frozen dataclass's generated ``__init__`` sets each field with ``object.__setattr__``, looked
+up again for every field; a document makes a block per paragraph and a chunk per few hundred
+chars, so that lookup was a tenth of chunking. ``tests/test_frozen.py`` holds the records made
+both ways equal."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+def quick_init(cls: type[T]) -> type[T]:
+    """Class decorator (above ``@dataclass(frozen=True, slots=True)``): replaces ``__init__``
+    with one generated as dataclasses generates its own, each field's default kept, that sets
+    the slots directly. A class it cannot serve the same way is refused."""
+    params = getattr(cls, "__dataclass_params__", None)
+    if params is None or not params.frozen or "__slots__" not in cls.__dict__:
+        raise TypeError(f"quick_init needs a frozen dataclass with slots, not {cls.__name__}")
+    if hasattr(cls, "__post_init__"):
+        raise TypeError(f"quick_init cannot call {cls.__name__}.__post_init__")
+    namespace: dict[str, Any] = {}
+    signature, body = [], []
+    for n, field in enumerate(dataclasses.fields(cls)):  # type: ignore[arg-type]
+        if not field.init or field.default_factory is not dataclasses.MISSING:
+            raise TypeError(f"quick_init keeps only plain defaults: {cls.__name__}.{field.name}")
+        namespace[f"_set{n}"] = cls.__dict__[field.name].__set__
+        if field.default is dataclasses.MISSING:
+            signature.append(field.name)
+        else:
+            namespace[f"_default{n}"] = field.default
+            signature.append(f"{field.name}=_default{n}")
+        body.append(f"    _set{n}(self, {field.name})\n")
+    source = f"def __init__(self, {', '.join(signature)}):\n{''.join(body)}"
+    exec(source, namespace)  # noqa: S102 (made of the class's own field names)
+    init = namespace["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    init.__module__ = cls.__module__
+    init.__doc__ = cls.__init__.__doc__
+    cls.__init__ = init  # type: ignore[method-assign]
+    return cls
