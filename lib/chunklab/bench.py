@@ -113,7 +113,7 @@ def run(corpus_dir: str, megabytes: float, size: int, repeat: int,
             row[column] = seconds / row["seconds"]
     print(f"{len(docs)} documents, {rows[0]['MB']:.2f} MB, size={size} chars, best of {repeat}"
           "; each row's ratios are to the references timed pass by pass with it; word table "
-          f"{sizes.table_name()} ({word_table.ENV}=c|python)")
+          f"{word_table.kind_of(sizes.WORDS)} ({word_table.ENV}=c|python)")
     for name, strategy in REGISTRY.items():
         if not strategy.available:
             print(f"not timed: {name} ({strategy.status()})")

@@ -5,7 +5,7 @@
  * without making a string object per word: words are found by Py_UNICODE_ISSPACE (what
  * str.split() cuts at), hashed over their code points, and looked up in an open-addressing
  * table whose slots hold the words as str objects. tests/test_word_table.py holds it equal
- * to the Python cache of sizes.py. */
+ * to the Python table of word_table.py. */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

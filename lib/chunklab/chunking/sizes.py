@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, MissingTokenizerError
-from .word_table import UNKNOWN, UNSAFE, WordTable, make_table, table_name
+from .word_table import UNKNOWN, UNSAFE, WordTable, kind_of, make_table
 
 UNITS = ("chars", "words", "tokens")
 ENCODER = "all-MiniLM-L6-v2"
@@ -65,7 +65,7 @@ def use_word_table(name: str | None = None) -> str:
     ``CHUNKLAB_WORD_TABLE`` or the install picks); returns its name."""
     global WORDS
     WORDS = make_table(name)
-    return table_name(name)
+    return kind_of(WORDS)
 
 
 def count_tokens(texts: Sequence[str], *, special: bool = False) -> list[int]:
@@ -76,7 +76,7 @@ def count_tokens(texts: Sequence[str], *, special: bool = False) -> list[int]:
     whitespace-separated words together, and each distinct word is encoded once per process
     (``tests/test_token_counts.py`` holds this equal to encoding each text whole)."""
     texts = list(texts)
-    tokenizer()
+    tokenizer()  # no tokenizer: an error, even for no texts
     counts = [tokens for start in range(0, len(texts), COUNT_BATCH)
               for _, _, tokens in _count_batch(texts[start:start + COUNT_BATCH])]
     if special:

@@ -54,9 +54,7 @@ def split_unsafe(text: str) -> bool:
 class PythonWordTable:
     """The word table as ``str.split`` and a dict."""
 
-    def __init__(self, unsafe: str = SPLIT_UNSAFE):
-        if unsafe != SPLIT_UNSAFE:
-            raise ConfigError("the Python word table knows only SPLIT_UNSAFE")
+    def __init__(self) -> None:
         self.counts: dict[str, int] = {}
 
     def sizes(self, texts: Sequence[str]) -> list[tuple[int, int, int]]:
@@ -107,6 +105,11 @@ def table_name(name: str | None = None) -> str:
         raise ConfigError(f"{ENV}=c, but the C word table was not built by the install "
                           "(it needs a C compiler): reinstall chunklab with one, or use python")
     return name
+
+
+def kind_of(table: WordTable) -> str:
+    """Which of ``TABLES`` ``table`` is."""
+    return "python" if isinstance(table, PythonWordTable) else "c"
 
 
 def make_table(name: str | None = None) -> WordTable:
