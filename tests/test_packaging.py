@@ -127,9 +127,11 @@ def test_the_built_wheel_carries_the_notebooks_and_the_index_template(tmp_path):
     notebooks = {f"chunklab/_notebooks/{p.name}" for p in (ROOT / "notebooks").glob("*.ipynb")}
     assert len(notebooks) == 6 and notebooks <= names
     assert "chunklab/notebooks/templates/index.html.j2" in names
-    # The C word table is compiled by the build (the copy leaves out the one built in place).
-    assert any(n.startswith("chunklab/chunking/_wordtable.") and n.endswith(".so")
-               for n in names), sorted(n for n in names if "chunking/" in n)
+    # The C word table and the document stage's C code are compiled by the build (the copy
+    # leaves out those built in place).
+    for module in ("chunking/_wordtable", "document/_native"):
+        assert any(n.startswith(f"chunklab/{module}.") and n.endswith(".so") for n in names), \
+            sorted(n for n in names if n.endswith(".so"))
 
 
 def test_the_dense_install_command_names_the_makefiles_torch_and_the_cpu_index():

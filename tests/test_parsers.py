@@ -88,6 +88,9 @@ def test_the_sample_corpus_and_the_fixtures_need_no_other_fallback():
 @example(text="> - alpha\n| a | b |\n|---|---|\n")
 @example(text="~~~ |\n---\n\n")
 @example(text="# alpha\n\n<!-- |\n---\n\n")
+@example(text="\n\n```py\n\n```\n\n# |\n---\n\n# alpha\n\n")
+@example(text="# alpha\n\n| a | b |\n|---|---|\n| 0 | v0 |\n-\n\n")
+@example(text="| a | b |\n|---|---|\n| 0 | 1 |\n> q\n")
 def test_generated_markdown_parses_the_same(text):
     python, rust = both(text)
     if rust["parser"] == "python":  # handed back: it must say why, and be right to

@@ -12,8 +12,10 @@ parsed by markdown-it-py:
 - html: a nested HTML comment (or ``<script>``, ``<?``, ...) without its end mark in its block
   (markdown-it-pyrs ends it at a blank line inside a list item);
 - table: a table whose header row has no ``|`` or that follows a quote line (markdown-it-py
-  reads a paragraph, or a lazy line of the quote), a setext heading holding a ``|``, a fence
-  whose opening line holds one (markdown-it-py tries a table first).
+  reads a paragraph, or a lazy line of the quote), a table whose body has a row that may open
+  another block (``-``, ``>``, ``#``: markdown-it-py ends the table there), a heading holding
+  a ``|``, a fence whose opening line holds one (markdown-it-py tries a table first: ``# a |
+  b`` over ``---`` is one).
 
 A differential test holds both parsers to the same Blocks.
 """
@@ -32,6 +34,9 @@ from markdown_it.common.utils import normalizeReference
 from markdown_it.rules_block.html_block import HTML_SEQUENCES
 
 from .blocks import (
+    _ALWAYS_CONTENT,
+    _WORD_CHAR,
+    _WORDLESS,
     Block,
     _has_words,
     _retitled,
@@ -40,7 +45,7 @@ from .blocks import (
 )
 from .headings import infer_heading
 from .inline import plain_text
-from .lines import line_ends, offset_type
+from .lines import SHARED_OFFSETS, line_ends, native, native_choice, offset_type
 from .nesting import MAX_NESTING
 
 _RULES = ["blockquote", "code", "fence", "heading", "hr", "lheading", "list", "paragraph",
@@ -54,13 +59,17 @@ _LEAVES = {"paragraph": "paragraph", "heading": "heading", "lheading": "heading"
 _PLAIN = frozenset({"paragraph", "code", "hr", "front_matter", "reference"})
 """Leaves whose Block is their kind and span alone (a top-level paragraph may also be an
 inferred heading)."""
-_READ_OTHERWISE = frozenset({"table", "lheading", "fence", "html_block"})
+_READ_OTHERWISE = frozenset({"table", "heading", "lheading", "fence", "html_block"})
 """Nodes markdown-it-py may read otherwise (``_may_differ``)."""
 _TIGHT_TEXT = "text"
 """A tight list item's paragraph: markdown-it-pyrs leaves its text node in the item."""
 _CONTAINER_LINE = re.compile(r"(?m)^[ \t>*+\-.)\d]*:{3,}[ \t]*\S")
 """A line that may open a ``:::`` container (over-inclusive: a false match only costs speed)."""
 _LINE_BREAK = re.compile(r"\r\n?")
+_BLOCK_OPENER = re.compile(r"\n[ \t]*(?:[-*+>#`~<_=]|\d{1,9}[.)])")
+"""A line that may open another block (a list item, quote, heading, fence, rule or HTML block;
+over-inclusive: a false match only costs speed): markdown-it-py ends a table's body there,
+markdown-it-pyrs reads it as a row."""
 _RUN_ON_HTML = [(re.compile(opener.pattern.lstrip("^"), opener.flags), end)
                 for opener, end, _ in HTML_SEQUENCES[:5]]
 """HTML blocks that run on to their end mark (a comment to ``-->``, ...): markdown-it-pyrs ends
@@ -105,6 +114,7 @@ class _Window:
             self.starts = array(offset_type(len(data)), [0])
             self.starts.extend(line_ends(data, b"\n"))
             self.base, self.shift = 0, first
+        self.span = lines.span
 
     def lines_of(self, srcmap: tuple[int, int]) -> tuple[int, int]:
         """Document lines [first, stop) a node's bytes lie on."""
@@ -113,6 +123,15 @@ class _Window:
         first = bisect.bisect_right(self.starts, base + start) - 1
         last = bisect.bisect_right(self.starts, base + (end - 1 if end > start else start)) - 1
         return first + self.shift, last + 1 + self.shift
+
+    def place(self, srcmap: tuple[int, int]) -> tuple[int, int, int, int]:
+        """``(*lines_of(srcmap), *LineIndex.span(*lines_of(srcmap)))`` in one call: the
+        document lines [first, stop) of a node and their chars, trailing whitespace left out."""
+        start, end = srcmap
+        base, starts, shift = self.base, self.starts, self.shift
+        first = bisect.bisect_right(starts, base + start) - 1 + shift
+        stop = bisect.bisect_right(starts, base + (end - 1 if end > start else start)) + shift
+        return (first, stop, *self.span(first, stop))
 
 
 def rust_blocks(text: str, lines: Any, infer: bool, env: dict, window: int = WINDOW) -> list:
@@ -190,10 +209,23 @@ class _Folder:
                 self.collect_references(node.children)
 
     def fold(self, nodes: Any, depth: int, before: list | None = None) -> list:
-        """Blocks of ``nodes`` (``before``: the block preceding them, from an earlier window)."""
+        """Blocks of ``nodes`` (``before``: the block preceding them, from an earlier window),
+        folded in C (``_native.c``) unless ``lines.native_choice()`` says python."""
         found = list(before or ())
         kept = len(found)
-        text, span, lines_of = self.text, self.lines.span, self.where.lines_of
+        if native is not None and native_choice() == "c":
+            where, lines = self.where, self.lines
+            native.fold(self.text, lines.starts, where.starts, where.base, where.shift,
+                       lines.shared, SHARED_OFFSETS, Block, _CONTAINERS, _LEAVES, _PLAIN,
+                       _WORDLESS, _ALWAYS_CONTENT, "paragraph", _TIGHT_TEXT, "list", Fallback,
+                       self.special, MAX_NESTING, self.infer, nodes, depth, found)
+        else:
+            self.fold_into(nodes, depth, found)
+        return found[kept:]
+
+    def fold_into(self, nodes: Any, depth: int, found: list) -> None:
+        """Append the Blocks of ``nodes`` to ``found``: the fold in Python."""
+        text, place = self.text, self.where.place
         infer_here = self.infer and not depth
         for node in nodes:
             name = node.name
@@ -201,27 +233,34 @@ class _Folder:
             if container is not None:
                 if depth + 1 >= MAX_NESTING and container != "list":
                     raise Fallback("nesting")
-                children = self.fold(node.children, depth + 1)
-                start, end = span(*lines_of(node.srcmap))
+                children: list = []
+                self.fold_into(node.children, depth + 1, children)
+                _, _, start, end = place(node.srcmap)
                 found.append(Block(container, start, end,
-                                   content=_has_words(container, text, start, end),
+                                   content=_WORD_CHAR.search(text, start, end) is not None,
                                    children=tuple(children)))
                 continue
             kind = _LEAVES.get(name) or ("paragraph" if name == _TIGHT_TEXT and depth else None)
             if kind is None:
                 raise Fallback(f"node {name}")
-            first, stop = lines_of(node.srcmap)
-            start, end = span(first, stop)
+            first, stop, start, end = place(node.srcmap)
             if kind in _PLAIN and not (infer_here and kind == "paragraph"):
                 found.append(Block(kind, start, end, content=_has_words(kind, text, start, end)))
                 continue
-            block = self.leaf(node, kind, not depth, (first, stop), (start, end))
-            if kind == "html" and depth and _runs_on(text[block.start : block.end]):
-                raise Fallback("html")
-            if name in _READ_OTHERWISE and _may_differ(text, block, name, found):
-                raise Fallback("table")
-            found.append(block)
-        return found[kept:]
+            found.append(self.special(node, kind, name, depth, first, stop, start, end, found))
+
+    def special(self, node: Any, kind: str, name: str, depth: int, first: int, stop: int,
+                start: int, end: int, found: list) -> Any:
+        """The Block of a leaf that is not plain (a heading, fence, table, HTML block, or a
+        top-level paragraph read for an inferred heading) on document lines [first, stop),
+        chars [start, end), ``found`` the blocks before it; Fallback when markdown-it-py may
+        read it otherwise."""
+        block = self.leaf(node, kind, not depth, (first, stop), (start, end))
+        if kind == "html" and depth and _runs_on(self.text[block.start : block.end]):
+            raise Fallback("html")
+        if name in _READ_OTHERWISE and _may_differ(self.text, block, name, found):
+            raise Fallback("table")
+        return block
 
     def leaf(self, node: Any, kind: str, top: bool, lines: tuple[int, int],
              span: tuple[int, int]) -> Any:
@@ -253,17 +292,21 @@ def _runs_on(html: str) -> bool:
 
 
 def _may_differ(text: str, block: Any, name: str, before: list) -> bool:
-    """Whether markdown-it-py may read this table, setext heading or fence otherwise: a table
-    whose header row has no ``|`` or that follows a quote with no blank line, a setext heading
-    or a fence's or HTML block's opening line with a ``|``."""
-    if name == "lheading":
+    """Whether markdown-it-py may read this table, heading or fence otherwise: a table whose
+    header row has no ``|``, whose body has a row that may open another block, or that follows
+    a quote with no blank line, a heading holding a ``|``, or a fence's or HTML block's
+    opening line with one."""
+    if name in ("heading", "lheading"):
         return "|" in text[block.start : block.end]
     stop = text.find("\n", block.start, block.end)
     if name in ("fence", "html_block"):
-        # markdown-it-py tries a table first: ``~~~ |`` or ``<!-- |`` over ``---`` is one
+        # markdown-it-py tries a table first: ``~~~ |``, ``<!-- |`` or ``# |`` over ``---``
         return "|" in text[block.start : block.end if stop < 0 else stop]
     if name != "table":
         return False
     if "|" not in text[block.start : block.end if stop < 0 else stop]:
         return True
+    delimiter = text.find("\n", stop + 1, block.end) if stop >= 0 else -1
+    if delimiter >= 0 and _BLOCK_OPENER.search(text, delimiter, block.end):
+        return True  # markdown-it-py ends a table at a row that may open another block
     return bool(before) and before[-1].kind == "blockquote" and block.start - before[-1].end <= 2

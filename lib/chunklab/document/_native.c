@@ -1,0 +1,454 @@
+/* chunklab.document._native: the document stage's work in C where Python costs most.
+ *
+ * `line_ends(text, itemsize)`: the offsets just past each "\n" of a text, as the bytes of an
+ * array of 4- or 8-byte ints (lines.line_ends, without a string per line).
+ *
+ * `fold(...)`, the fold of markdown-it-pyrs's node tree into Blocks, does for each node what _Folder.fold in rust_blocks.py
+ * does: a node's byte offsets become the document lines they lie on, those lines its chars
+ * (trailing whitespace left out), and a container or a plain leaf (paragraph, code, rule,
+ * front matter, reference definition, a tight item's text) becomes its Block here, its slots
+ * set directly. Every other leaf (a heading, fence, table, HTML block, or a paragraph read for
+ * an inferred heading) is handed to the window's `special` callback, which makes its Block in
+ * Python. tests/test_parsers.py holds the Blocks to those of the Python fold, and
+ * tests/test_lines.py the line ends to those of lines.line_ends. */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+
+/* The window: what the callers set up in rust_blocks._native_window. */
+typedef struct {
+    PyObject *text;         /* the document (str) */
+    Py_buffer doc_starts;   /* its line starts (array of int32 or int64) */
+    Py_buffer win_starts;   /* the window's line starts, in its own unit (bytes or chars) */
+    Py_ssize_t base, shift; /* offset of the window in win_starts' unit; its first line */
+    PyObject *shared;       /* dict: one int object per offset recently made */
+    Py_ssize_t shared_max;
+    PyTypeObject *block;    /* the Block class */
+    PyObject *containers, *leaves; /* dicts: node name -> Block kind */
+    PyObject *plain, *wordless, *always; /* frozensets of kinds */
+    PyObject *paragraph, *tight_text, *list_kind;
+    PyObject *fallback;     /* the Fallback exception class */
+    PyObject *special;      /* callable(node, kind, name, depth, first, stop, start, end, found) */
+    long max_nesting;
+    int infer;
+} Window;
+
+/* Offsets of the Block slots, read from its member descriptors. */
+enum { B_KIND, B_START, B_END, B_LEVEL, B_TITLE, B_PROVENANCE, B_RAW_TITLE, B_CONTENT,
+       B_CHILDREN, B_FIELDS };
+static const char *block_fields[B_FIELDS] = {
+    "kind", "start", "end", "level", "title", "provenance", "raw_title", "content", "children"};
+static Py_ssize_t block_offsets[B_FIELDS];
+static PyTypeObject *offsets_of = NULL;
+static PyObject *zero, *empty_str, *empty_tuple;
+static PyObject *s_name, *s_srcmap, *s_children;
+
+static int
+read_offsets(PyTypeObject *type)
+{
+    if (type == offsets_of) {
+        return 0;
+    }
+    for (int i = 0; i < B_FIELDS; i++) {
+        PyObject *descr = PyObject_GetAttrString((PyObject *)type, block_fields[i]);
+        if (descr == NULL) {
+            return -1;
+        }
+        if (!Py_IS_TYPE(descr, &PyMemberDescr_Type)) {
+            Py_DECREF(descr);
+            PyErr_Format(PyExc_TypeError, "%s.%s is not a slot", type->tp_name, block_fields[i]);
+            return -1;
+        }
+        block_offsets[i] = ((PyMemberDescrObject *)descr)->d_member->offset;
+        Py_DECREF(descr);
+    }
+    offsets_of = type;
+    return 0;
+}
+
+static void
+set_slot(PyObject *obj, int field, PyObject *value)
+{
+    PyObject **slot = (PyObject **)((char *)obj + block_offsets[field]);
+    Py_INCREF(value);
+    Py_XSETREF(*slot, value);
+}
+
+/* A Block with its defaults but kind, start, end, content and children. */
+static PyObject *
+make_block(Window *w, PyObject *kind, PyObject *start, PyObject *end, int content,
+           PyObject *children)
+{
+    PyObject *obj = w->block->tp_alloc(w->block, 0);
+    if (obj == NULL) {
+        return NULL;
+    }
+    set_slot(obj, B_KIND, kind);
+    set_slot(obj, B_START, start);
+    set_slot(obj, B_END, end);
+    set_slot(obj, B_LEVEL, zero);
+    set_slot(obj, B_TITLE, empty_str);
+    set_slot(obj, B_PROVENANCE, empty_str);
+    set_slot(obj, B_RAW_TITLE, empty_str);
+    set_slot(obj, B_CONTENT, content ? Py_True : Py_False);
+    set_slot(obj, B_CHILDREN, children ? children : empty_tuple);
+    return obj;
+}
+
+static Py_ssize_t
+item(Py_buffer *buf, Py_ssize_t i)
+{
+    return buf->itemsize == 4 ? (Py_ssize_t)((int32_t *)buf->buf)[i]
+                              : (Py_ssize_t)((int64_t *)buf->buf)[i];
+}
+
+static Py_ssize_t
+bisect_right(Py_buffer *buf, Py_ssize_t x)
+{
+    Py_ssize_t lo = 0, hi = buf->len / buf->itemsize;
+    while (lo < hi) {
+        Py_ssize_t mid = lo + (hi - lo) / 2;
+        if (x < item(buf, mid)) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    return lo;
+}
+
+/* The same int object for an offset made recently (LineIndex.span's `shared`). */
+static PyObject *
+shared_int(Window *w, Py_ssize_t value)
+{
+    PyObject *key = PyLong_FromSsize_t(value);
+    if (key == NULL) {
+        return NULL;
+    }
+    PyObject *found = PyDict_SetDefault(w->shared, key, key);
+    Py_XINCREF(found);
+    Py_DECREF(key);
+    return found;
+}
+
+/* Document lines [first, stop) of a node's srcmap and their chars [start, end). */
+static int
+place(Window *w, PyObject *node, Py_ssize_t *first, Py_ssize_t *stop, PyObject **start,
+      PyObject **end)
+{
+    PyObject *srcmap = PyObject_GetAttr(node, s_srcmap);
+    if (srcmap == NULL) {
+        return -1;
+    }
+    if (!PyTuple_Check(srcmap) || PyTuple_GET_SIZE(srcmap) != 2) {
+        PyErr_Format(PyExc_ValueError, "a node without a source map: %R", srcmap);
+        Py_DECREF(srcmap);
+        return -1;
+    }
+    Py_ssize_t s = PyLong_AsSsize_t(PyTuple_GET_ITEM(srcmap, 0));
+    Py_ssize_t e = PyLong_AsSsize_t(PyTuple_GET_ITEM(srcmap, 1));
+    Py_DECREF(srcmap);
+    if (PyErr_Occurred()) {
+        return -1;
+    }
+    *first = bisect_right(&w->win_starts, w->base + s) - 1 + w->shift;
+    *stop = bisect_right(&w->win_starts, w->base + (e > s ? e - 1 : s)) + w->shift;
+    Py_ssize_t n = w->doc_starts.len / w->doc_starts.itemsize;
+    Py_ssize_t length = PyUnicode_GET_LENGTH(w->text);
+    Py_ssize_t a = *first < n ? item(&w->doc_starts, *first) : length;
+    Py_ssize_t b = *stop < n ? item(&w->doc_starts, *stop) : length;
+    int kind = PyUnicode_KIND(w->text);
+    const void *data = PyUnicode_DATA(w->text);
+    while (b > a && Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, b - 1))) {
+        b--;
+    }
+    if (PyDict_GET_SIZE(w->shared) > w->shared_max) {
+        PyDict_Clear(w->shared);
+    }
+    *start = shared_int(w, a);
+    if (*start == NULL) {
+        return -1;
+    }
+    *end = shared_int(w, b);
+    if (*end == NULL) {
+        Py_CLEAR(*start);
+        return -1;
+    }
+    return 0;
+}
+
+/* Whether text[start:end] holds a char str.isalnum holds true for (blocks._WORD_CHAR). */
+static int
+has_word_char(Window *w, PyObject *start, PyObject *end)
+{
+    Py_ssize_t a = PyLong_AsSsize_t(start), b = PyLong_AsSsize_t(end);
+    int kind = PyUnicode_KIND(w->text);
+    const void *data = PyUnicode_DATA(w->text);
+    for (Py_ssize_t i = a; i < b; i++) {
+        if (Py_UNICODE_ISALNUM(PyUnicode_READ(kind, data, i))) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* blocks._has_words for the kinds made here (never html). */
+static int
+has_words(Window *w, PyObject *kind, PyObject *start, PyObject *end)
+{
+    int in = PySet_Contains(w->wordless, kind);
+    if (in != 0) {
+        return in < 0 ? -1 : 0;
+    }
+    in = PySet_Contains(w->always, kind);
+    if (in != 0) {
+        return in < 0 ? -1 : 1;
+    }
+    return has_word_char(w, start, end);
+}
+
+static int fold_into(Window *w, PyObject *nodes, long depth, PyObject *found);
+
+static int
+fold_container(Window *w, PyObject *node, PyObject *kind, long depth, PyObject *found)
+{
+    if (depth + 1 >= w->max_nesting) {
+        int is_list = PyObject_RichCompareBool(kind, w->list_kind, Py_EQ);
+        if (is_list < 0) {
+            return -1;
+        }
+        if (!is_list) {
+            PyErr_SetString(w->fallback, "nesting");
+            return -1;
+        }
+    }
+    PyObject *kids = PyObject_GetAttr(node, s_children);
+    if (kids == NULL) {
+        return -1;
+    }
+    PyObject *inner = PyList_New(0);
+    int failed = inner == NULL || fold_into(w, kids, depth + 1, inner) < 0;
+    Py_DECREF(kids);
+    if (failed) {
+        Py_XDECREF(inner);
+        return -1;
+    }
+    PyObject *children = PyList_AsTuple(inner);
+    Py_DECREF(inner);
+    Py_ssize_t first, stop;
+    PyObject *start = NULL, *end = NULL, *block = NULL;
+    if (children != NULL && place(w, node, &first, &stop, &start, &end) == 0) {
+        block = make_block(w, kind, start, end, has_word_char(w, start, end), children);
+    }
+    Py_XDECREF(children);
+    Py_XDECREF(start);
+    Py_XDECREF(end);
+    if (block == NULL) {
+        return -1;
+    }
+    int appended = PyList_Append(found, block);
+    Py_DECREF(block);
+    return appended;
+}
+
+/* The Block kind of a leaf node (a borrowed reference), NULL with Fallback set for a node
+ * this fold does not know. */
+static PyObject *
+leaf_kind(Window *w, PyObject *name, long depth)
+{
+    PyObject *kind = PyDict_GetItemWithError(w->leaves, name);
+    if (kind != NULL || PyErr_Occurred()) {
+        return kind;
+    }
+    if (depth) {
+        int tight = PyObject_RichCompareBool(name, w->tight_text, Py_EQ);
+        if (tight < 0) {
+            return NULL;
+        }
+        if (tight) {
+            return w->paragraph;
+        }
+    }
+    PyErr_Format(w->fallback, "node %U", name);
+    return NULL;
+}
+
+static int
+fold_leaf(Window *w, PyObject *node, PyObject *name, long depth, PyObject *found)
+{
+    PyObject *kind = leaf_kind(w, name, depth);
+    if (kind == NULL) {
+        return -1;
+    }
+    Py_ssize_t first, stop;
+    PyObject *start, *end, *block = NULL;
+    if (place(w, node, &first, &stop, &start, &end) < 0) {
+        return -1;
+    }
+    int plain = PySet_Contains(w->plain, kind);
+    if (plain > 0 && w->infer && depth == 0) {
+        plain = !PyObject_RichCompareBool(kind, w->paragraph, Py_EQ);
+    }
+    if (plain > 0) {
+        int words = has_words(w, kind, start, end);
+        if (words >= 0) {
+            block = make_block(w, kind, start, end, words, NULL);
+        }
+    } else if (plain == 0) {
+        block = PyObject_CallFunction(w->special, "OOOlnnOOO", node, kind, name, depth, first,
+                                      stop, start, end, found);
+    }
+    Py_DECREF(start);
+    Py_DECREF(end);
+    if (block == NULL) {
+        return -1;
+    }
+    int appended = PyList_Append(found, block);
+    Py_DECREF(block);
+    return appended;
+}
+
+static int
+fold_into(Window *w, PyObject *nodes, long depth, PyObject *found)
+{
+    PyObject *seq = PySequence_Fast(nodes, "the nodes must be a sequence");
+    if (seq == NULL) {
+        return -1;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *node = PySequence_Fast_GET_ITEM(seq, i);
+        PyObject *name = PyObject_GetAttr(node, s_name);
+        if (name == NULL) {
+            Py_DECREF(seq);
+            return -1;
+        }
+        PyObject *container = PyDict_GetItemWithError(w->containers, name);
+        int failed;
+        if (container != NULL) {
+            failed = fold_container(w, node, container, depth, found) < 0;
+        } else {
+            failed = PyErr_Occurred() || fold_leaf(w, node, name, depth, found) < 0;
+        }
+        Py_DECREF(name);
+        if (failed) {
+            Py_DECREF(seq);
+            return -1;
+        }
+    }
+    Py_DECREF(seq);
+    return 0;
+}
+
+static int
+get_starts(PyObject *array, Py_buffer *buf)
+{
+    if (PyObject_GetBuffer(array, buf, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) {
+        return -1;
+    }
+    if (buf->itemsize != 4 && buf->itemsize != 8) {
+        PyBuffer_Release(buf);
+        PyErr_SetString(PyExc_TypeError, "line starts must be 4- or 8-byte ints");
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *
+fold(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    Window w;
+    PyObject *doc_starts, *win_starts, *nodes, *found;
+    long depth;
+    if (!PyArg_ParseTuple(args, "UOOnnO!nO!O!O!O!O!O!UUUOOlpOlO!:fold", &w.text, &doc_starts,
+                          &win_starts, &w.base, &w.shift, &PyDict_Type, &w.shared,
+                          &w.shared_max, &PyType_Type, &w.block, &PyDict_Type, &w.containers,
+                          &PyDict_Type, &w.leaves, &PyFrozenSet_Type, &w.plain,
+                          &PyFrozenSet_Type, &w.wordless, &PyFrozenSet_Type, &w.always,
+                          &w.paragraph, &w.tight_text, &w.list_kind, &w.fallback, &w.special,
+                          &w.max_nesting, &w.infer, &nodes, &depth, &PyList_Type, &found)) {
+        return NULL;
+    }
+    if (read_offsets(w.block) < 0 || get_starts(doc_starts, &w.doc_starts) < 0) {
+        return NULL;
+    }
+    if (get_starts(win_starts, &w.win_starts) < 0) {
+        PyBuffer_Release(&w.doc_starts);
+        return NULL;
+    }
+    int failed = fold_into(&w, nodes, depth, found) < 0;
+    PyBuffer_Release(&w.doc_starts);
+    PyBuffer_Release(&w.win_starts);
+    if (failed) {
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+line_ends(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    PyObject *text;
+    int itemsize;
+    if (!PyArg_ParseTuple(args, "Ui:line_ends", &text, &itemsize)) {
+        return NULL;
+    }
+    if (itemsize != 4 && itemsize != 8) {
+        PyErr_SetString(PyExc_ValueError, "itemsize must be 4 or 8");
+        return NULL;
+    }
+    Py_ssize_t length = PyUnicode_GET_LENGTH(text), count = 0;
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    for (Py_ssize_t i = 0; i < length; i++) {
+        count += PyUnicode_READ(kind, data, i) == '\n';
+    }
+    PyObject *out = PyBytes_FromStringAndSize(NULL, count * itemsize);
+    if (out == NULL) {
+        return NULL;
+    }
+    char *buf = PyBytes_AS_STRING(out);
+    Py_ssize_t n = 0;
+    for (Py_ssize_t i = 0; i < length; i++) {
+        if (PyUnicode_READ(kind, data, i) == '\n') {
+            if (itemsize == 4) {
+                ((int32_t *)buf)[n++] = (int32_t)(i + 1);
+            } else {
+                ((int64_t *)buf)[n++] = (int64_t)(i + 1);
+            }
+        }
+    }
+    return out;
+}
+
+static PyMethodDef methods[] = {
+    {"line_ends", line_ends, METH_VARARGS,
+     "line_ends(text, itemsize): the offsets just past each newline of text, as the bytes "
+     "of an array of itemsize-byte ints."},
+    {"fold", fold, METH_VARARGS,
+     "fold(text, doc_starts, win_starts, base, shift, shared, shared_max, Block, containers, "
+     "leaves, plain, wordless, always, paragraph, tight_text, list, Fallback, special, "
+     "max_nesting, infer, nodes, depth, found): append the Blocks of nodes to found."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_native", "Line ends and the fold of markdown-it-pyrs nodes, in C.",
+    -1, methods, NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC
+PyInit__native(void)
+{
+    zero = PyLong_FromLong(0);
+    empty_str = PyUnicode_FromString("");
+    empty_tuple = PyTuple_New(0);
+    s_name = PyUnicode_InternFromString("name");
+    s_srcmap = PyUnicode_InternFromString("srcmap");
+    s_children = PyUnicode_InternFromString("children");
+    if (!zero || !empty_str || !empty_tuple || !s_name || !s_srcmap || !s_children) {
+        return NULL;
+    }
+    return PyModule_Create(&module);
+}

@@ -1,0 +1,144 @@
+"""The document stage's C code (``document/_native.c``) gives what its Python twin gives: the
+same line starts of any text, and the same Blocks folded from markdown-it-pyrs's nodes on every
+fixture, the sample corpus and generated Markdown, whole and window by window."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from chunklab.document import lines as lines_module
+from chunklab.document.corpus import make_document
+from chunklab.document.lines import NATIVE_VARIABLE, LineIndex, native_choice
+from chunklab.document.parsers import parse_blocks
+from chunklab.errors import ConfigError
+from conftest import FIXTURES, SAMPLE
+from generated import markdown_docs
+
+native = lines_module.native
+needs_native = pytest.mark.skipif(native is None, reason="the install built no C code "
+                                  "(no C compiler): the Python code is the only one")
+MARKDOWN = sorted(p for root in (FIXTURES, SAMPLE) for p in root.rglob("*.md"))
+
+
+def with_code(monkeypatch, choice: str, func, *args, **kwargs):
+    """``func(*args, **kwargs)`` with ``CHUNKLAB_NATIVE=choice``."""
+    monkeypatch.setenv(NATIVE_VARIABLE, choice)
+    try:
+        return func(*args, **kwargs)
+    finally:
+        monkeypatch.delenv(NATIVE_VARIABLE)
+
+
+def line_starts(text: str) -> list[int]:
+    return list(LineIndex(text).starts)
+
+
+@needs_native
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from("ab \n\t\u00e9\u6570\U0001f600\u2028\x85"),
+                    max_size=200))
+@example(text="")
+@example(text="\n")
+@example(text="no newline")
+@example(text="\n\n\u6570\n")
+def test_c_line_starts_equal_pythons(text):
+    mp = pytest.MonkeyPatch()
+    try:
+        assert with_code(mp, "c", line_starts, text) == with_code(mp, "python", line_starts,
+                                                                  text)
+    finally:
+        mp.undo()
+
+
+@needs_native
+def test_c_line_starts_of_a_long_text_fill_8_byte_offsets_too():
+    text = "line\n" * 1000
+    starts = native.line_ends(text, 8)
+    assert len(starts) == 8 * 1000
+    assert int.from_bytes(starts[-8:], "little") == len(text)
+    with pytest.raises(ValueError, match="itemsize must be 4 or 8"):
+        native.line_ends(text, 2)
+
+
+def folded(text: str, window: int | None = None, infer: bool = False) -> dict:
+    env: dict = {}
+    blocks = parse_blocks(text, True, infer, env=env, parser="rust", window=window)
+    return {"blocks": blocks, "parser": env["parser"], "fallback": env.get("fallback", ""),
+            "references": env.get("references", {})}
+
+
+def both_folds(monkeypatch, text: str, **kwargs) -> tuple[dict, dict]:
+    return (with_code(monkeypatch, "c", folded, text, **kwargs),
+            with_code(monkeypatch, "python", folded, text, **kwargs))
+
+
+def same_blocks(a, b) -> None:
+    assert a == b
+    for x, y in zip(a, b, strict=True):  # every field, and the children's, as Block's eq does
+        assert x.as_dict() == y.as_dict()
+
+
+@needs_native
+@pytest.mark.parametrize("path", MARKDOWN, ids=lambda p: p.name)
+@pytest.mark.parametrize("infer", [False, True])
+def test_c_fold_equals_python_fold_on_every_fixture(path, infer, monkeypatch):
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        pytest.skip(f"{path.name} is not UTF-8 text (a loader fixture)")
+    for window in (None, 300):
+        c, python = both_folds(monkeypatch, text, window=window, infer=infer)
+        assert (c["parser"], c["fallback"]) == (python["parser"], python["fallback"])
+        same_blocks(c["blocks"], python["blocks"])
+        assert c["references"] == python["references"]
+
+
+@needs_native
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                   HealthCheck.function_scoped_fixture])
+@given(text=markdown_docs(nested=False), infer=st.booleans(), window=st.sampled_from([None, 40]))
+@example(text="\n\n```py\n\n```\n\n# |\n---\n\n# alpha\n\n", infer=False, window=None)
+@example(text="- a\n  - b\n    > c\n    > ```\n    > x\n    > ```\n", infer=False, window=None)
+@example(text="**Bold line**\n\ntext \u00e9\r\n\r\n<h2>T</h2>\n", infer=True, window=None)
+def test_c_fold_equals_python_fold_on_generated_markdown(text, infer, window, monkeypatch):
+    c, python = both_folds(monkeypatch, text, window=window, infer=infer)
+    assert (c["parser"], c["fallback"]) == (python["parser"], python["fallback"])
+    same_blocks(c["blocks"], python["blocks"])
+
+
+@needs_native
+def test_c_blocks_are_records_like_any_other(monkeypatch):
+    doc = with_code(monkeypatch, "c", make_document, "a.md",
+                    "# T\n\n- one\n- two\n\n  text\n\n---\n\n    code\n")
+    blocks = {b.kind: b for b in doc.blocks}
+    assert set(blocks) == {"heading", "list", "hr", "code"}
+    listed = blocks["list"]
+    assert [c.kind for c in listed.children] == ["item", "item"]
+    assert listed.children[1].children[1].kind == "paragraph"
+    assert (blocks["hr"].content, blocks["code"].content, listed.content) == (False, True, True)
+    assert hash(listed) == hash(with_code(monkeypatch, "python", make_document, "a.md",
+                                          doc.text).blocks[1])
+    with pytest.raises(AttributeError):
+        listed.start = 0  # frozen: made in C, still read-only
+
+
+def test_the_variable_picks_the_code_and_a_bad_value_is_named(monkeypatch):
+    monkeypatch.setenv(NATIVE_VARIABLE, "python")
+    assert native_choice() == "python"
+    monkeypatch.setenv(NATIVE_VARIABLE, "fortran")
+    with pytest.raises(ConfigError, match="CHUNKLAB_NATIVE must be one of c, python; got "
+                                          "'fortran'"):
+        native_choice()
+
+
+def test_asking_for_c_code_the_install_did_not_build_says_so(monkeypatch):
+    monkeypatch.setattr(lines_module, "native", None)
+    monkeypatch.setenv(NATIVE_VARIABLE, "c")
+    with pytest.raises(ConfigError, match="did not build chunklab's C code"):
+        native_choice()
+    monkeypatch.delenv(NATIVE_VARIABLE)
+    assert native_choice() == "python"
+    assert list(LineIndex("a\nb\n").starts) == [0, 2, 4]
