@@ -6,12 +6,16 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from chunklab.chunking.build import chunk_document
+from chunklab.chunking.build import ChunkBuilder, block_kind, chunk_document
 from chunklab.chunking.config import make_config
-from chunklab.chunking.records import Chunk
+from chunklab.chunking.records import Chunk, Piece
+from chunklab.document.blocks import atomic_blocks
 from chunklab.document.corpus import make_document
 from chunklab.evaluation.budget import truncate
+from generated import markdown_docs
 
 REALWORLD = Path(__file__).parent / "fixtures" / "realworld"
 
@@ -108,3 +112,60 @@ def test_records_made_a_column_at_a_time_are_those_made_row_by_row(sample_corpus
     with pytest.raises(ValueError, match="embed_text does not end with the chunk's text"):
         Chunk.from_columns({name: [row[name] for row in rows] for name in Chunk.column_names()})
 
+
+
+def kind_the_long_way(blocks, span) -> str:
+    """``block_kind`` as sets of kinds: what its bits stand for."""
+    lo, hi = span
+    content = [b for b in blocks if b.is_body]
+    body = {b.kind for b in content}
+    body |= {a.kind for b in content if b.children for a in atomic_blocks([b])
+             if lo <= a.start and a.end <= hi}
+    if not body:
+        if any(b.is_heading for b in blocks):
+            return "heading"
+        return "front_matter" if any(b.kind == "front_matter" for b in blocks) else "prose"
+    if "table" in body:
+        return "table"
+    code = body & {"fence", "code"}
+    return ("code" if body == code else "mixed") if code else "prose"
+
+
+LABEL_CONFIGS = [
+    {"strategy": "ast_breadcrumb", "size": 120},
+    {"strategy": "ast_merge", "size": 300, "number_parts": True},
+    {"strategy": "ast_breadcrumb", "size": 40, "unit": "tokens", "min_size": 10},
+    {"strategy": "heading_flush", "size": 200, "position_anchors": True},
+]
+
+
+def assert_built_as_label_and_block_kind(doc, options: dict) -> None:
+    """Each chunk's breadcrumb, provenance, prefixes and kind are what ``ChunkBuilder.label``,
+    ``prefixes`` and ``block_kind`` (and the kinds as sets) make of its span."""
+    config = make_config(**options)
+    chunks = chunk_document(doc, config)
+    builder = ChunkBuilder(doc, config, prefix=config.strategy == "ast_breadcrumb",
+                           strategy=config.strategy)
+    for chunk in chunks:
+        part = tuple(int(n) for n in chunk.part.split(" of ")) if chunk.part else None
+        piece = Piece(chunk.start, chunk.end, part=part)  # type: ignore[arg-type]
+        blocks = builder.blocks_in(chunk.start, chunk.end)
+        assert (chunk.breadcrumb, chunk.heading_provenance) == builder.label(piece)
+        assert (chunk.embed_prefix, chunk.context_prefix) == builder.prefixes(
+            chunk.breadcrumb)
+        span = (chunk.start, chunk.end)
+        assert chunk.kind == block_kind(blocks, span) == kind_the_long_way(blocks, span)
+
+
+@pytest.mark.parametrize("options", LABEL_CONFIGS, ids=lambda o: "-".join(map(str, o.values())))
+def test_built_labels_and_kinds_are_those_of_label_and_block_kind(options, sample_corpus):
+    docs = [*sample_corpus, *(make_document(p.name, p.read_text(encoding="utf-8"))
+                              for p in sorted(REALWORLD.glob("*.md")))]
+    for doc in docs:
+        assert_built_as_label_and_block_kind(doc, options)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=markdown_docs(), options=st.sampled_from(LABEL_CONFIGS))
+def test_built_labels_and_kinds_hold_on_generated_markdown(text, options):
+    assert_built_as_label_and_block_kind(make_document("gen.md", text), options)

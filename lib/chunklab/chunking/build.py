@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from functools import lru_cache
+from functools import lru_cache, reduce
+from operator import or_
 
 from ..document.blocks import Block, atomic_blocks
 from ..document.corpus import Document, make_document
@@ -68,6 +70,36 @@ def body_of(blocks: Sequence[Block]) -> list[Block]:
     return [b for b in blocks if b.is_body]
 
 
+TABLE, CODE, OTHER = 1, 2, 4
+"""What a content block adds to a chunk's kind: a table, code (a fence or indented code), or
+anything else."""
+_KIND_BITS = {"table": TABLE, "fence": CODE, "code": CODE}
+
+
+def kind_bits(block: Block, lo: float = 0, hi: float = float("inf")) -> int:
+    """What content ``block`` adds to a chunk's kind, with the fences and tables nested in it
+    that lie inside [lo, hi)."""
+    bits = _KIND_BITS.get(block.kind, OTHER)
+    if block.children:
+        for atom in atomic_blocks([block]):
+            if lo <= atom.start and atom.end <= hi:
+                bits |= _KIND_BITS.get(atom.kind, OTHER)
+    return bits
+
+
+def kind_named(bits: int, blocks: Sequence[Block]) -> str:
+    """The kind of a chunk holding ``blocks`` whose content adds up to ``bits``."""
+    if not bits:
+        if any(b.is_heading for b in blocks):
+            return "heading"
+        return "front_matter" if any(b.kind == "front_matter" for b in blocks) else "prose"
+    if bits & TABLE:
+        return "table"
+    if bits & CODE:
+        return "code" if bits == CODE else "mixed"
+    return "prose"
+
+
 def block_kind(blocks: Sequence[Block], span: tuple[int, int] | None = None,
                content: Sequence[Block] | None = None) -> str:
     """What a chunk holding ``blocks`` (of ``span``) is: prose, code, table, mixed, heading or
@@ -75,25 +107,10 @@ def block_kind(blocks: Sequence[Block], span: tuple[int, int] | None = None,
     changing what it is; fences and tables nested in a list or quote (inside ``span``) count
     as the chunk's own (``content``: ``body_of(blocks)``, when already found)."""
     lo, hi = span or (0, float("inf"))
-    content = body_of(blocks) if content is None else content
-    body = {b.kind for b in content}
-    body |= {
-        a.kind
-        for b in content
-        if b.children
-        for a in atomic_blocks([b])
-        if lo <= a.start and a.end <= hi
-    }
-    if not body:
-        if any(b.is_heading for b in blocks):
-            return "heading"
-        return "front_matter" if any(b.kind == "front_matter" for b in blocks) else "prose"
-    if "table" in body:
-        return "table"
-    code = body & {"fence", "code"}
-    if code:
-        return "code" if body == code else "mixed"
-    return "prose"
+    bits = 0
+    for block in body_of(blocks) if content is None else content:
+        bits |= kind_bits(block, lo, hi)
+    return kind_named(bits, blocks)
 
 
 class ChunkBuilder:
@@ -177,31 +194,71 @@ class ChunkBuilder:
             self._parts[part] = f"{part[0]} of {part[1]}"
         return self._parts[part]
 
+    def _plain(self, piece: Piece) -> bool:
+        """Whether ``piece`` is labelled by the content blocks it holds and nothing else (no
+        breadcrumb or anchors of its own, no line range or part number in its path): the
+        chunks of the heading-aware strategies, which ``build`` labels without ``label``."""
+        return (piece.breadcrumb is None and not piece.anchors
+                and (self.crumbs.has_headings or not self.config.position_anchors)
+                and not (piece.part and self.config.number_parts))
+
+    def _heading_of(self, piece: Piece, content: Sequence[Block]) -> int:
+        """The heading (its number in ``crumbs``) whose path labels a plain piece holding
+        ``content``: that of its first anchor (where its first content block starts, clipped
+        to the piece) when its last anchor lies under the same one, else -1."""
+        start, starts = piece.start, self.crumbs.starts
+        head = content[0].start if content else start
+        tail = content[-1].start if content else start
+        at = bisect_right(starts, head if head > start else start) - 1
+        return at if at == bisect_right(starts, tail if tail > start else start) - 1 else -1
+
     def build(self, pieces: Iterable[Piece]) -> list[Chunk]:
-        chunks = []
+        """The Chunk of each piece. A plain piece (``_plain``) is labelled here as ``label``
+        would: its content blocks lie under one heading path unless its first and last
+        anchors do not, and a section's chunks, one after another, share that path's label
+        and prefixes. Its kind adds up each content block's ``kind_bits``, made once per
+        document (a container the span cuts is weighed again, within the span).
+        ``tests/test_chunk_records.py`` holds every chunk to ``label`` and ``block_kind``."""
+        chunks: list[Chunk] = []
         config_id = self.config.config_id
         doc_text, doc_id, title = self.doc.text, self.doc.id, self.doc.title
         strategy, structure_source = self.config.strategy, self.doc.structure_source
-        line_of = self.lines.line_of
+        crumbs = self.crumbs
+        blocks, body = crumbs.blocks, crumbs.body
+        block_bits = [(_KIND_BITS.get(b.kind, OTHER) if not b.children else kind_bits(b))
+                      if is_body else 0 for b, is_body in zip(blocks, body, strict=True)]
+        block_starts, block_ends = crumbs.block_starts, crumbs.block_ends
+        line_starts = self.lines.starts
+        shown: tuple[int, tuple, tuple, str, str] = (-1, (), (), "", "")  # the last label
         for ordinal, (piece, text, size) in enumerate(self._sized(pieces)):
             start, end = piece.start, piece.end
-            blocks = self.blocks_in(start, end)
-            content = body_of(blocks)
-            path, provenance = self.label(piece, content)
-            embed, context = self.prefixes(path)
+            first = bisect_right(block_ends, start)
+            found = blocks[first : bisect_left(block_starts, end, first)]
+            content = [b for n, b in enumerate(found, first) if body[n]]
+            at = self._heading_of(piece, content) if self._plain(piece) else -1
+            if at < 0:  # labelled by ``label``
+                path, provenance = self.label(piece, content)
+                embed, context = self.prefixes(path)
+            else:
+                if at != shown[0]:
+                    path, provenance = dedup_title(crumbs.paths[at], crumbs.provenances[at],
+                                                   title, folded=self.folded_title)
+                    shown = (at, path, provenance, *self.prefixes(path))
+                _, path, provenance, embed, context = shown
+            bits = reduce(or_, block_bits[first : first + len(found)], 0)
+            if found and ((found[0].start < start and found[0].children)
+                          or (found[-1].end > end and found[-1].children)):
+                bits = 0  # a container cut by the span: only its fences and tables inside count
+                for block in content:
+                    bits |= kind_bits(block, start, end)
             digest = hashlib.sha256(
                 f"{config_id}\0{doc_id}\0{start}\0{end}\0{text}".encode()
             ).hexdigest()[:16]
-            chunks.append(Chunk(
-                id=digest, doc_id=doc_id, ordinal=ordinal, start=start, end=end, text=text,
-                breadcrumb=path, part=self._part(piece.part),
-                kind=block_kind(blocks, (start, end), content), strategy=strategy,
-                config_id=config_id, structure_source=structure_source,
-                verbatim=piece.text is None or text == doc_text[start:end],
-                start_line=line_of(start), end_line=line_of(max(end - 1, start)),
-                embed_prefix=embed, context_prefix=context,
-                applied_strategy=piece.strategy or self.strategy,
-                n_chars=size[0], n_words=size[1], n_tokens=size[2],
-                heading_provenance=provenance, title=title,
+            chunks.append(Chunk(  # positional, in the order of the fields: a hot loop
+                digest, doc_id, ordinal, start, end, text, path, self._part(piece.part),
+                kind_named(bits, found), strategy, config_id,
+                structure_source, piece.text is None or text == doc_text[start:end],
+                bisect_right(line_starts, start), bisect_right(line_starts, max(end - 1, start)),
+                embed, context, piece.strategy or self.strategy, *size, provenance, title,
             ))
         return chunks

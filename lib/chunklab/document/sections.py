@@ -11,7 +11,7 @@ from operator import attrgetter
 from .blocks import Block
 from .lines import offset_type
 
-_START, _END = attrgetter("start"), attrgetter("end")
+_START, _END, _IS_BODY = attrgetter("start"), attrgetter("end"), attrgetter("is_body")
 
 
 class HeadingStack:
@@ -51,8 +51,10 @@ class Breadcrumbs:
         self.provenances: list[tuple[str, ...]] = [()]
         self.blocks = tuple(blocks)
         size = self.blocks[-1].end if self.blocks else 0
-        self._block_starts = array(offset_type(size), map(_START, self.blocks))
-        self._block_ends = array(offset_type(size), map(_END, self.blocks))
+        self.block_starts = array(offset_type(size), map(_START, self.blocks))
+        self.block_ends = array(offset_type(size), map(_END, self.blocks))
+        self.body = list(map(_IS_BODY, self.blocks))
+        """Whether each block is content (``Block.is_body``)."""
         for block in [b for b in self.blocks if b.kind == "heading"]:  # Block.is_heading
             stack.push(block.level, block.title, block.provenance)
             self.starts.append(block.start)
@@ -65,8 +67,8 @@ class Breadcrumbs:
 
     def overlapping(self, start: int, end: int) -> tuple[Block, ...]:
         """The top-level blocks that overlap [start, end) (they are in order, never overlap)."""
-        first = bisect.bisect_right(self._block_ends, start)
-        return self.blocks[first : bisect.bisect_left(self._block_starts, end, first)]
+        first = bisect.bisect_right(self.block_ends, start)
+        return self.blocks[first : bisect.bisect_left(self.block_starts, end, first)]
 
     def at(self, offset: int) -> tuple[str, ...]:
         """The deepest heading path in force at ``offset`` (a heading counts from its start)."""
