@@ -131,6 +131,8 @@ class ChunkBuilder:
         self._prefix: tuple[tuple[str, ...], tuple[str, str]] | None = None
         """The last path's prefixes, shared the same way."""
         self._parts: dict[tuple[int, int], str] = {}
+        self._plain_paths = self.crumbs.has_headings or not config.position_anchors
+        """Whether a path is made of headings alone (not ``lines a-b``, without headings)."""
 
     def blocks_in(self, start: int, end: int) -> tuple[Block, ...]:
         """The top-level blocks overlapping [start, end)."""
@@ -198,8 +200,7 @@ class ChunkBuilder:
         """Whether ``piece`` is labelled by the content blocks it holds and nothing else (no
         breadcrumb or anchors of its own, no line range or part number in its path): the
         chunks of the heading-aware strategies, which ``build`` labels without ``label``."""
-        return (piece.breadcrumb is None and not piece.anchors
-                and (self.crumbs.has_headings or not self.config.position_anchors)
+        return (piece.breadcrumb is None and not piece.anchors and self._plain_paths
                 and not (piece.part and self.config.number_parts))
 
     def _heading_of(self, piece: Piece, content: Sequence[Block]) -> int:

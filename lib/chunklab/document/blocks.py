@@ -47,7 +47,7 @@ _WORDLESS = frozenset({"hr", "empty_heading"})
 _WORD_CHAR = re.compile(r"[^\W_]")
 """A char ``str.isalnum`` holds true for (a word char less the underscore: the same set)."""
 _ALWAYS_CONTENT = frozenset({"fence", "code", "table", "front_matter"})
-_NOT_BODY = frozenset({"heading", "front_matter"})
+NOT_BODY = frozenset({"heading", "front_matter"})
 """Kinds that are never a chunk's content, though they hold words (``Block.is_body``)."""
 
 
@@ -91,7 +91,7 @@ class Block:
     @property
     def is_body(self) -> bool:
         """Content a chunk is about: not a heading, front matter or a wordless block."""
-        return self.content and self.kind not in _NOT_BODY
+        return self.content and self.kind not in NOT_BODY
 
 
 def atomic_blocks(blocks: Iterable[Block]) -> list[Block]:

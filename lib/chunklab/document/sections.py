@@ -8,10 +8,11 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from operator import attrgetter
 
-from .blocks import Block
+from .blocks import NOT_BODY, Block
 from .lines import offset_type
 
-_START, _END, _IS_BODY = attrgetter("start"), attrgetter("end"), attrgetter("is_body")
+_START, _END = attrgetter("start"), attrgetter("end")
+_KIND, _CONTENT = attrgetter("kind"), attrgetter("content")
 
 
 class HeadingStack:
@@ -53,7 +54,8 @@ class Breadcrumbs:
         size = self.blocks[-1].end if self.blocks else 0
         self.block_starts = array(offset_type(size), map(_START, self.blocks))
         self.block_ends = array(offset_type(size), map(_END, self.blocks))
-        self.body = list(map(_IS_BODY, self.blocks))
+        self.body = [content and kind not in NOT_BODY for kind, content
+                     in zip(map(_KIND, self.blocks), map(_CONTENT, self.blocks), strict=True)]
         """Whether each block is content (``Block.is_body``)."""
         for block in [b for b in self.blocks if b.kind == "heading"]:  # Block.is_heading
             stack.push(block.level, block.title, block.provenance)
