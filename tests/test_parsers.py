@@ -91,6 +91,8 @@ def test_the_sample_corpus_and_the_fixtures_need_no_other_fallback():
 @example(text="\n\n```py\n\n```\n\n# |\n---\n\n# alpha\n\n")
 @example(text="# alpha\n\n| a | b |\n|---|---|\n| 0 | v0 |\n-\n\n")
 @example(text="| a | b |\n|---|---|\n| 0 | 1 |\n> q\n")
+@example(text="> | a | b |\n> |---|---|\n> | 0 | 1 |\n> > q\n")
+@example(text="- x\n\n  | a | b |\n  |---|---|\n  | 0 | 1 |\n  - y\n")
 def test_generated_markdown_parses_the_same(text):
     python, rust = both(text)
     if rust["parser"] == "python":  # handed back: it must say why, and be right to

@@ -37,6 +37,7 @@ from .chunking.config import make_config
 from .chunking.registry import REGISTRY, available_names
 from .document.blocks import parse_blocks
 from .document.corpus import load_corpus, make_document
+from .document.lines import NATIVE_VARIABLE, native_choice
 from .document.rust_blocks import available as rust_available
 
 
@@ -113,7 +114,8 @@ def run(corpus_dir: str, megabytes: float, size: int, repeat: int,
             row[column] = seconds / row["seconds"]
     print(f"{len(docs)} documents, {rows[0]['MB']:.2f} MB, size={size} chars, best of {repeat}"
           "; each row's ratios are to the references timed pass by pass with it; word table "
-          f"{word_table.kind_of(sizes.WORDS)} ({word_table.ENV}=c|python)")
+          f"{word_table.kind_of(sizes.WORDS)} ({word_table.ENV}=c|python), document code "
+          f"{native_choice()} ({NATIVE_VARIABLE}=c|python)")
     for name, strategy in REGISTRY.items():
         if not strategy.available:
             print(f"not timed: {name} ({strategy.status()})")

@@ -66,10 +66,11 @@ _TIGHT_TEXT = "text"
 _CONTAINER_LINE = re.compile(r"(?m)^[ \t>*+\-.)\d]*:{3,}[ \t]*\S")
 """A line that may open a ``:::`` container (over-inclusive: a false match only costs speed)."""
 _LINE_BREAK = re.compile(r"\r\n?")
-_BLOCK_OPENER = re.compile(r"\n[ \t]*(?:[-*+>#`~<_=]|\d{1,9}[.)])")
-"""A line that may open another block (a list item, quote, heading, fence, rule or HTML block;
-over-inclusive: a false match only costs speed): markdown-it-py ends a table's body there,
-markdown-it-pyrs reads it as a row."""
+_LINE_PREFIX = re.compile(r"[ \t>]*")
+"""Indentation and quote marks: what a table nested in a list item or quote has before a row."""
+_BLOCK_OPENER = re.compile(r"[-*+#`~<_=]|\d{1,9}[.)]")
+"""What may open another block after a line's prefix (a list item, heading, fence, rule or
+HTML block; over-inclusive: a false match only costs speed)."""
 _RUN_ON_HTML = [(re.compile(opener.pattern.lstrip("^"), opener.flags), end)
                 for opener, end, _ in HTML_SEQUENCES[:5]]
 """HTML blocks that run on to their end mark (a comment to ``-->``, ...): markdown-it-pyrs ends
@@ -291,6 +292,18 @@ def _runs_on(html: str) -> bool:
     return any(opener.search(html) and not end.search(html) for opener, end in _RUN_ON_HTML)
 
 
+def _opens_a_block(header: str, body: str) -> bool:
+    """Whether a line of a table's ``body`` (from the newline before its first row) may open
+    another block where markdown-it-py ends the table and markdown-it-pyrs reads a row: an
+    opener after the prefix its ``header`` row has, or a quote mark more or fewer."""
+    marks = _LINE_PREFIX.match(header).group().count(">")  # type: ignore[union-attr]
+    for line in body.split("\n")[1:]:
+        prefix = _LINE_PREFIX.match(line).group()  # type: ignore[union-attr]
+        if prefix.count(">") != marks or _BLOCK_OPENER.match(line, len(prefix)):
+            return True
+    return False
+
+
 def _may_differ(text: str, block: Any, name: str, before: list) -> bool:
     """Whether markdown-it-py may read this table, heading or fence otherwise: a table whose
     header row has no ``|``, whose body has a row that may open another block, or that follows
@@ -307,6 +320,6 @@ def _may_differ(text: str, block: Any, name: str, before: list) -> bool:
     if "|" not in text[block.start : block.end if stop < 0 else stop]:
         return True
     delimiter = text.find("\n", stop + 1, block.end) if stop >= 0 else -1
-    if delimiter >= 0 and _BLOCK_OPENER.search(text, delimiter, block.end):
+    if delimiter >= 0 and _opens_a_block(text[block.start : stop], text[delimiter : block.end]):
         return True  # markdown-it-py ends a table at a row that may open another block
     return bool(before) and before[-1].kind == "blockquote" and block.start - before[-1].end <= 2
