@@ -208,6 +208,19 @@ has_words(Window *w, PyObject *kind, PyObject *start, PyObject *end)
     return has_word_char(w, start, end);
 }
 
+/* Append a new reference `block` to `found` and drop it; -1 when it is NULL (an error is set)
+ * or the append fails. */
+static int
+append_block(PyObject *found, PyObject *block)
+{
+    if (block == NULL) {
+        return -1;
+    }
+    int appended = PyList_Append(found, block);
+    Py_DECREF(block);
+    return appended;
+}
+
 static int fold_into(Window *w, PyObject *nodes, long depth, PyObject *found);
 
 static int
@@ -244,12 +257,7 @@ fold_container(Window *w, PyObject *node, PyObject *kind, long depth, PyObject *
     Py_XDECREF(children);
     Py_XDECREF(start);
     Py_XDECREF(end);
-    if (block == NULL) {
-        return -1;
-    }
-    int appended = PyList_Append(found, block);
-    Py_DECREF(block);
-    return appended;
+    return append_block(found, block);
 }
 
 /* The Block kind of a leaf node (a borrowed reference), NULL with Fallback set for a node
@@ -287,8 +295,9 @@ fold_leaf(Window *w, PyObject *node, PyObject *name, long depth, PyObject *found
         return -1;
     }
     int plain = PySet_Contains(w->plain, kind);
-    if (plain > 0 && w->infer && depth == 0) {
-        plain = !PyObject_RichCompareBool(kind, w->paragraph, Py_EQ);
+    if (plain > 0 && w->infer && depth == 0) { /* a paragraph may be an inferred heading */
+        int paragraph = PyObject_RichCompareBool(kind, w->paragraph, Py_EQ);
+        plain = paragraph < 0 ? -1 : !paragraph;
     }
     if (plain > 0) {
         int words = has_words(w, kind, start, end);
@@ -301,12 +310,7 @@ fold_leaf(Window *w, PyObject *node, PyObject *name, long depth, PyObject *found
     }
     Py_DECREF(start);
     Py_DECREF(end);
-    if (block == NULL) {
-        return -1;
-    }
-    int appended = PyList_Append(found, block);
-    Py_DECREF(block);
-    return appended;
+    return append_block(found, block);
 }
 
 static int
