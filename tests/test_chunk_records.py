@@ -9,9 +9,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chunklab.chunking.build import ChunkBuilder, block_kind, chunk_document
+from chunklab.chunking.build import ChunkBuilder, block_kind, chunk_document, use_native
 from chunklab.chunking.config import make_config
 from chunklab.chunking.records import Chunk, Piece
+from chunklab.chunking.registry import REGISTRY
 from chunklab.document.blocks import atomic_blocks
 from chunklab.document.corpus import make_document
 from chunklab.evaluation.budget import truncate
@@ -169,3 +170,72 @@ def test_built_labels_and_kinds_are_those_of_label_and_block_kind(options, sampl
 @given(text=markdown_docs(), options=st.sampled_from(LABEL_CONFIGS))
 def test_built_labels_and_kinds_hold_on_generated_markdown(text, options):
     assert_built_as_label_and_block_kind(make_document("gen.md", text), options)
+
+
+needs_c = pytest.mark.skipif(not use_native(), reason="the install built no C chunk builder "
+                             "(no C compiler), or CHUNKLAB_NATIVE=python: Python makes them all")
+BUILDERS = ["ast_breadcrumb", "ast_merge", "heading_flush", "structure_routed", "paragraph",
+            "rct", "mhs_rct", "emsts"]
+"""Strategies whose chunks ChunkBuilder makes: the plain pieces of the heading-aware ones, and
+pieces with texts, breadcrumbs or anchors of their own (the baselines, routed)."""
+
+
+def made_in(choice: str, doc, config) -> list[Chunk]:
+    mp = pytest.MonkeyPatch()
+    mp.setenv("CHUNKLAB_NATIVE", choice)
+    try:
+        return chunk_document(doc, config)
+    finally:
+        mp.undo()
+
+
+def assert_c_makes_what_python_makes(doc, config) -> None:
+    c, python = made_in("c", doc, config), made_in("python", doc, config)
+    assert [x.as_dict() for x in c] == [y.as_dict() for y in python]
+    assert c == python and [hash(x) for x in c] == [hash(y) for y in python]
+
+
+@needs_c
+@pytest.mark.parametrize("strategy", BUILDERS)
+@pytest.mark.parametrize("options", [{"size": 120}, {"size": 40, "unit": "tokens", "min_size": 10,
+                                     "number_parts": True}], ids=["chars", "tokens"])
+def test_chunks_made_in_c_are_those_made_in_python(strategy, options, sample_corpus):
+    if not REGISTRY[strategy].available:
+        pytest.skip(f"{strategy}: {REGISTRY[strategy].status()}")
+    config = make_config(strategy=strategy, **options)
+    docs = [*sample_corpus, *(make_document(p.name, p.read_text(encoding="utf-8"))
+                              for p in sorted(REALWORLD.glob("*.md")))]
+    for doc in docs:
+        assert_c_makes_what_python_makes(doc, config)
+
+
+@needs_c
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=markdown_docs(), options=st.sampled_from(LABEL_CONFIGS))
+def test_chunks_made_in_c_are_those_made_in_python_on_generated_markdown(text, options):
+    assert_c_makes_what_python_makes(make_document("gen.md", text), make_config(**options))
+
+
+@needs_c
+def test_c_chunks_are_frozen_records_that_pickle(install_chunks):
+    import pickle
+
+    chunk = install_chunks[0]
+    assert pickle.loads(pickle.dumps(chunk)) == chunk
+    with pytest.raises(AttributeError):
+        chunk.text = ""  # type: ignore[misc]
+
+
+@needs_c
+def test_c_makes_the_plain_chunks_itself(sample_corpus, monkeypatch):
+    handed: list[int] = []
+    python_chunk = ChunkBuilder.chunk
+
+    def counted(self, piece, text, size, ordinal):
+        handed.append(ordinal)
+        return python_chunk(self, piece, text, size, ordinal)
+
+    monkeypatch.setattr(ChunkBuilder, "chunk", counted)
+    config = make_config(strategy="ast_breadcrumb", size=1000)
+    made = [c for doc in sample_corpus for c in chunk_document(doc, config)]
+    assert len(made) > 100 and len(handed) < len(made) / 10  # a piece under two headings, rarely

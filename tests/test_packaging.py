@@ -129,7 +129,7 @@ def test_the_built_wheel_carries_the_notebooks_and_the_index_template(tmp_path):
     assert "chunklab/notebooks/templates/index.html.j2" in names
     # The C word table and the document stage's C code are compiled by the build (the copy
     # leaves out those built in place).
-    for module in ("chunking/_wordtable", "document/_native"):
+    for module in ("chunking/_wordtable", "chunking/_chunks", "document/_native"):
         assert any(n.startswith(f"chunklab/{module}.") and n.endswith(".so") for n in names), \
             sorted(n for n in names if n.endswith(".so"))
 

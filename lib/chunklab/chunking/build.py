@@ -4,18 +4,25 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from functools import lru_cache, reduce
+from functools import cached_property, lru_cache, reduce
 from operator import or_
 
 from ..document.blocks import Block, atomic_blocks
 from ..document.corpus import Document, make_document
+from ..document.lines import native_choice, offset_type
 from ..document.sections import Breadcrumbs
 from .config import ChunkerConfig
 from .records import Chunk, Piece, StrategyFunc
 from .registry import Requirement, Strategy, add, get_strategy
 from .sizes import COUNT_BATCH, all_sizes
+
+try:
+    from ._chunks import build as native_build
+except ImportError:  # built by the install only where a C compiler was found
+    native_build = None
 
 
 def register(
@@ -73,6 +80,17 @@ def body_of(blocks: Sequence[Block]) -> list[Block]:
 TABLE, CODE, OTHER = 1, 2, 4
 """What a content block adds to a chunk's kind: a table, code (a fence or indented code), or
 anything else."""
+BODY, CHILDREN, HEADING, FRONT_MATTER = 8, 16, 32, 64
+"""What else a block's flags say, for ``_chunks.c``: content, holding blocks, a heading,
+front matter."""
+KINDS = ("prose", "code", "table", "mixed", "heading", "front_matter")
+"""The kinds of a chunk, in the order ``_chunks.c`` names them."""
+
+
+def use_native() -> bool:
+    """Whether chunks are made in C: built by the install and not turned off by
+    ``CHUNKLAB_NATIVE=python``."""
+    return native_build is not None and native_choice() == "c"
 _KIND_BITS = {"table": TABLE, "fence": CODE, "code": CODE}
 
 
@@ -133,6 +151,9 @@ class ChunkBuilder:
         self._parts: dict[tuple[int, int], str] = {}
         self._plain_paths = self.crumbs.has_headings or not config.position_anchors
         """Whether a path is made of headings alone (not ``lines a-b``, without headings)."""
+        self._shown: tuple[int, tuple] = (-1, ())
+        """The heading of the last ``label_at`` and what it made."""
+        """Whether a path is made of headings alone (not ``lines a-b``, without headings)."""
 
     def blocks_in(self, start: int, end: int) -> tuple[Block, ...]:
         """The top-level blocks overlapping [start, end)."""
@@ -179,15 +200,15 @@ class ChunkBuilder:
                                   f"{source}\n\n")
         return self._prefix[1]
 
-    def _sized(self, pieces: Iterable[Piece]
-               ) -> Iterator[tuple[Piece, str, tuple[int, int, int]]]:
-        """Each piece, its text and (chars, words, tokens), measured a batch at a time (the
-        pieces are read a batch at a time too)."""
+    def _batches(self, pieces: Iterable[Piece]
+                 ) -> Iterator[tuple[list[Piece], list[str], list[tuple[int, int, int]]]]:
+        """The pieces a batch at a time, with their texts and (chars, words, tokens) measured
+        together (the pieces are read a batch at a time too)."""
         text = self.doc.text
         remaining = iter(pieces)
         while batch := list(itertools.islice(remaining, COUNT_BATCH)):
             texts = [text[p.start : p.end] if p.text is None else p.text for p in batch]
-            yield from zip(batch, texts, all_sizes(texts), strict=True)
+            yield batch, texts, all_sizes(texts)
 
     def _part(self, part: tuple[int, int] | None) -> str:
         if not part:
@@ -213,53 +234,83 @@ class ChunkBuilder:
         at = bisect_right(starts, head if head > start else start) - 1
         return at if at == bisect_right(starts, tail if tail > start else start) - 1 else -1
 
-    def build(self, pieces: Iterable[Piece]) -> list[Chunk]:
-        """The Chunk of each piece. A plain piece (``_plain``) is labelled here as ``label``
-        would: its content blocks lie under one heading path unless its first and last
-        anchors do not, and a section's chunks, one after another, share that path's label
-        and prefixes. Its kind adds up each content block's ``kind_bits``, made once per
-        document (a container the span cuts is weighed again, within the span).
-        ``tests/test_chunk_records.py`` holds every chunk to ``label`` and ``block_kind``."""
-        chunks: list[Chunk] = []
-        config_id = self.config.config_id
-        doc_text, doc_id, title = self.doc.text, self.doc.id, self.doc.title
-        strategy, structure_source = self.config.strategy, self.doc.structure_source
+    @cached_property
+    def block_bits(self) -> list[int]:
+        """Each block's ``kind_bits`` when it is content, else 0."""
+        return [(_KIND_BITS.get(b.kind, OTHER) if not b.children else kind_bits(b))
+                if is_body else 0 for b, is_body in zip(self.blocks, self.crumbs.body,
+                                                        strict=True)]
+
+    def label_at(self, at: int) -> tuple[tuple[str, ...], tuple[str, ...], str, str]:
+        """Path, provenance and prefixes of a plain piece under heading ``at`` (its number in
+        ``crumbs``): the path in force there, the document title deduplicated."""
+        if at != self._shown[0]:
+            path, provenance = dedup_title(self.crumbs.paths[at], self.crumbs.provenances[at],
+                                           self.doc.title, folded=self.folded_title)
+            self._shown = (at, (path, provenance, *self.prefixes(path)))
+        return self._shown[1]
+
+    def chunk(self, piece: Piece, text: str, size: tuple[int, int, int], ordinal: int) -> Chunk:
+        """The Chunk of ``piece`` (its ``text`` and ``size`` measured). A plain piece
+        (``_plain``) is labelled as ``label`` would: its content blocks lie under one heading
+        path unless its first and last anchors do not. Its kind adds up each content block's
+        ``block_bits`` (a container the span cuts is weighed again, within the span)."""
+        start, end = piece.start, piece.end
         crumbs = self.crumbs
-        blocks, body = crumbs.blocks, crumbs.body
-        block_bits = [(_KIND_BITS.get(b.kind, OTHER) if not b.children else kind_bits(b))
-                      if is_body else 0 for b, is_body in zip(blocks, body, strict=True)]
-        block_starts, block_ends = crumbs.block_starts, crumbs.block_ends
-        line_starts = self.lines.starts
-        shown: tuple[int, tuple, tuple, str, str] = (-1, (), (), "", "")  # the last label
-        for ordinal, (piece, text, size) in enumerate(self._sized(pieces)):
-            start, end = piece.start, piece.end
-            first = bisect_right(block_ends, start)
-            found = blocks[first : bisect_left(block_starts, end, first)]
-            content = [b for n, b in enumerate(found, first) if body[n]]
-            at = self._heading_of(piece, content) if self._plain(piece) else -1
-            if at < 0:  # labelled by ``label``
-                path, provenance = self.label(piece, content)
-                embed, context = self.prefixes(path)
+        first = bisect_right(crumbs.block_ends, start)
+        found = self.blocks[first : bisect_left(crumbs.block_starts, end, first)]
+        content = [b for n, b in enumerate(found, first) if crumbs.body[n]]
+        at = self._heading_of(piece, content) if self._plain(piece) else -1
+        if at < 0:  # labelled by ``label``
+            path, provenance = self.label(piece, content)
+            embed, context = self.prefixes(path)
+        else:
+            path, provenance, embed, context = self.label_at(at)
+        bits = reduce(or_, self.block_bits[first : first + len(found)], 0)
+        if found and ((found[0].start < start and found[0].children)
+                      or (found[-1].end > end and found[-1].children)):
+            bits = 0  # a container cut by the span: only its fences and tables inside count
+            for block in content:
+                bits |= kind_bits(block, start, end)
+        config_id, doc_id, starts = self.config.config_id, self.doc.id, self.lines.starts
+        digest = hashlib.sha256(
+            f"{config_id}\0{doc_id}\0{start}\0{end}\0{text}".encode()
+        ).hexdigest()[:16]
+        return Chunk(  # positional, in the order of the fields: called for every chunk
+            digest, doc_id, ordinal, start, end, text, path, self._part(piece.part),
+            kind_named(bits, found), self.config.strategy, config_id,
+            self.doc.structure_source,
+            piece.text is None or text == self.doc.text[start:end],
+            bisect_right(starts, start), bisect_right(starts, max(end - 1, start)),
+            embed, context, piece.strategy or self.strategy, *size, provenance, self.doc.title,
+        )
+
+    def native_table(self) -> tuple:
+        """What ``_chunks.build`` reads of this document and config (its argument order)."""
+        flags = bytes(
+            bits | (BODY if is_body else 0) | (CHILDREN if b.children else 0)
+            | (HEADING if b.kind == "heading" else 0)
+            | (FRONT_MATTER if b.kind == "front_matter" else 0)
+            for b, bits, is_body in zip(self.blocks, self.block_bits, self.crumbs.body,
+                                        strict=True))
+        crumbs, doc, config = self.crumbs, self.doc, self.config
+        heading_starts = array(offset_type(len(doc.text)), crumbs.starts)
+        return (Chunk, f"{config.config_id}\0{doc.id}\0".encode(), crumbs.block_starts,
+                crumbs.block_ends, heading_starts, self.lines.starts, flags, self._plain_paths,
+                config.number_parts, KINDS, doc.id, config.strategy, config.config_id,
+                doc.structure_source, self.strategy, doc.title, hashlib.sha256, self.label_at,
+                self._part, self.chunk)
+
+    def build(self, pieces: Iterable[Piece]) -> list[Chunk]:
+        """The Chunk of each piece (``chunk``), made in C (``_chunks.c``) unless
+        ``native_choice()`` says python: C makes those of plain pieces and hands the others
+        to ``chunk``. ``tests/test_chunk_records.py`` holds every chunk to ``label`` and
+        ``block_kind``, and the chunks made in C to those made in Python."""
+        chunks: list[Chunk] = []
+        table = self.native_table() if use_native() else None
+        for batch, texts, sizes in self._batches(pieces):
+            if table is not None:
+                native_build(table, batch, texts, sizes, chunks, len(chunks))
             else:
-                if at != shown[0]:
-                    path, provenance = dedup_title(crumbs.paths[at], crumbs.provenances[at],
-                                                   title, folded=self.folded_title)
-                    shown = (at, path, provenance, *self.prefixes(path))
-                _, path, provenance, embed, context = shown
-            bits = reduce(or_, block_bits[first : first + len(found)], 0)
-            if found and ((found[0].start < start and found[0].children)
-                          or (found[-1].end > end and found[-1].children)):
-                bits = 0  # a container cut by the span: only its fences and tables inside count
-                for block in content:
-                    bits |= kind_bits(block, start, end)
-            digest = hashlib.sha256(
-                f"{config_id}\0{doc_id}\0{start}\0{end}\0{text}".encode()
-            ).hexdigest()[:16]
-            chunks.append(Chunk(  # positional, in the order of the fields: a hot loop
-                digest, doc_id, ordinal, start, end, text, path, self._part(piece.part),
-                kind_named(bits, found), strategy, config_id,
-                structure_source, piece.text is None or text == doc_text[start:end],
-                bisect_right(line_starts, start), bisect_right(line_starts, max(end - 1, start)),
-                embed, context, piece.strategy or self.strategy, *size, provenance, title,
-            ))
+                chunks += map(self.chunk, batch, texts, sizes, itertools.count(len(chunks)))
         return chunks

@@ -1,0 +1,527 @@
+/* chunklab.chunking._chunks: ChunkBuilder.build's loop in C.
+ *
+ * `build(table, pieces, texts, sizes, chunks)` appends the Chunk of each piece to `chunks` as
+ * ChunkBuilder.chunk (build.py) makes it. A plain piece (no text, breadcrumb or anchors of its
+ * own, its content under one heading, no container cut by its span) is made here: the blocks
+ * it overlaps found by binary search, its kind from each block's kind bits, its label from the
+ * table's `label_at(heading)` (called once per heading), its id the sha256 of the same bytes,
+ * its slots set directly. Any other piece is made by the table's `chunk` callback, in Python.
+ * tests/test_chunk_records.py holds the chunks of both to be equal. */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+
+/* A block's flags (`ChunkBuilder.native_table`): its kind bits, then what it is. */
+#define KIND_BITS 7
+#define TABLE 1
+#define CODE 2
+#define BODY 8
+#define CHILDREN 16
+#define HEADING 32
+#define FRONT_MATTER 64
+
+enum { C_ID, C_DOC_ID, C_ORDINAL, C_START, C_END, C_TEXT, C_BREADCRUMB, C_PART, C_KIND,
+       C_STRATEGY, C_CONFIG_ID, C_STRUCTURE_SOURCE, C_VERBATIM, C_START_LINE, C_END_LINE,
+       C_EMBED_PREFIX, C_CONTEXT_PREFIX, C_APPLIED_STRATEGY, C_N_CHARS, C_N_WORDS, C_N_TOKENS,
+       C_HEADING_PROVENANCE, C_TITLE, C_FIELDS };
+static const char *chunk_fields[C_FIELDS] = {
+    "id", "doc_id", "ordinal", "start", "end", "text", "breadcrumb", "part", "kind", "strategy",
+    "config_id", "structure_source", "verbatim", "start_line", "end_line", "embed_prefix",
+    "context_prefix", "applied_strategy", "n_chars", "n_words", "n_tokens",
+    "heading_provenance", "title"};
+static Py_ssize_t chunk_offsets[C_FIELDS];
+static PyTypeObject *offsets_of = NULL;
+static PyObject *s_start, *s_end, *s_text, *s_breadcrumb, *s_anchors, *s_part, *s_strategy,
+    *s_hexdigest;
+
+/* The table: per document and config, made by ChunkBuilder.native_table. */
+typedef struct {
+    PyTypeObject *chunk;
+    PyObject *prefix; /* bytes: config id, NUL, document id, NUL (utf-8) */
+    Py_buffer block_starts, block_ends, heading_starts, line_starts;
+    const unsigned char *flags;
+    Py_ssize_t n_blocks;
+    int plain_paths, number_parts;
+    PyObject *kinds; /* tuple: prose, code, table, mixed, heading, front_matter */
+    PyObject *doc_id, *strategy, *config_id, *structure_source, *applied, *title;
+    PyObject *sha256, *label_at, *part_of, *chunk_of;
+    Py_ssize_t shown_at; /* the heading of the last label, -1 before any */
+    PyObject *shown;     /* its (path, provenance, embed prefix, context prefix) */
+} Table;
+
+static int
+read_offsets(PyTypeObject *type)
+{
+    if (type == offsets_of) {
+        return 0;
+    }
+    for (int i = 0; i < C_FIELDS; i++) {
+        PyObject *descr = PyObject_GetAttrString((PyObject *)type, chunk_fields[i]);
+        if (descr == NULL) {
+            return -1;
+        }
+        if (!Py_IS_TYPE(descr, &PyMemberDescr_Type)) {
+            Py_DECREF(descr);
+            PyErr_Format(PyExc_TypeError, "%s.%s is not a slot", type->tp_name, chunk_fields[i]);
+            return -1;
+        }
+        chunk_offsets[i] = ((PyMemberDescrObject *)descr)->d_member->offset;
+        Py_DECREF(descr);
+    }
+    offsets_of = type;
+    return 0;
+}
+
+/* Sets a slot to a new reference, which it takes. */
+static void
+take_slot(PyObject *obj, int field, PyObject *value)
+{
+    PyObject **slot = (PyObject **)((char *)obj + chunk_offsets[field]);
+    Py_XSETREF(*slot, value);
+}
+
+static void
+set_slot(PyObject *obj, int field, PyObject *value)
+{
+    Py_INCREF(value);
+    take_slot(obj, field, value);
+}
+
+static Py_ssize_t
+item(Py_buffer *buf, Py_ssize_t i)
+{
+    return buf->itemsize == 4 ? (Py_ssize_t)((int32_t *)buf->buf)[i]
+                              : (Py_ssize_t)((int64_t *)buf->buf)[i];
+}
+
+static Py_ssize_t
+count(Py_buffer *buf)
+{
+    return buf->len / buf->itemsize;
+}
+
+static Py_ssize_t
+bisect_right(Py_buffer *buf, Py_ssize_t x, Py_ssize_t lo)
+{
+    Py_ssize_t hi = count(buf);
+    while (lo < hi) {
+        Py_ssize_t mid = lo + (hi - lo) / 2;
+        if (x < item(buf, mid)) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    return lo;
+}
+
+static Py_ssize_t
+bisect_left(Py_buffer *buf, Py_ssize_t x, Py_ssize_t lo)
+{
+    Py_ssize_t hi = count(buf);
+    while (lo < hi) {
+        Py_ssize_t mid = lo + (hi - lo) / 2;
+        if (item(buf, mid) < x) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+/* The kind name (borrowed) of a chunk whose content adds up to `bits`, its blocks [a, b). */
+static PyObject *
+kind_named(Table *t, int bits, Py_ssize_t a, Py_ssize_t b)
+{
+    if (!bits) {
+        int any = 0;
+        for (Py_ssize_t i = a; i < b; i++) {
+            any |= t->flags[i];
+        }
+        return PyTuple_GET_ITEM(t->kinds, any & HEADING ? 4 : any & FRONT_MATTER ? 5 : 0);
+    }
+    if (bits & TABLE) {
+        return PyTuple_GET_ITEM(t->kinds, 2);
+    }
+    if (bits & CODE) {
+        return PyTuple_GET_ITEM(t->kinds, bits == CODE ? 1 : 3);
+    }
+    return PyTuple_GET_ITEM(t->kinds, 0);
+}
+
+/* The chunk's id: the first 16 hex digits of the sha256 of config id, document id, start,
+ * end and text, NUL between them, as utf-8. */
+static PyObject *
+chunk_id(Table *t, Py_ssize_t start, Py_ssize_t end, PyObject *text)
+{
+    PyObject *encoded = NULL;
+    const char *data;
+    Py_ssize_t size;
+    if (PyUnicode_IS_ASCII(text)) {
+        data = (const char *)PyUnicode_DATA(text);
+        size = PyUnicode_GET_LENGTH(text);
+    } else {
+        encoded = PyUnicode_AsUTF8String(text);
+        if (encoded == NULL) {
+            return NULL;
+        }
+        data = PyBytes_AS_STRING(encoded);
+        size = PyBytes_GET_SIZE(encoded);
+    }
+    char numbers[64];
+    int written = snprintf(numbers, sizeof numbers, "%zd%c%zd%c", start, 0, end, 0);
+    Py_ssize_t head = PyBytes_GET_SIZE(t->prefix);
+    PyObject *message = PyBytes_FromStringAndSize(NULL, head + written + size);
+    PyObject *id = NULL;
+    if (message != NULL) {
+        char *out = PyBytes_AS_STRING(message);
+        memcpy(out, PyBytes_AS_STRING(t->prefix), head);
+        memcpy(out + head, numbers, written);
+        memcpy(out + head + written, data, size);
+        PyObject *hash = PyObject_CallOneArg(t->sha256, message);
+        if (hash != NULL) {
+            PyObject *hex = PyObject_CallMethodNoArgs(hash, s_hexdigest);
+            if (hex != NULL) {
+                id = PyUnicode_Substring(hex, 0, 16);
+                Py_DECREF(hex);
+            }
+            Py_DECREF(hash);
+        }
+        Py_DECREF(message);
+    }
+    Py_XDECREF(encoded);
+    return id;
+}
+
+/* The label of heading `at`: (path, provenance, embed prefix, context prefix), borrowed. */
+static PyObject *
+label(Table *t, Py_ssize_t at)
+{
+    if (at != t->shown_at) {
+        PyObject *shown = PyObject_CallFunction(t->label_at, "n", at);
+        if (shown == NULL) {
+            return NULL;
+        }
+        if (!PyTuple_Check(shown) || PyTuple_GET_SIZE(shown) != 4) {
+            Py_DECREF(shown);
+            PyErr_SetString(PyExc_TypeError, "label_at must return a 4-tuple");
+            return NULL;
+        }
+        Py_XSETREF(t->shown, shown);
+        t->shown_at = at;
+    }
+    return t->shown;
+}
+
+/* 1 with *at the heading of a plain piece [start, end) overlapping blocks [a, b); 0 when the
+ * piece is not plain after all (its anchors under two headings, a container cut). */
+static int
+heading_of(Table *t, Py_ssize_t start, Py_ssize_t end, Py_ssize_t a, Py_ssize_t b,
+           Py_ssize_t *at)
+{
+    Py_ssize_t head = start, tail = start;
+    int seen = 0;
+    for (Py_ssize_t i = a; i < b; i++) {
+        if (t->flags[i] & BODY) {
+            Py_ssize_t s = item(&t->block_starts, i);
+            if (!seen) {
+                head = s;
+                seen = 1;
+            }
+            tail = s;
+        }
+    }
+    if (b > a && (((t->flags[a] & CHILDREN) && item(&t->block_starts, a) < start)
+                  || ((t->flags[b - 1] & CHILDREN) && item(&t->block_ends, b - 1) > end))) {
+        return 0;
+    }
+    *at = bisect_right(&t->heading_starts, head > start ? head : start, 0) - 1;
+    return *at == bisect_right(&t->heading_starts, tail > start ? tail : start, 0) - 1;
+}
+
+/* 1 when the piece has no text, breadcrumb or anchors of its own and its part adds nothing
+ * to its path; -1 on an error. */
+static int
+plain_piece(Table *t, PyObject *piece, PyObject **part)
+{
+    if (!t->plain_paths) {
+        return 0;
+    }
+    PyObject *value = PyObject_GetAttr(piece, s_text);
+    if (value == NULL) {
+        return -1;
+    }
+    int plain = value == Py_None;
+    Py_DECREF(value);
+    if (plain) {
+        value = PyObject_GetAttr(piece, s_breadcrumb);
+        if (value == NULL) {
+            return -1;
+        }
+        plain = value == Py_None;
+        Py_DECREF(value);
+    }
+    if (plain) {
+        value = PyObject_GetAttr(piece, s_anchors);
+        if (value == NULL) {
+            return -1;
+        }
+        int truth = PyObject_IsTrue(value);
+        Py_DECREF(value);
+        if (truth < 0) {
+            return -1;
+        }
+        plain = !truth;
+    }
+    if (plain) {
+        *part = PyObject_GetAttr(piece, s_part);
+        if (*part == NULL) {
+            return -1;
+        }
+        plain = *part == Py_None || !t->number_parts;
+    }
+    return plain;
+}
+
+static PyObject *
+get_int(PyObject *obj, PyObject *name, Py_ssize_t *value)
+{
+    PyObject *found = PyObject_GetAttr(obj, name);
+    if (found != NULL) {
+        *value = PyLong_AsSsize_t(found);
+        if (*value == -1 && PyErr_Occurred()) {
+            Py_CLEAR(found);
+        }
+    }
+    return found;
+}
+
+/* The Chunk of a plain piece, NULL (no error set) when it turns out not to be plain. */
+static PyObject *
+plain_chunk(Table *t, PyObject *piece, PyObject *part, PyObject *text, PyObject *size,
+            Py_ssize_t ordinal, int *failed)
+{
+    Py_ssize_t start, end, at;
+    PyObject *start_obj = get_int(piece, s_start, &start);
+    PyObject *end_obj = start_obj ? get_int(piece, s_end, &end) : NULL;
+    *failed = 1;
+    if (end_obj == NULL) {
+        Py_XDECREF(start_obj);
+        return NULL;
+    }
+    Py_ssize_t a = bisect_right(&t->block_ends, start, 0);
+    Py_ssize_t b = bisect_left(&t->block_starts, end, a);
+    if (!heading_of(t, start, end, a, b, &at)) {
+        *failed = 0;
+        Py_DECREF(start_obj);
+        Py_DECREF(end_obj);
+        return NULL;
+    }
+    PyObject *shown = label(t, at);
+    PyObject *id = shown ? chunk_id(t, start, end, text) : NULL;
+    PyObject *part_name = NULL, *applied = NULL, *chunk = NULL;
+    if (id != NULL) {
+        part_name = part == Py_None ? PyUnicode_FromString("")
+                                    : PyObject_CallOneArg(t->part_of, part);
+    }
+    if (part_name != NULL) {
+        applied = PyObject_GetAttr(piece, s_strategy);
+    }
+    if (applied != NULL && (!PyTuple_Check(size) || PyTuple_GET_SIZE(size) != 3)) {
+        PyErr_SetString(PyExc_TypeError, "a size must be a (chars, words, tokens) tuple");
+    } else if (applied != NULL) {
+        chunk = t->chunk->tp_alloc(t->chunk, 0);
+    }
+    if (chunk != NULL) {
+        int bits = 0;
+        for (Py_ssize_t i = a; i < b; i++) {
+            if (t->flags[i] & BODY) {
+                bits |= t->flags[i] & KIND_BITS;
+            }
+        }
+        int truth = PyObject_IsTrue(applied);
+        take_slot(chunk, C_ID, Py_NewRef(id));
+        set_slot(chunk, C_DOC_ID, t->doc_id);
+        take_slot(chunk, C_ORDINAL, PyLong_FromSsize_t(ordinal));
+        take_slot(chunk, C_START, Py_NewRef(start_obj));
+        take_slot(chunk, C_END, Py_NewRef(end_obj));
+        set_slot(chunk, C_TEXT, text);
+        set_slot(chunk, C_BREADCRUMB, PyTuple_GET_ITEM(shown, 0));
+        take_slot(chunk, C_PART, Py_NewRef(part_name));
+        set_slot(chunk, C_KIND, kind_named(t, bits, a, b));
+        set_slot(chunk, C_STRATEGY, t->strategy);
+        set_slot(chunk, C_CONFIG_ID, t->config_id);
+        set_slot(chunk, C_STRUCTURE_SOURCE, t->structure_source);
+        set_slot(chunk, C_VERBATIM, Py_True);
+        take_slot(chunk, C_START_LINE,
+                  PyLong_FromSsize_t(bisect_right(&t->line_starts, start, 0)));
+        take_slot(chunk, C_END_LINE,
+                  PyLong_FromSsize_t(bisect_right(&t->line_starts, end - 1 > start ? end - 1
+                                                                                 : start, 0)));
+        set_slot(chunk, C_EMBED_PREFIX, PyTuple_GET_ITEM(shown, 2));
+        set_slot(chunk, C_CONTEXT_PREFIX, PyTuple_GET_ITEM(shown, 3));
+        set_slot(chunk, C_APPLIED_STRATEGY, truth > 0 ? applied : t->applied);
+        set_slot(chunk, C_N_CHARS, PyTuple_GET_ITEM(size, 0));
+        set_slot(chunk, C_N_WORDS, PyTuple_GET_ITEM(size, 1));
+        set_slot(chunk, C_N_TOKENS, PyTuple_GET_ITEM(size, 2));
+        set_slot(chunk, C_HEADING_PROVENANCE, PyTuple_GET_ITEM(shown, 1));
+        set_slot(chunk, C_TITLE, t->title);
+        if (truth < 0) {
+            Py_CLEAR(chunk);
+        } else {
+            *failed = 0;
+        }
+    }
+    Py_XDECREF(applied);
+    Py_XDECREF(part_name);
+    Py_XDECREF(id);
+    Py_DECREF(start_obj);
+    Py_DECREF(end_obj);
+    return chunk;
+}
+
+static int
+get_offsets(PyObject *array, Py_buffer *buf)
+{
+    if (PyObject_GetBuffer(array, buf, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) {
+        return -1;
+    }
+    if (buf->itemsize != 4 && buf->itemsize != 8) {
+        PyBuffer_Release(buf);
+        PyErr_SetString(PyExc_TypeError, "offsets must be arrays of 4- or 8-byte ints");
+        return -1;
+    }
+    return 0;
+}
+
+static void
+release(Table *t)
+{
+    PyBuffer_Release(&t->block_starts);
+    PyBuffer_Release(&t->block_ends);
+    PyBuffer_Release(&t->heading_starts);
+    PyBuffer_Release(&t->line_starts);
+    Py_CLEAR(t->shown);
+}
+
+static int
+open_table(PyObject *args, Table *t)
+{
+    PyObject *block_starts, *block_ends, *heading_starts, *line_starts, *flags;
+    memset(t, 0, sizeof *t);
+    t->shown_at = -1;
+    if (!PyArg_ParseTuple(args, "O!O!OOOOO!ppO!UUUUUUOOOO:table", &PyType_Type, &t->chunk,
+                          &PyBytes_Type, &t->prefix, &block_starts, &block_ends,
+                          &heading_starts, &line_starts, &PyBytes_Type, &flags,
+                          &t->plain_paths, &t->number_parts, &PyTuple_Type, &t->kinds,
+                          &t->doc_id, &t->strategy, &t->config_id, &t->structure_source,
+                          &t->applied, &t->title, &t->sha256, &t->label_at, &t->part_of,
+                          &t->chunk_of)) {
+        return -1;
+    }
+    if (PyTuple_GET_SIZE(t->kinds) != 6) {
+        PyErr_SetString(PyExc_ValueError, "the kinds must be 6 names");
+        return -1;
+    }
+    t->flags = (const unsigned char *)PyBytes_AS_STRING(flags);
+    t->n_blocks = PyBytes_GET_SIZE(flags);
+    Py_buffer *buffers[4] = {&t->block_starts, &t->block_ends, &t->heading_starts,
+                             &t->line_starts};
+    PyObject *arrays[4] = {block_starts, block_ends, heading_starts, line_starts};
+    for (int i = 0; i < 4; i++) {
+        if (get_offsets(arrays[i], buffers[i]) < 0) {
+            for (int j = 0; j < i; j++) {
+                PyBuffer_Release(buffers[j]);
+            }
+            return -1;
+        }
+    }
+    if (count(&t->block_starts) != t->n_blocks || count(&t->block_ends) != t->n_blocks) {
+        release(t);
+        PyErr_SetString(PyExc_ValueError, "one flag, start and end per block");
+        return -1;
+    }
+    if (read_offsets(t->chunk) < 0) {
+        release(t);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *
+build(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    PyObject *table, *pieces, *texts, *sizes, *chunks;
+    Py_ssize_t ordinal;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!O!n:build", &PyTuple_Type, &table, &PyList_Type,
+                          &pieces, &PyList_Type, &texts, &PyList_Type, &sizes, &PyList_Type,
+                          &chunks, &ordinal)) {
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(pieces);
+    if (PyList_GET_SIZE(texts) != n || PyList_GET_SIZE(sizes) != n) {
+        PyErr_SetString(PyExc_ValueError, "one text and one size per piece");
+        return NULL;
+    }
+    Table t;
+    if (open_table(table, &t) < 0) {
+        return NULL;
+    }
+    int failed = 0;
+    for (Py_ssize_t i = 0; i < n && !failed; i++) {
+        PyObject *piece = PyList_GET_ITEM(pieces, i), *text = PyList_GET_ITEM(texts, i);
+        PyObject *size = PyList_GET_ITEM(sizes, i), *part = NULL, *chunk = NULL;
+        int plain = plain_piece(&t, piece, &part);
+        if (plain > 0) {
+            chunk = plain_chunk(&t, piece, part, text, size, ordinal + i, &failed);
+        } else {
+            failed = plain < 0;
+        }
+        Py_XDECREF(part);
+        if (chunk == NULL && !failed) { /* made in Python */
+            chunk = PyObject_CallFunction(t.chunk_of, "OOOn", piece, text, size, ordinal + i);
+            failed = chunk == NULL;
+        }
+        if (!failed) {
+            failed = PyList_Append(chunks, chunk) < 0;
+        }
+        Py_XDECREF(chunk);
+    }
+    release(&t);
+    if (failed) {
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"build", build, METH_VARARGS,
+     "build(table, pieces, texts, sizes, chunks, ordinal): append the Chunk of each piece to "
+     "chunks, the first numbered ordinal; table: ChunkBuilder.native_table()."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_chunks", "ChunkBuilder.build's loop in C.", -1, methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC
+PyInit__chunks(void)
+{
+    s_start = PyUnicode_InternFromString("start");
+    s_end = PyUnicode_InternFromString("end");
+    s_text = PyUnicode_InternFromString("text");
+    s_breadcrumb = PyUnicode_InternFromString("breadcrumb");
+    s_anchors = PyUnicode_InternFromString("anchors");
+    s_part = PyUnicode_InternFromString("part");
+    s_strategy = PyUnicode_InternFromString("strategy");
+    s_hexdigest = PyUnicode_InternFromString("hexdigest");
+    if (!s_start || !s_end || !s_text || !s_breadcrumb || !s_anchors || !s_part || !s_strategy
+        || !s_hexdigest) {
+        return NULL;
+    }
+    return PyModule_Create(&module);
+}
