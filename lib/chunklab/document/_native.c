@@ -32,6 +32,9 @@ typedef struct {
     PyObject *special;      /* callable(node, kind, name, depth, first, stop, start, end, found) */
     long max_nesting;
     int infer;
+    /* headings: plain_text, the window's link definitions (label -> url), the kinds heading and
+     * empty_heading, the node name lheading, the provenances markdown_atx and markdown_setext */
+    PyObject *plain_text, *ref_map, *heading, *empty_heading, *lheading, *atx, *setext;
 } Window;
 
 /* Offsets of the Block slots, read from its member descriptors. */
@@ -42,7 +45,7 @@ static const char *block_fields[B_FIELDS] = {
 static Py_ssize_t block_offsets[B_FIELDS];
 static PyTypeObject *offsets_of = NULL;
 static PyObject *zero, *empty_str, *empty_tuple;
-static PyObject *s_name, *s_srcmap, *s_children;
+static PyObject *s_name, *s_srcmap, *s_children, *s_meta, *s_content, *s_level, *s_strip;
 
 static int
 read_offsets(PyTypeObject *type)
@@ -282,6 +285,89 @@ leaf_kind(Window *w, PyObject *name, long depth)
     return NULL;
 }
 
+/* meta[key] of a node (a new reference; `fallback`, new, when the key is missing). */
+static PyObject *
+meta_item(PyObject *node, PyObject *key, PyObject *fallback)
+{
+    PyObject *meta = PyObject_GetAttr(node, s_meta);
+    if (meta == NULL) {
+        return NULL;
+    }
+    PyObject *value = PyDict_Check(meta) ? PyDict_GetItemWithError(meta, key) : NULL;
+    if (value == NULL && !PyErr_Occurred()) {
+        if (fallback == NULL) {
+            PyErr_SetObject(PyExc_KeyError, key);
+        }
+        value = fallback;
+    }
+    Py_XINCREF(value);
+    Py_DECREF(meta);
+    return value;
+}
+
+/* Whether text[start:end] holds a '|'. */
+static int
+has_pipe(Window *w, PyObject *start, PyObject *end)
+{
+    Py_ssize_t a = PyLong_AsSsize_t(start), b = PyLong_AsSsize_t(end);
+    return PyUnicode_FindChar(w->text, '|', a, b, 1) >= 0;
+}
+
+/* The Block of a heading node (rust_blocks._Folder.leaf): its text node's content as its raw
+ * title, read by plain_text; Fallback for a heading holding '|' (_may_differ). */
+static PyObject *
+heading_block(Window *w, PyObject *node, PyObject *name, PyObject *start, PyObject *end)
+{
+    if (has_pipe(w, start, end)) {
+        PyErr_SetString(w->fallback, "table");
+        return NULL;
+    }
+    PyObject *kids = PyObject_GetAttr(node, s_children);
+    if (kids == NULL) {
+        return NULL;
+    }
+    PyObject *parts = PyList_New(0);
+    for (Py_ssize_t i = 0; parts != NULL && i < PySequence_Size(kids); i++) {
+        PyObject *kid = PySequence_GetItem(kids, i);
+        PyObject *content = kid ? meta_item(kid, s_content, empty_str) : NULL;
+        if (content == NULL || PyList_Append(parts, content) < 0) {
+            Py_CLEAR(parts);
+        }
+        Py_XDECREF(content);
+        Py_XDECREF(kid);
+    }
+    Py_DECREF(kids);
+    if (parts == NULL) {
+        return NULL;
+    }
+    PyObject *joined = PyUnicode_Join(empty_str, parts);
+    Py_DECREF(parts);
+    PyObject *raw = joined ? PyObject_CallMethodNoArgs(joined, s_strip) : NULL;
+    Py_XDECREF(joined);
+    PyObject *title = raw ? PyObject_CallFunctionObjArgs(w->plain_text, raw, w->ref_map, NULL)
+                          : NULL;
+    PyObject *level_value = title ? meta_item(node, s_level, NULL) : NULL;
+    PyObject *level = level_value ? PyNumber_Long(level_value) : NULL;
+    Py_XDECREF(level_value);
+    PyObject *block = NULL;
+    int is_setext = level ? PyObject_RichCompareBool(name, w->lheading, Py_EQ) : -1;
+    int has_title = is_setext >= 0 ? PyObject_IsTrue(title) : -1;
+    if (has_title >= 0) {
+        block = make_block(w, has_title ? w->heading : w->empty_heading, start, end, has_title,
+                           NULL);
+    }
+    if (block != NULL) {
+        set_slot(block, B_LEVEL, level);
+        set_slot(block, B_TITLE, title);
+        set_slot(block, B_PROVENANCE, is_setext ? w->setext : w->atx);
+        set_slot(block, B_RAW_TITLE, raw);
+    }
+    Py_XDECREF(level);
+    Py_XDECREF(title);
+    Py_XDECREF(raw);
+    return block;
+}
+
 static int
 fold_leaf(Window *w, PyObject *node, PyObject *name, long depth, PyObject *found)
 {
@@ -304,6 +390,8 @@ fold_leaf(Window *w, PyObject *node, PyObject *name, long depth, PyObject *found
         if (words >= 0) {
             block = make_block(w, kind, start, end, words, NULL);
         }
+    } else if (plain == 0 && PyUnicode_Compare(kind, w->heading) == 0) {
+        block = heading_block(w, node, name, start, end);
     } else if (plain == 0) {
         block = PyObject_CallFunction(w->special, "OOOlnnOOO", node, kind, name, depth, first,
                                       stop, start, end, found);
@@ -365,13 +453,15 @@ fold(PyObject *Py_UNUSED(module), PyObject *args)
     Window w;
     PyObject *doc_starts, *win_starts, *nodes, *found;
     long depth;
-    if (!PyArg_ParseTuple(args, "UOOnnO!nO!O!O!O!O!O!UUUOOlpOlO!:fold", &w.text, &doc_starts,
-                          &win_starts, &w.base, &w.shift, &PyDict_Type, &w.shared,
+    if (!PyArg_ParseTuple(args, "UOOnnO!nO!O!O!O!O!O!UUUOOlpOlO!(OO!UUUUU):fold", &w.text,
+                          &doc_starts, &win_starts, &w.base, &w.shift, &PyDict_Type, &w.shared,
                           &w.shared_max, &PyType_Type, &w.block, &PyDict_Type, &w.containers,
                           &PyDict_Type, &w.leaves, &PyFrozenSet_Type, &w.plain,
                           &PyFrozenSet_Type, &w.wordless, &PyFrozenSet_Type, &w.always,
                           &w.paragraph, &w.tight_text, &w.list_kind, &w.fallback, &w.special,
-                          &w.max_nesting, &w.infer, &nodes, &depth, &PyList_Type, &found)) {
+                          &w.max_nesting, &w.infer, &nodes, &depth, &PyList_Type, &found,
+                          &w.plain_text, &PyDict_Type, &w.ref_map, &w.heading, &w.empty_heading,
+                          &w.lheading, &w.atx, &w.setext)) {
         return NULL;
     }
     if (read_offsets(w.block) < 0 || get_starts(doc_starts, &w.doc_starts) < 0) {
@@ -433,7 +523,9 @@ static PyMethodDef methods[] = {
     {"fold", fold, METH_VARARGS,
      "fold(text, doc_starts, win_starts, base, shift, shared, shared_max, Block, containers, "
      "leaves, plain, wordless, always, paragraph, tight_text, list, Fallback, special, "
-     "max_nesting, infer, nodes, depth, found): append the Blocks of nodes to found."},
+     "max_nesting, infer, nodes, depth, found, (plain_text, references, heading, "
+     "empty_heading, lheading, markdown_atx, markdown_setext)): append the Blocks of nodes to "
+     "found."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -451,7 +543,12 @@ PyInit__native(void)
     s_name = PyUnicode_InternFromString("name");
     s_srcmap = PyUnicode_InternFromString("srcmap");
     s_children = PyUnicode_InternFromString("children");
-    if (!zero || !empty_str || !empty_tuple || !s_name || !s_srcmap || !s_children) {
+    s_meta = PyUnicode_InternFromString("meta");
+    s_content = PyUnicode_InternFromString("content");
+    s_level = PyUnicode_InternFromString("level");
+    s_strip = PyUnicode_InternFromString("strip");
+    if (!zero || !empty_str || !empty_tuple || !s_name || !s_srcmap || !s_children || !s_meta
+        || !s_content || !s_level || !s_strip) {
         return NULL;
     }
     return PyModule_Create(&module);

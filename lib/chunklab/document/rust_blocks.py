@@ -219,7 +219,9 @@ class _Folder:
             native.fold(self.text, lines.starts, where.starts, where.base, where.shift,
                        lines.shared, SHARED_OFFSETS, Block, _CONTAINERS, _LEAVES, _PLAIN,
                        _WORDLESS, _ALWAYS_CONTENT, "paragraph", _TIGHT_TEXT, "list", Fallback,
-                       self.special, MAX_NESTING, self.infer, nodes, depth, found)
+                       self.special, MAX_NESTING, self.infer, nodes, depth, found,
+                       (plain_text, self.ref_map, "heading", "empty_heading", "lheading",
+                        "markdown_atx", "markdown_setext"))
         else:
             self.fold_into(nodes, depth, found)
         return found[kept:]
