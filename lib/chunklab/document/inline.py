@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
@@ -46,8 +47,50 @@ def plain_text(source: str, references: Mapping[str, str] | None = None) -> str:
         joined = " ".join(source.split())
         return source if joined == source else joined  # one string where the two are equal
     parts: list[str] = []
-    _text_of(inline_parser().parseInline(source, _env(references)), parts)
+    if _CODE_ONLY_MARKS.isdisjoint(source):  # backticks are its only marks: code spans
+        _code_spans(source, parts)
+    else:
+        _text_of(inline_parser().parseInline(source, _env(references)), parts)
     return " ".join("".join(parts).split())
+
+
+_CODE_ONLY_MARKS = (_INLINE_MARKS - {"`"}) | frozenset("\u2028\u2029")
+"""What sends a text with backticks to the inline parser: any other mark, or a line separator
+(which markdown-it's code span rule treats as a line end)."""
+_PADDED = re.compile(r"^ (.+) $")
+
+
+def _code_spans(source: str, parts: list[str]) -> None:
+    """The text of ``source`` whose only inline marks are backticks, as markdown-it's code span
+    rule reads it: a run of backticks opens a span closed by the next run of the same length
+    (its content, one space trimmed from each end when both have one, kept as it is), and a run
+    with no such closer is text (``tests/test_inline.py`` holds it to the parser)."""
+    pos = 0
+    while (opener := source.find("`", pos)) >= 0:
+        after = opener
+        while after < len(source) and source[after] == "`":
+            after += 1
+        closer = _closing_run(source, after, after - opener)
+        if closer < 0:
+            parts.append(source[pos:after])  # no closer: the backticks are text
+        else:
+            parts += [source[pos:opener], _PADDED.sub(r"\1", source[after:closer])]
+            after = closer + (after - opener)
+        pos = after
+    parts.append(source[pos:])
+
+
+def _closing_run(source: str, start: int, length: int) -> int:
+    """Where the first run of exactly ``length`` backticks at or after ``start`` begins, or -1."""
+    pos = start
+    while (found := source.find("`", pos)) >= 0:
+        end = found
+        while end < len(source) and source[end] == "`":
+            end += 1
+        if end - found == length:
+            return found
+        pos = end
+    return -1
 
 
 def links(source: str, references: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
