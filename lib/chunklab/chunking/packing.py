@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from ..document.blocks import ATOMIC, Block
+from ..document.blocks import ATOMIC, NOT_BODY, Block
 from .records import Piece
 from .sentences import sentence_spans
 from .sizes import measure
@@ -49,12 +49,14 @@ def sections(blocks: tuple[Block, ...]) -> Iterator[Section]:
     current: Section | None = None
     has_content = False  # current.content is not empty
     for block in blocks:
-        if current is None or (block.is_heading and has_content):
+        kind = block.kind
+        if current is None or (has_content and kind == "heading"):  # Block.is_heading
             if current is not None:
                 yield current
             current, has_content = Section(), False
         current.blocks.append(block)
-        has_content = has_content or block.is_body
+        if not has_content:  # Block.is_body
+            has_content = block.content and kind not in NOT_BODY
     if current is not None:
         yield current
 
