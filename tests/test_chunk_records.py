@@ -9,7 +9,20 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chunklab.chunking.build import ChunkBuilder, block_kind, chunk_document, use_native
+from chunklab.chunking.build import (
+    BODY,
+    CHILDREN,
+    CODE,
+    FRONT_MATTER,
+    HEADING,
+    TABLE,
+    ChunkBuilder,
+    block_flags,
+    block_kind,
+    chunk_document,
+    kind_bits,
+    use_native,
+)
 from chunklab.chunking.config import make_config
 from chunklab.chunking.records import Chunk, Piece
 from chunklab.chunking.registry import REGISTRY
@@ -239,3 +252,28 @@ def test_c_makes_the_plain_chunks_itself(sample_corpus, monkeypatch):
     config = make_config(strategy="ast_breadcrumb", size=1000)
     made = [c for doc in sample_corpus for c in chunk_document(doc, config)]
     assert len(made) > 100 and len(handed) < len(made) / 10  # a piece under two headings, rarely
+
+
+def flags_the_long_way(blocks) -> bytes:
+    """What ``_chunks.block_flags`` gives, from ``kind_bits`` and the blocks' fields."""
+    return bytes((kind_bits(b) | BODY if b.is_body else 0) | (CHILDREN if b.children else 0)
+                 | (HEADING if b.kind == "heading" else 0)
+                 | (FRONT_MATTER if b.kind == "front_matter" else 0) for b in blocks)
+
+
+@needs_c
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=markdown_docs(), infer=st.booleans())
+def test_c_block_flags_are_those_of_kind_bits(text, infer):
+    blocks = make_document("gen.md", text, infer_headings=infer).blocks
+    assert block_flags(blocks) == flags_the_long_way(blocks)
+
+
+@needs_c
+def test_c_block_flags_of_the_fixtures(sample_corpus):
+    docs = [*sample_corpus, *(make_document(p.name, p.read_text(encoding="utf-8"))
+                              for p in sorted(REALWORLD.glob("*.md")))]
+    for doc in docs:
+        assert block_flags(doc.blocks) == flags_the_long_way(doc.blocks)
+    assert any(flag & CHILDREN and flag & (TABLE | CODE) for doc in docs
+               for flag in block_flags(doc.blocks))  # a fence nested in a list item, say

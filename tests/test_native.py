@@ -12,6 +12,7 @@ from chunklab.document import lines as lines_module
 from chunklab.document.corpus import make_document
 from chunklab.document.lines import NATIVE_VARIABLE, LineIndex, native_choice
 from chunklab.document.parsers import parse_blocks
+from chunklab.document.sections import Breadcrumbs
 from chunklab.errors import ConfigError
 from conftest import FIXTURES, SAMPLE
 from generated import markdown_docs
@@ -142,3 +143,32 @@ def test_asking_for_c_code_the_install_did_not_build_says_so(monkeypatch):
     monkeypatch.delenv(NATIVE_VARIABLE)
     assert native_choice() == "python"
     assert list(LineIndex("a\nb\n").starts) == [0, 2, 4]
+
+
+def crumbs_of(doc) -> tuple:
+    crumbs = Breadcrumbs(doc.blocks)
+    return list(crumbs.starts), crumbs.paths, crumbs.provenances, crumbs.has_headings
+
+
+@needs_native
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                   HealthCheck.function_scoped_fixture])
+@given(text=markdown_docs(), infer=st.booleans())
+@example(text="## b\n\n# a\n\n### c\n\n#### d\n\n## e\n", infer=False)
+@example(text="# \u00a0T\u00a0 \n\nx\n", infer=False)
+def test_c_heading_stack_equals_pythons(text, infer, monkeypatch):
+    doc = make_document("gen.md", text, infer_headings=infer)
+    c = with_code(monkeypatch, "c", crumbs_of, doc)
+    assert c == with_code(monkeypatch, "python", crumbs_of, doc)
+    assert [type(p) for p in c[1]] == [tuple] * len(c[1])
+
+
+@needs_native
+@pytest.mark.parametrize("path", MARKDOWN, ids=lambda p: p.name)
+def test_c_heading_stack_equals_pythons_on_every_fixture(path, monkeypatch):
+    try:
+        doc = make_document(path.name, path.read_bytes().decode("utf-8"))
+    except UnicodeDecodeError:
+        pytest.skip(f"{path.name} is not UTF-8 text (a loader fixture)")
+    assert with_code(monkeypatch, "c", crumbs_of, doc) == with_code(monkeypatch, "python",
+                                                                   crumbs_of, doc)

@@ -6,7 +6,9 @@
  * it overlaps found by binary search, its kind from each block's kind bits, its label from the
  * table's `label_at(heading)` (called once per heading), its id the sha256 of the same bytes,
  * its slots set directly. Any other piece is made by the table's `chunk` callback, in Python.
- * tests/test_chunk_records.py holds the chunks of both to be equal. */
+ * tests/test_chunk_records.py holds the chunks of both to be equal.
+ *
+ * `block_flags(blocks)` makes the table's flags of a document's blocks. */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -33,7 +35,7 @@ static const char *chunk_fields[C_FIELDS] = {
 static Py_ssize_t chunk_offsets[C_FIELDS];
 static PyTypeObject *offsets_of = NULL;
 static PyObject *s_start, *s_end, *s_text, *s_breadcrumb, *s_anchors, *s_part, *s_strategy,
-    *s_hexdigest;
+    *s_hexdigest, *s_kind, *s_content, *s_children;
 
 /* The table: per document and config, made by ChunkBuilder.native_table. */
 typedef struct {
@@ -496,7 +498,102 @@ build(PyObject *Py_UNUSED(module), PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* What a block kind adds to a chunk's kind (build.kind_bits). */
+static int
+kind_bit(PyObject *kind)
+{
+    if (PyUnicode_CompareWithASCIIString(kind, "table") == 0) {
+        return TABLE;
+    }
+    if (PyUnicode_CompareWithASCIIString(kind, "fence") == 0
+        || PyUnicode_CompareWithASCIIString(kind, "code") == 0) {
+        return CODE;
+    }
+    return KIND_BITS & ~(TABLE | CODE);
+}
+
+static int
+is_atomic(PyObject *kind)
+{
+    return PyUnicode_CompareWithASCIIString(kind, "fence") == 0
+           || PyUnicode_CompareWithASCIIString(kind, "code") == 0
+           || PyUnicode_CompareWithASCIIString(kind, "table") == 0
+           || PyUnicode_CompareWithASCIIString(kind, "deep_text") == 0;
+}
+
+/* The kind bits of the fences, code blocks and tables nested in `children` (blocks.ATOMIC, as
+ * atomic_blocks finds them), -1 on an error. */
+static int
+nested_bits(PyObject *children)
+{
+    int bits = 0;
+    Py_ssize_t n = PyTuple_Check(children) ? PyTuple_GET_SIZE(children) : 0;
+    for (Py_ssize_t i = 0; i < n && bits >= 0; i++) {
+        PyObject *child = PyTuple_GET_ITEM(children, i);
+        PyObject *kind = PyObject_GetAttr(child, s_kind);
+        PyObject *kids = kind ? PyObject_GetAttr(child, s_children) : NULL;
+        if (kids == NULL) {
+            bits = -1;
+        } else if (is_atomic(kind)) {
+            bits |= kind_bit(kind);
+        } else {
+            int inner = nested_bits(kids);
+            bits = inner < 0 ? -1 : bits | inner;
+        }
+        Py_XDECREF(kind);
+        Py_XDECREF(kids);
+    }
+    return bits;
+}
+
+/* `block_flags(blocks)`: each block's flags (ChunkBuilder.native_table): its kind bits with
+ * those of the fences and tables nested in it when it is content, then BODY, CHILDREN,
+ * HEADING, FRONT_MATTER. */
+static PyObject *
+block_flags(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    PyObject *blocks;
+    if (!PyArg_ParseTuple(args, "O!:block_flags", &PyTuple_Type, &blocks)) {
+        return NULL;
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(blocks);
+    PyObject *out = PyBytes_FromStringAndSize(NULL, n);
+    if (out == NULL) {
+        return NULL;
+    }
+    unsigned char *flags = (unsigned char *)PyBytes_AS_STRING(out);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *block = PyTuple_GET_ITEM(blocks, i);
+        PyObject *kind = PyObject_GetAttr(block, s_kind);
+        PyObject *content = kind ? PyObject_GetAttr(block, s_content) : NULL;
+        PyObject *kids = content ? PyObject_GetAttr(block, s_children) : NULL;
+        int flag = -1;
+        if (kids != NULL) {
+            int heading = PyUnicode_CompareWithASCIIString(kind, "heading") == 0;
+            int front = PyUnicode_CompareWithASCIIString(kind, "front_matter") == 0;
+            int truth = PyObject_IsTrue(content), has_kids = PyObject_IsTrue(kids);
+            int body = truth > 0 && !heading && !front;
+            int nested = body && has_kids > 0 ? nested_bits(kids) : 0;
+            if (truth >= 0 && has_kids >= 0 && nested >= 0) {
+                flag = (body ? kind_bit(kind) | nested | BODY : 0) | (has_kids ? CHILDREN : 0)
+                       | (heading ? HEADING : 0) | (front ? FRONT_MATTER : 0);
+            }
+        }
+        Py_XDECREF(kind);
+        Py_XDECREF(content);
+        Py_XDECREF(kids);
+        if (flag < 0) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        flags[i] = (unsigned char)flag;
+    }
+    return out;
+}
+
 static PyMethodDef methods[] = {
+    {"block_flags", block_flags, METH_VARARGS,
+     "block_flags(blocks): the flags of each block, as ChunkBuilder.native_table makes them."},
     {"build", build, METH_VARARGS,
      "build(table, pieces, texts, sizes, chunks, ordinal): append the Chunk of each piece to "
      "chunks, the first numbered ordinal; table: ChunkBuilder.native_table()."},
@@ -519,6 +616,12 @@ PyInit__chunks(void)
     s_part = PyUnicode_InternFromString("part");
     s_strategy = PyUnicode_InternFromString("strategy");
     s_hexdigest = PyUnicode_InternFromString("hexdigest");
+    s_kind = PyUnicode_InternFromString("kind");
+    s_content = PyUnicode_InternFromString("content");
+    s_children = PyUnicode_InternFromString("children");
+    if (!s_kind || !s_content || !s_children) {
+        return NULL;
+    }
     if (!s_start || !s_end || !s_text || !s_breadcrumb || !s_anchors || !s_part || !s_strategy
         || !s_hexdigest) {
         return NULL;

@@ -20,9 +20,10 @@ from .registry import Requirement, Strategy, add, get_strategy
 from .sizes import COUNT_BATCH, all_sizes
 
 try:
+    from ._chunks import block_flags
     from ._chunks import build as native_build
 except ImportError:  # built by the install only where a C compiler was found
-    native_build = None
+    native_build = block_flags = None
 
 
 def register(
@@ -287,12 +288,7 @@ class ChunkBuilder:
 
     def native_table(self) -> tuple:
         """What ``_chunks.build`` reads of this document and config (its argument order)."""
-        flags = bytes(
-            bits | (BODY if is_body else 0) | (CHILDREN if b.children else 0)
-            | (HEADING if b.kind == "heading" else 0)
-            | (FRONT_MATTER if b.kind == "front_matter" else 0)
-            for b, bits, is_body in zip(self.blocks, self.block_bits, self.crumbs.body,
-                                        strict=True))
+        flags = block_flags(self.blocks)
         crumbs, doc, config = self.crumbs, self.doc, self.config
         heading_starts = array(offset_type(len(doc.text)), crumbs.starts)
         return (Chunk, f"{config.config_id}\0{doc.id}\0".encode(), crumbs.block_starts,

@@ -1,5 +1,7 @@
 /* chunklab.document._native: the document stage's work in C where Python costs most.
  *
+ * `heading_paths(blocks, heading)`: the heading stack of sections.Breadcrumbs.
+ *
  * `line_ends(text, itemsize)`: the offsets just past each "\n" of a text, as the bytes of an
  * array of 4- or 8-byte ints (lines.line_ends, without a string per line).
  *
@@ -45,7 +47,8 @@ static const char *block_fields[B_FIELDS] = {
 static Py_ssize_t block_offsets[B_FIELDS];
 static PyTypeObject *offsets_of = NULL;
 static PyObject *zero, *empty_str, *empty_tuple;
-static PyObject *s_name, *s_srcmap, *s_children, *s_meta, *s_content, *s_level, *s_strip;
+static PyObject *s_name, *s_srcmap, *s_children, *s_meta, *s_content, *s_level, *s_strip,
+    *s_kind, *s_title, *s_provenance, *s_start;
 
 static int
 read_offsets(PyTypeObject *type)
@@ -516,7 +519,96 @@ line_ends(PyObject *Py_UNUSED(module), PyObject *args)
     return out;
 }
 
+/* `heading_paths(blocks, heading)`: sections.Breadcrumbs' heading stack. For each block of
+ * kind `heading`: its start, and the dense path of titles (stripped) and provenances in force
+ * from it, a heading clearing every entry at its depth and below; each list led by 0, (), (). */
+static PyObject *
+heading_paths(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    PyObject *blocks, *heading;
+    if (!PyArg_ParseTuple(args, "O!U:heading_paths", &PyTuple_Type, &blocks, &heading)) {
+        return NULL;
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(blocks), depth = 0;
+    long *levels = PyMem_New(long, n + 1);
+    PyObject **titles = PyMem_New(PyObject *, n + 1);
+    PyObject **provenances = PyMem_New(PyObject *, n + 1);
+    PyObject *starts = PyList_New(0), *paths = PyList_New(0), *provs = PyList_New(0);
+    int failed = !levels || !titles || !provenances || !starts || !paths || !provs;
+    if (!failed) {
+        failed = PyList_Append(starts, zero) < 0 || PyList_Append(paths, empty_tuple) < 0
+                 || PyList_Append(provs, empty_tuple) < 0;
+    }
+    for (Py_ssize_t i = 0; i < n && !failed; i++) {
+        PyObject *block = PyTuple_GET_ITEM(blocks, i);
+        PyObject *kind = PyObject_GetAttr(block, s_kind);
+        int is_heading = kind ? PyUnicode_Compare(kind, heading) == 0 : -1;
+        Py_XDECREF(kind);
+        if (is_heading <= 0) {
+            failed = is_heading < 0 || PyErr_Occurred();
+            continue;
+        }
+        PyObject *level = PyObject_GetAttr(block, s_level);
+        long value = level ? PyLong_AsLong(level) : -1;
+        Py_XDECREF(level);
+        PyObject *title = NULL, *raw = PyObject_GetAttr(block, s_title);
+        if (raw != NULL) {
+            title = PyObject_CallMethodNoArgs(raw, s_strip);
+            Py_DECREF(raw);
+        }
+        PyObject *provenance = title ? PyObject_GetAttr(block, s_provenance) : NULL;
+        PyObject *start = provenance ? PyObject_GetAttr(block, s_start) : NULL;
+        if (start == NULL || PyErr_Occurred()) {
+            Py_XDECREF(title);
+            Py_XDECREF(provenance);
+            Py_XDECREF(start);
+            failed = 1;
+            break;
+        }
+        while (depth && levels[depth - 1] >= value) {
+            depth--;
+            Py_DECREF(titles[depth]);
+            Py_DECREF(provenances[depth]);
+        }
+        levels[depth] = value;
+        titles[depth] = title;
+        provenances[depth] = provenance;
+        depth++;
+        PyObject *path = PyTuple_New(depth), *prov = PyTuple_New(depth);
+        if (path != NULL && prov != NULL) {
+            for (Py_ssize_t j = 0; j < depth; j++) {
+                PyTuple_SET_ITEM(path, j, Py_NewRef(titles[j]));
+                PyTuple_SET_ITEM(prov, j, Py_NewRef(provenances[j]));
+            }
+        }
+        failed = path == NULL || prov == NULL || PyList_Append(starts, start) < 0
+                 || PyList_Append(paths, path) < 0 || PyList_Append(provs, prov) < 0;
+        Py_DECREF(start);
+        Py_XDECREF(path);
+        Py_XDECREF(prov);
+    }
+    for (Py_ssize_t j = 0; j < depth; j++) {
+        Py_DECREF(titles[j]);
+        Py_DECREF(provenances[j]);
+    }
+    PyMem_Free(levels);
+    PyMem_Free(titles);
+    PyMem_Free(provenances);
+    if (failed) {
+        if (!PyErr_Occurred()) {
+            PyErr_NoMemory();
+        }
+        Py_XDECREF(starts);
+        Py_XDECREF(paths);
+        Py_XDECREF(provs);
+        return NULL;
+    }
+    return Py_BuildValue("(NNN)", starts, paths, provs);
+}
+
 static PyMethodDef methods[] = {
+    {"heading_paths", heading_paths, METH_VARARGS,
+     "heading_paths(blocks, heading): (starts, paths, provenances) of sections.Breadcrumbs."},
     {"line_ends", line_ends, METH_VARARGS,
      "line_ends(text, itemsize): the offsets just past each newline of text, as the bytes "
      "of an array of itemsize-byte ints."},
@@ -547,6 +639,13 @@ PyInit__native(void)
     s_content = PyUnicode_InternFromString("content");
     s_level = PyUnicode_InternFromString("level");
     s_strip = PyUnicode_InternFromString("strip");
+    s_kind = PyUnicode_InternFromString("kind");
+    s_title = PyUnicode_InternFromString("title");
+    s_provenance = PyUnicode_InternFromString("provenance");
+    s_start = PyUnicode_InternFromString("start");
+    if (!s_kind || !s_title || !s_provenance || !s_start) {
+        return NULL;
+    }
     if (!zero || !empty_str || !empty_tuple || !s_name || !s_srcmap || !s_children || !s_meta
         || !s_content || !s_level || !s_strip) {
         return NULL;

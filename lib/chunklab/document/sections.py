@@ -6,10 +6,11 @@ import bisect
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from functools import cached_property
 from operator import attrgetter
 
 from .blocks import NOT_BODY, Block
-from .lines import offset_type
+from .lines import native, native_choice, offset_type
 
 _START, _END = attrgetter("start"), attrgetter("end")
 _KIND, _CONTENT = attrgetter("kind"), attrgetter("content")
@@ -54,15 +55,22 @@ class Breadcrumbs:
         size = self.blocks[-1].end if self.blocks else 0
         self.block_starts = array(offset_type(size), map(_START, self.blocks))
         self.block_ends = array(offset_type(size), map(_END, self.blocks))
-        self.body = [content and kind not in NOT_BODY for kind, content
-                     in zip(map(_KIND, self.blocks), map(_CONTENT, self.blocks), strict=True)]
-        """Whether each block is content (``Block.is_body``)."""
-        for block in [b for b in self.blocks if b.kind == "heading"]:  # Block.is_heading
-            stack.push(block.level, block.title, block.provenance)
-            self.starts.append(block.start)
-            self.paths.append(stack.path())
-            self.provenances.append(stack.provenance())
+        if native is not None and native_choice() == "c":
+            self.starts, self.paths, self.provenances = native.heading_paths(self.blocks,
+                                                                             "heading")
+        else:
+            for block in [b for b in self.blocks if b.kind == "heading"]:  # Block.is_heading
+                stack.push(block.level, block.title, block.provenance)
+                self.starts.append(block.start)
+                self.paths.append(stack.path())
+                self.provenances.append(stack.provenance())
         self.has_headings = len(self.starts) > 1
+
+    @cached_property
+    def body(self) -> list[bool]:
+        """Whether each block is content (``Block.is_body``)."""
+        return [content and kind not in NOT_BODY for kind, content
+                in zip(map(_KIND, self.blocks), map(_CONTENT, self.blocks), strict=True)]
 
     def _index(self, offset: int) -> int:
         return bisect.bisect_right(self.starts, offset) - 1
