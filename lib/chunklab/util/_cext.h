@@ -1,0 +1,108 @@
+/* What chunklab's C extensions share (document/_native.c, chunking/_chunks.c): setting the slots
+ * of a frozen record made in C, and reading the arrays of offsets a LineIndex or Breadcrumbs
+ * holds (4- or 8-byte ints), binary search included. Static inline functions: each extension
+ * gets its own copy. */
+
+#ifndef CHUNKLAB_CEXT_H
+#define CHUNKLAB_CEXT_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+
+/* The offset of each slot `names[i]` of `type` (a slotted class) into `offsets`. */
+static inline int
+slot_offsets(PyTypeObject *type, const char *const *names, int n, Py_ssize_t *offsets)
+{
+    for (int i = 0; i < n; i++) {
+        PyObject *descr = PyObject_GetAttrString((PyObject *)type, names[i]);
+        if (descr == NULL) {
+            return -1;
+        }
+        if (!Py_IS_TYPE(descr, &PyMemberDescr_Type)) {
+            Py_DECREF(descr);
+            PyErr_Format(PyExc_TypeError, "%s.%s is not a slot", type->tp_name, names[i]);
+            return -1;
+        }
+        offsets[i] = ((PyMemberDescrObject *)descr)->d_member->offset;
+        Py_DECREF(descr);
+    }
+    return 0;
+}
+
+/* Sets the slot at `offset` of `obj` to `value`, a new reference it takes. */
+static inline void
+take_slot_at(PyObject *obj, Py_ssize_t offset, PyObject *value)
+{
+    PyObject **slot = (PyObject **)((char *)obj + offset);
+    Py_XSETREF(*slot, value);
+}
+
+static inline void
+set_slot_at(PyObject *obj, Py_ssize_t offset, PyObject *value)
+{
+    Py_INCREF(value);
+    take_slot_at(obj, offset, value);
+}
+
+/* An array of offsets (array.array 'i' or 'q') as a buffer. */
+static inline int
+get_offsets(PyObject *array, Py_buffer *buf)
+{
+    if (PyObject_GetBuffer(array, buf, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) {
+        return -1;
+    }
+    if (buf->itemsize != 4 && buf->itemsize != 8) {
+        PyBuffer_Release(buf);
+        PyErr_SetString(PyExc_TypeError, "offsets must be arrays of 4- or 8-byte ints");
+        return -1;
+    }
+    return 0;
+}
+
+static inline Py_ssize_t
+offset_at(Py_buffer *buf, Py_ssize_t i)
+{
+    return buf->itemsize == 4 ? (Py_ssize_t)((int32_t *)buf->buf)[i]
+                              : (Py_ssize_t)((int64_t *)buf->buf)[i];
+}
+
+static inline Py_ssize_t
+offset_count(Py_buffer *buf)
+{
+    return buf->len / buf->itemsize;
+}
+
+/* bisect.bisect_right(buf, x, lo). */
+static inline Py_ssize_t
+bisect_right_from(Py_buffer *buf, Py_ssize_t x, Py_ssize_t lo)
+{
+    Py_ssize_t hi = offset_count(buf);
+    while (lo < hi) {
+        Py_ssize_t mid = lo + (hi - lo) / 2;
+        if (x < offset_at(buf, mid)) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    return lo;
+}
+
+/* bisect.bisect_left(buf, x, lo). */
+static inline Py_ssize_t
+bisect_left_from(Py_buffer *buf, Py_ssize_t x, Py_ssize_t lo)
+{
+    Py_ssize_t hi = offset_count(buf);
+    while (lo < hi) {
+        Py_ssize_t mid = lo + (hi - lo) / 2;
+        if (offset_at(buf, mid) < x) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+#endif
