@@ -45,6 +45,19 @@ def test_c_and_python_tables_agree(texts, known):
     assert len(c_table) == len(py_table)
 
 
+LATIN_1 = "ab\u00e9\u00ff\x00_" + "".join(c for c in SPACES if c < "\u0100")
+
+
+@needs_c
+@given(texts=st.lists(st.text(alphabet=LATIN_1, max_size=60), max_size=8),
+       known=st.lists(st.text(alphabet="ab\u00e9\u00ff", min_size=1, max_size=3)))
+@settings(max_examples=300, deadline=None)
+def test_c_and_python_tables_agree_on_one_byte_texts(texts, known):
+    # A text of Latin-1 chars only is read by the C table's own one-byte loop.
+    c_table, py_table = tables({w: len(w) % 3 for w in known})
+    assert c_table.sizes(texts) == py_table.sizes(texts)
+
+
 @needs_c
 def test_every_whitespace_char_cuts_words_as_str_split_does():
     c_table, py_table = tables({"alpha": 1, "beta": 2, "gamma": 3})
