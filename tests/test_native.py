@@ -4,6 +4,8 @@ fixture, the sample corpus and generated Markdown, whole and window by window.""
 
 from __future__ import annotations
 
+from array import array
+
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -147,7 +149,22 @@ def test_asking_for_c_code_the_install_did_not_build_says_so(monkeypatch):
 
 def crumbs_of(doc) -> tuple:
     crumbs = Breadcrumbs(doc.blocks)
-    return list(crumbs.starts), crumbs.paths, crumbs.provenances, crumbs.has_headings
+    return (list(crumbs.starts), crumbs.paths, crumbs.provenances, crumbs.has_headings,
+            crumbs.block_starts, crumbs.block_ends)
+
+
+@needs_native
+def test_c_block_spans_are_the_blocks_offsets_in_either_width():
+    blocks = make_document("a.md", "# T\n\nsome text\n\n- an item\n").blocks
+    for itemsize, code in ((4, "i"), (8, "q")):
+        starts, ends = array(code), array(code)
+        for found, spans in zip((starts, ends), native.block_spans(blocks, itemsize),
+                                strict=True):
+            found.frombytes(spans)
+        assert list(starts) == [b.start for b in blocks]
+        assert list(ends) == [b.end for b in blocks]
+    with pytest.raises(ValueError, match="itemsize must be 4 or 8"):
+        native.block_spans(blocks, 2)
 
 
 @needs_native

@@ -33,19 +33,19 @@ static const char *const chunk_fields[C_FIELDS] = {
 static Py_ssize_t chunk_offsets[C_FIELDS];
 static PyTypeObject *offsets_of = NULL;
 static PyObject *s_start, *s_end, *s_text, *s_breadcrumb, *s_anchors, *s_part, *s_strategy,
-    *s_hexdigest, *s_kind, *s_content, *s_children;
+    *s_copy, *s_update, *s_digest, *s_kind, *s_content, *s_children;
 
 /* The table: per document and config, made by ChunkBuilder.native_table. */
 typedef struct {
     PyTypeObject *chunk;
-    PyObject *prefix; /* bytes: config id, NUL, document id, NUL (utf-8) */
+    PyObject *seed; /* a sha256 object fed config id, NUL, document id, NUL (utf-8) */
     Py_buffer block_starts, block_ends, heading_starts, line_starts;
     const unsigned char *flags;
     Py_ssize_t n_blocks;
     int plain_paths, number_parts;
     PyObject *kinds; /* tuple: prose, code, table, mixed, heading, front_matter */
     PyObject *doc_id, *strategy, *config_id, *structure_source, *applied, *title;
-    PyObject *sha256, *label_at, *part_of, *chunk_of;
+    PyObject *label_at, *part_of, *chunk_of;
     Py_ssize_t shown_at; /* the heading of the last label, -1 before any */
     PyObject *shown;     /* its (path, provenance, embed prefix, context prefix) */
 } Table;
@@ -93,7 +93,7 @@ kind_named(Table *t, int bits, Py_ssize_t a, Py_ssize_t b)
 }
 
 /* The chunk's id: the first 16 hex digits of the sha256 of config id, document id, start,
- * end and text, NUL between them, as utf-8. */
+ * end and text, NUL between them, as utf-8 (the table's seed already fed the first two). */
 static PyObject *
 chunk_id(Table *t, Py_ssize_t start, Py_ssize_t end, PyObject *text)
 {
@@ -113,25 +113,36 @@ chunk_id(Table *t, Py_ssize_t start, Py_ssize_t end, PyObject *text)
     }
     char numbers[64];
     int written = snprintf(numbers, sizeof numbers, "%zd%c%zd%c", start, 0, end, 0);
-    Py_ssize_t head = PyBytes_GET_SIZE(t->prefix);
-    PyObject *message = PyBytes_FromStringAndSize(NULL, head + written + size);
-    PyObject *id = NULL;
-    if (message != NULL) {
+    PyObject *message = PyBytes_FromStringAndSize(NULL, written + size);
+    PyObject *hash = message ? PyObject_CallMethodNoArgs(t->seed, s_copy) : NULL;
+    PyObject *fed = NULL, *digest = NULL, *id = NULL;
+    if (hash != NULL) {
         char *out = PyBytes_AS_STRING(message);
-        memcpy(out, PyBytes_AS_STRING(t->prefix), head);
-        memcpy(out + head, numbers, written);
-        memcpy(out + head + written, data, size);
-        PyObject *hash = PyObject_CallOneArg(t->sha256, message);
-        if (hash != NULL) {
-            PyObject *hex = PyObject_CallMethodNoArgs(hash, s_hexdigest);
-            if (hex != NULL) {
-                id = PyUnicode_Substring(hex, 0, 16);
-                Py_DECREF(hex);
-            }
-            Py_DECREF(hash);
-        }
-        Py_DECREF(message);
+        memcpy(out, numbers, written);
+        memcpy(out + written, data, size);
+        fed = PyObject_CallMethodOneArg(hash, s_update, message);
     }
+    if (fed != NULL) {
+        digest = PyObject_CallMethodNoArgs(hash, s_digest);
+    }
+    if (digest != NULL && PyBytes_Check(digest) && PyBytes_GET_SIZE(digest) >= 8) {
+        static const char hex[] = "0123456789abcdef";
+        const unsigned char *bytes = (const unsigned char *)PyBytes_AS_STRING(digest);
+        id = PyUnicode_New(16, 127);
+        if (id != NULL) {
+            Py_UCS1 *digits = PyUnicode_1BYTE_DATA(id);
+            for (int i = 0; i < 8; i++) {
+                digits[2 * i] = (Py_UCS1)hex[bytes[i] >> 4];
+                digits[2 * i + 1] = (Py_UCS1)hex[bytes[i] & 15];
+            }
+        }
+    } else if (digest != NULL) {
+        PyErr_SetString(PyExc_TypeError, "the seed's digest must be bytes of a sha256");
+    }
+    Py_XDECREF(digest);
+    Py_XDECREF(fed);
+    Py_XDECREF(hash);
+    Py_XDECREF(message);
     Py_XDECREF(encoded);
     return id;
 }
@@ -339,12 +350,12 @@ open_table(PyObject *args, Table *t)
     PyObject *block_starts, *block_ends, *heading_starts, *line_starts, *flags;
     memset(t, 0, sizeof *t);
     t->shown_at = -1;
-    if (!PyArg_ParseTuple(args, "O!O!OOOOO!ppO!UUUUUUOOOO:table", &PyType_Type, &t->chunk,
-                          &PyBytes_Type, &t->prefix, &block_starts, &block_ends,
+    if (!PyArg_ParseTuple(args, "O!OOOOOO!ppO!UUUUUUOOO:table", &PyType_Type, &t->chunk,
+                          &t->seed, &block_starts, &block_ends,
                           &heading_starts, &line_starts, &PyBytes_Type, &flags,
                           &t->plain_paths, &t->number_parts, &PyTuple_Type, &t->kinds,
                           &t->doc_id, &t->strategy, &t->config_id, &t->structure_source,
-                          &t->applied, &t->title, &t->sha256, &t->label_at, &t->part_of,
+                          &t->applied, &t->title, &t->label_at, &t->part_of,
                           &t->chunk_of)) {
         return -1;
     }
@@ -541,7 +552,9 @@ PyInit__chunks(void)
     s_anchors = PyUnicode_InternFromString("anchors");
     s_part = PyUnicode_InternFromString("part");
     s_strategy = PyUnicode_InternFromString("strategy");
-    s_hexdigest = PyUnicode_InternFromString("hexdigest");
+    s_copy = PyUnicode_InternFromString("copy");
+    s_update = PyUnicode_InternFromString("update");
+    s_digest = PyUnicode_InternFromString("digest");
     s_kind = PyUnicode_InternFromString("kind");
     s_content = PyUnicode_InternFromString("content");
     s_children = PyUnicode_InternFromString("children");
@@ -549,7 +562,7 @@ PyInit__chunks(void)
         return NULL;
     }
     if (!s_start || !s_end || !s_text || !s_breadcrumb || !s_anchors || !s_part || !s_strategy
-        || !s_hexdigest) {
+        || !s_copy || !s_update || !s_digest) {
         return NULL;
     }
     return PyModule_Create(&module);

@@ -144,6 +144,7 @@ class ChunkBuilder:
         self.crumbs = Breadcrumbs(self.blocks)
         self.lines = doc.lines
         self.folded_title = normalise(doc.title)
+        self._template = config.prefix_template
         self._label: tuple[tuple, tuple[tuple[str, ...], tuple[str, ...]]] | None = None
         """The last label made, by its (path, provenance): the chunks of one section, which
         come one after another, share its tuples."""
@@ -195,10 +196,11 @@ class ChunkBuilder:
         if not self.prefix:
             return "", ""
         if self._prefix is None or self._prefix[0] != path:
-            full = " > ".join((self.doc.title, *path))
-            source = f"{self.doc.title} — {' > '.join(path)}" if path else self.doc.title
-            self._prefix = path, (f"{self.config.prefix_template.format(path=full)}\n\n",
-                                  f"{source}\n\n")
+            title = self.doc.title
+            joined = " > ".join(path)
+            full, source = (f"{title} > {joined}", f"{title} — {joined}") if path else (title,
+                                                                                         title)
+            self._prefix = path, (self._template.format(path=full) + "\n\n", source + "\n\n")
         return self._prefix[1]
 
     def _batches(self, pieces: Iterable[Piece]
@@ -246,8 +248,9 @@ class ChunkBuilder:
         """Path, provenance and prefixes of a plain piece under heading ``at`` (its number in
         ``crumbs``): the path in force there, the document title deduplicated."""
         if at != self._shown[0]:
-            path, provenance = dedup_title(self.crumbs.paths[at], self.crumbs.provenances[at],
-                                           self.doc.title, folded=self.folded_title)
+            path, provenance = self.crumbs.paths[at], self.crumbs.provenances[at]
+            if path and normalise(path[0]) == self.folded_title:  # dedup_title, inlined
+                path, provenance = path[1:], provenance[1:]
             self._shown = (at, (path, provenance, *self.prefixes(path)))
         return self._shown[1]
 
@@ -291,10 +294,11 @@ class ChunkBuilder:
         flags = block_flags(self.blocks)
         crumbs, doc, config = self.crumbs, self.doc, self.config
         heading_starts = array(offset_type(len(doc.text)), crumbs.starts)
-        return (Chunk, f"{config.config_id}\0{doc.id}\0".encode(), crumbs.block_starts,
+        seed = hashlib.sha256(f"{config.config_id}\0{doc.id}\0".encode())
+        return (Chunk, seed, crumbs.block_starts,
                 crumbs.block_ends, heading_starts, self.lines.starts, flags, self._plain_paths,
                 config.number_parts, KINDS, doc.id, config.strategy, config.config_id,
-                doc.structure_source, self.strategy, doc.title, hashlib.sha256, self.label_at,
+                doc.structure_source, self.strategy, doc.title, self.label_at,
                 self._part, self.chunk)
 
     def build(self, pieces: Iterable[Piece]) -> list[Chunk]:

@@ -46,7 +46,7 @@ static Py_ssize_t block_offsets[B_FIELDS];
 static PyTypeObject *offsets_of = NULL;
 static PyObject *zero, *empty_str, *empty_tuple;
 static PyObject *s_name, *s_srcmap, *s_children, *s_meta, *s_content, *s_level, *s_strip,
-    *s_kind, *s_title, *s_provenance, *s_start;
+    *s_kind, *s_title, *s_provenance, *s_start, *s_end;
 
 static int
 read_offsets(PyTypeObject *type)
@@ -553,7 +553,60 @@ heading_paths(PyObject *Py_UNUSED(module), PyObject *args)
     return Py_BuildValue("(NNN)", starts, paths, provs);
 }
 
+/* `block_spans(blocks, itemsize)`: the starts and the ends of blocks, each as the bytes of an
+ * array of itemsize-byte ints (sections.Breadcrumbs' block_starts and block_ends). */
+static PyObject *
+block_spans(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    PyObject *blocks;
+    int itemsize;
+    if (!PyArg_ParseTuple(args, "O!i:block_spans", &PyTuple_Type, &blocks, &itemsize)) {
+        return NULL;
+    }
+    if (itemsize != 4 && itemsize != 8) {
+        PyErr_SetString(PyExc_ValueError, "itemsize must be 4 or 8");
+        return NULL;
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(blocks);
+    PyObject *starts = PyBytes_FromStringAndSize(NULL, n * itemsize);
+    PyObject *ends = starts ? PyBytes_FromStringAndSize(NULL, n * itemsize) : NULL;
+    PyObject *names[2] = {s_start, s_end};
+    char *out[2] = {starts ? PyBytes_AS_STRING(starts) : NULL,
+                    ends ? PyBytes_AS_STRING(ends) : NULL};
+    for (Py_ssize_t i = 0; i < n && ends != NULL; i++) {
+        for (int side = 0; side < 2; side++) {
+            PyObject *value = PyObject_GetAttr(PyTuple_GET_ITEM(blocks, i), names[side]);
+            Py_ssize_t offset = value ? PyLong_AsSsize_t(value) : -1;
+            Py_XDECREF(value);
+            if (offset == -1 && PyErr_Occurred()) {
+                Py_CLEAR(starts);
+                Py_CLEAR(ends);
+                return NULL;
+            }
+            if (itemsize == 4) {
+                if (offset > INT32_MAX) {
+                    Py_CLEAR(starts);
+                    Py_CLEAR(ends);
+                    PyErr_SetString(PyExc_OverflowError, "an offset does not fit 4 bytes");
+                    return NULL;
+                }
+                ((int32_t *)out[side])[i] = (int32_t)offset;
+            } else {
+                ((int64_t *)out[side])[i] = (int64_t)offset;
+            }
+        }
+    }
+    if (ends == NULL) {
+        Py_XDECREF(starts);
+        return NULL;
+    }
+    return Py_BuildValue("(NN)", starts, ends);
+}
+
 static PyMethodDef methods[] = {
+    {"block_spans", block_spans, METH_VARARGS,
+     "block_spans(blocks, itemsize): (starts, ends) of blocks, each as the bytes of an array "
+     "of itemsize-byte ints."},
     {"heading_paths", heading_paths, METH_VARARGS,
      "heading_paths(blocks, heading): (starts, paths, provenances) of sections.Breadcrumbs."},
     {"line_ends", line_ends, METH_VARARGS,
@@ -590,7 +643,8 @@ PyInit__native(void)
     s_title = PyUnicode_InternFromString("title");
     s_provenance = PyUnicode_InternFromString("provenance");
     s_start = PyUnicode_InternFromString("start");
-    if (!s_kind || !s_title || !s_provenance || !s_start) {
+    s_end = PyUnicode_InternFromString("end");
+    if (!s_kind || !s_title || !s_provenance || !s_start || !s_end) {
         return NULL;
     }
     if (!zero || !empty_str || !empty_tuple || !s_name || !s_srcmap || !s_children || !s_meta

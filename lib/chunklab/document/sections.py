@@ -53,12 +53,18 @@ class Breadcrumbs:
         self.provenances: list[tuple[str, ...]] = [()]
         self.blocks = tuple(blocks)
         size = self.blocks[-1].end if self.blocks else 0
-        self.block_starts = array(offset_type(size), map(_START, self.blocks))
-        self.block_ends = array(offset_type(size), map(_END, self.blocks))
+        self.block_starts = array(offset_type(size))
+        self.block_ends = array(offset_type(size))
         if native is not None and native_choice() == "c":
+            for found, spans in zip((self.block_starts, self.block_ends),
+                                    native.block_spans(self.blocks, self.block_starts.itemsize),
+                                    strict=True):
+                found.frombytes(spans)
             self.starts, self.paths, self.provenances = native.heading_paths(self.blocks,
                                                                              "heading")
         else:
+            self.block_starts.extend(map(_START, self.blocks))
+            self.block_ends.extend(map(_END, self.blocks))
             for block in [b for b in self.blocks if b.kind == "heading"]:  # Block.is_heading
                 stack.push(block.level, block.title, block.provenance)
                 self.starts.append(block.start)
