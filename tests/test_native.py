@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from chunklab.document import lines as lines_module
+from chunklab.document.blocks import Block, _gaps, _with_gaps
 from chunklab.document.corpus import make_document
 from chunklab.document.lines import NATIVE_VARIABLE, LineIndex, native_choice
 from chunklab.document.parsers import parse_blocks
@@ -189,3 +190,27 @@ def test_c_heading_stack_equals_pythons_on_every_fixture(path, monkeypatch):
         pytest.skip(f"{path.name} is not UTF-8 text (a loader fixture)")
     assert with_code(monkeypatch, "c", crumbs_of, doc) == with_code(monkeypatch, "python",
                                                                    crumbs_of, doc)
+
+
+@needs_native
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from("ab \n\t\u00a0\u6570\U0001f600\u2028"), max_size=80),
+       cuts=st.lists(st.integers(min_value=0, max_value=80), max_size=12))
+def test_c_gaps_equal_pythons(text, cuts):
+    # Blocks over any spans in order (overlapping ones too): the text between them that is not
+    # whitespace, trimmed, is found the same way.
+    points = sorted(min(c, len(text)) for c in cuts)
+    spans = list(zip(points[::2], points[1::2], strict=False))
+    blocks = [Block("paragraph", start, end) for start, end in spans]
+    assert native.gaps(blocks, text) == _gaps(blocks, text)
+
+
+def test_text_between_blocks_becomes_a_text_block_in_place(monkeypatch):
+    text = "para one\n\n  stray words  \n\npara two\ntail"
+    blocks = [Block("paragraph", 0, 8), Block("paragraph", 27, 35)]
+    for code in ("c", "python") if native is not None else ("python",):
+        made = with_code(monkeypatch, code, _with_gaps, blocks, text)
+        assert [(b.kind, b.start, b.end) for b in made] == [
+            ("paragraph", 0, 8), ("text", 12, 23), ("paragraph", 27, 35), ("text", 36, 40)]
+        assert text[12:23] == "stray words" and made[1].content
+        assert with_code(monkeypatch, code, _with_gaps, blocks[:1], "para one\n") == blocks[:1]

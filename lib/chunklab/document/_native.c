@@ -603,7 +603,58 @@ block_spans(PyObject *Py_UNUSED(module), PyObject *args)
     return Py_BuildValue("(NN)", starts, ends);
 }
 
+/* `gaps(blocks, text)`: where text that is not whitespace lies between blocks (in order, not
+ * overlapping): (i, start, end) for each such run before blocks[i] (i = len(blocks): after the
+ * last), trimmed of the whitespace around it (blocks._with_gaps). */
+static PyObject *
+gaps(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    PyObject *blocks, *text;
+    if (!PyArg_ParseTuple(args, "O!U:gaps", &PyList_Type, &blocks, &text)) {
+        return NULL;
+    }
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t length = PyUnicode_GET_LENGTH(text), pos = 0, n = PyList_GET_SIZE(blocks);
+    PyObject *found = PyList_New(0);
+    for (Py_ssize_t i = 0; i <= n && found != NULL; i++) {
+        Py_ssize_t start = length, end = length;
+        if (i < n) {
+            PyObject *block = PyList_GET_ITEM(blocks, i);
+            PyObject *value = PyObject_GetAttr(block, s_start);
+            start = value ? PyLong_AsSsize_t(value) : -1;
+            Py_XDECREF(value);
+            value = start == -1 && PyErr_Occurred() ? NULL : PyObject_GetAttr(block, s_end);
+            end = value ? PyLong_AsSsize_t(value) : -1;
+            Py_XDECREF(value);
+            if (end == -1 && PyErr_Occurred()) {
+                Py_CLEAR(found);
+                break;
+            }
+        }
+        Py_ssize_t first = pos, last = start < length ? start : length;
+        while (first < last && Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, first))) {
+            first++;
+        }
+        while (last > first && Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, last - 1))) {
+            last--;
+        }
+        if (first < last) {
+            PyObject *gap = Py_BuildValue("(nnn)", i, first, last);
+            if (gap == NULL || PyList_Append(found, gap) < 0) {
+                Py_CLEAR(found);
+            }
+            Py_XDECREF(gap);
+        }
+        pos = end > pos ? end : pos;
+    }
+    return found;
+}
+
 static PyMethodDef methods[] = {
+    {"gaps", gaps, METH_VARARGS,
+     "gaps(blocks, text): (i, start, end) of each run of text that is not whitespace between "
+     "blocks, before blocks[i]."},
     {"block_spans", block_spans, METH_VARARGS,
      "block_spans(blocks, itemsize): (starts, ends) of blocks, each as the bytes of an array "
      "of itemsize-byte ints."},

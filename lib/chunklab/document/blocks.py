@@ -18,7 +18,7 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 from ..util.frozen import quick_init
 from .headings import EXPLICIT, MARKDOWN, infer_heading
 from .inline import plain_text
-from .lines import LineIndex
+from .lines import LineIndex, native, native_choice
 from .nesting import LIMIT_KEY, limit_nesting
 
 _CONTAINERS = {
@@ -334,33 +334,49 @@ def _fold(tokens: list[Token], text: str, lines: LineIndex, infer: bool,
 def _with_gaps(blocks: list[Block], text: str) -> list[Block]:
     """Blocks plus a ``text`` block for any non-whitespace text between them, so every
     character of the document lies in some block."""
+    found = native.gaps(blocks, text) if native_choice() == "c" else _gaps(blocks, text)
+    if not found:
+        return blocks
     result: list[Block] = []
+    taken = 0
+    for i, start, end in found:
+        result += blocks[taken:i]
+        result.append(Block("text", start, end, content=_has_words("text", text, start, end)))
+        taken = i
+    return result + blocks[taken:]
+
+
+def _gaps(blocks: list[Block], text: str) -> list[tuple[int, int, int]]:
+    """(i, start, end) of each run of text that is not whitespace between ``blocks`` (before
+    ``blocks[i]``; i = len(blocks): after the last), trimmed of the whitespace around it
+    (``_native.gaps`` in C)."""
+    found = []
     pos = 0
-    for block in [*blocks, Block("end", len(text), len(text))]:
+    for i, block in enumerate([*blocks, Block("end", len(text), len(text))]):
         gap = text[pos : block.start]
         if gap and not gap.isspace():
-            start, end = pos + len(gap) - len(gap.lstrip()), pos + len(gap.rstrip())
-            result.append(Block("text", start, end, content=_has_words("text", text, start, end)))
-        if block.kind != "end":
-            result.append(block)
+            found.append((i, pos + len(gap) - len(gap.lstrip()), pos + len(gap.rstrip())))
         pos = max(pos, block.end)
-    return result
+    return found
 
 
 def _plain_text_blocks(text: str, lines: LineIndex) -> list[Block]:
     """Paragraphs separated by blank lines; a heading-like first line becomes its own block."""
     blocks: list[Block] = []
-    n_lines = len(lines.starts)
+    starts = lines.starts
+    texts = list(map(text.__getitem__, map(slice, starts, [*starts[1:], len(text)])))
+    filled = [not line.isspace() and line != "" for line in texts]  # line.strip() != ""
+    n_lines = len(texts)
     line = 0
     while line < n_lines:
-        if not _line(text, lines, line).strip():
+        if not filled[line]:
             line += 1
             continue
         first = line
-        while line < n_lines and _line(text, lines, line).strip():
+        while line < n_lines and filled[line]:
             line += 1
-        head = infer_heading(_line(text, lines, first), False)
-        next_numbered = first + 1 < line and infer_heading(_line(text, lines, first + 1), False)
+        head = infer_heading(texts[first], False)
+        next_numbered = first + 1 < line and infer_heading(texts[first + 1], False)
         if head and not (head[2] == "inferred_numbered" and next_numbered):
             start, end = lines.span(first, first + 1)
             blocks.append(Block("heading", start, end, head[0], head[1], head[2]))
@@ -371,9 +387,6 @@ def _plain_text_blocks(text: str, lines: LineIndex) -> list[Block]:
                                 content=_has_words("paragraph", text, start, end)))
     return blocks
 
-
-def _line(text: str, lines: LineIndex, line: int) -> str:
-    return text[lines.offset(line) : lines.offset(line + 1)]
 
 
 def parse_blocks(

@@ -60,6 +60,8 @@ def numbered_line(text: str) -> tuple[int, str] | None:
 def caps_line(text: str) -> str | None:
     """A short ALL CAPS line with at least three letters (``SAFETY NOTICES``)."""
     line = text.strip()
+    if len(line.split(None, MAX_WORDS)) > MAX_WORDS:  # no title (_is_title): a long line is
+        return None                                   # not read char by char
     letters = [c for c in line if c.isalpha()]
     if len(letters) < 3 or any(c.islower() for c in letters) or line.startswith(("*", "_")):
         return None
