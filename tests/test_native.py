@@ -107,10 +107,24 @@ def test_c_fold_equals_python_fold_on_every_fixture(path, infer, monkeypatch):
 @example(text="\n\n```py\n\n```\n\n# |\n---\n\n# alpha\n\n", infer=False, window=None)
 @example(text="- a\n  - b\n    > c\n    > ```\n    > x\n    > ```\n", infer=False, window=None)
 @example(text="**Bold line**\n\ntext \u00e9\r\n\r\n<h2>T</h2>\n", infer=True, window=None)
+@example(text="# a  b\n\n# a\u00a0b\n\n## a\tb #\n\n# T&amp;C\n\n#\n", infer=False, window=None)
+@example(text="```  py title \nx\n```\n\n~~~\ny\n~~~\n", infer=False, window=None)
+@example(text="``` a|b\nx\n```\n", infer=False, window=None)
 def test_c_fold_equals_python_fold_on_generated_markdown(text, infer, window, monkeypatch):
     c, python = both_folds(monkeypatch, text, window=window, infer=infer)
     assert (c["parser"], c["fallback"]) == (python["parser"], python["fallback"])
     same_blocks(c["blocks"], python["blocks"])
+
+
+@needs_native
+@pytest.mark.parametrize("code", ["c", "python"])
+def test_fence_titles_and_plain_heading_titles_are_read_in_c_as_in_python(code, monkeypatch):
+    text = "# Plain title\n\n#  Two  spaces\n\n```  py x \ncode\n```\n\n``` a|b\nx\n```\n"
+    c = with_code(monkeypatch, code, folded, text)
+    assert c["fallback"] == "table"  # a '|' on a fence's opening line: markdown-it-py reads it
+    blocks = with_code(monkeypatch, code, folded, text.split("``` a|b")[0])["blocks"]
+    assert [(b.kind, b.title) for b in blocks] == [
+        ("heading", "Plain title"), ("heading", "Two spaces"), ("fence", "py x")]
 
 
 @needs_native

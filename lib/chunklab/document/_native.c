@@ -1,18 +1,22 @@
 /* chunklab.document._native: the document stage's work in C where Python costs most.
  *
- * `heading_paths(blocks, heading)`: the heading stack of sections.Breadcrumbs.
+ * `heading_paths(blocks, heading)`: the heading stack of sections.Breadcrumbs;
+ * `block_spans(blocks, itemsize)`: its block starts and ends.
  *
  * `line_ends(text, itemsize)`: the offsets just past each "\n" of a text, as the bytes of an
  * array of 4- or 8-byte ints (lines.line_ends, without a string per line).
  *
- * `fold(...)`, the fold of markdown-it-pyrs's node tree into Blocks, does for each node what _Folder.fold in rust_blocks.py
- * does: a node's byte offsets become the document lines they lie on, those lines its chars
- * (trailing whitespace left out), and a container or a plain leaf (paragraph, code, rule,
- * front matter, reference definition, a tight item's text) becomes its Block here, its slots
- * set directly. Every other leaf (a heading, fence, table, HTML block, or a paragraph read for
- * an inferred heading) is handed to the window's `special` callback, which makes its Block in
- * Python. tests/test_parsers.py holds the Blocks to those of the Python fold, and
- * tests/test_lines.py the line ends to those of lines.line_ends. */
+ * `gaps(blocks, text)`: the text between blocks that is not whitespace (blocks._gaps).
+ *
+ * `fold(...)`, the fold of markdown-it-pyrs's node tree into Blocks, does for each node what
+ * _Folder.fold in rust_blocks.py does: a node's byte offsets become the document lines they
+ * lie on, those lines its chars (trailing whitespace left out), and a container, a plain leaf
+ * (paragraph, code, rule, front matter, reference definition, a tight item's text), a heading
+ * (its title read by plain_text unless it is plain already) or a fence becomes its Block here,
+ * its slots set directly. Every other leaf (a table, HTML block, or a paragraph read for an
+ * inferred heading) is handed to the window's `special` callback, which makes its Block in
+ * Python. tests/test_native.py holds the Blocks to those of the Python fold, and the line ends
+ * to those of lines.line_ends. */
 
 #include "../util/_cext.h"
 
@@ -33,8 +37,10 @@ typedef struct {
     long max_nesting;
     int infer;
     /* headings: plain_text, the window's link definitions (label -> url), the kinds heading and
-     * empty_heading, the node name lheading, the provenances markdown_atx and markdown_setext */
+     * empty_heading, the node name lheading, the provenances markdown_atx and markdown_setext,
+     * the inline marks (a title holding none, its words single-spaced, is its own text) */
     PyObject *plain_text, *ref_map, *heading, *empty_heading, *lheading, *atx, *setext;
+    unsigned char marks[128]; /* ASCII chars that may start inline syntax (inline.py) */
 } Window;
 
 /* Offsets of the Block slots, read from its member descriptors. */
@@ -46,7 +52,7 @@ static Py_ssize_t block_offsets[B_FIELDS];
 static PyTypeObject *offsets_of = NULL;
 static PyObject *zero, *empty_str, *empty_tuple;
 static PyObject *s_name, *s_srcmap, *s_children, *s_meta, *s_content, *s_level, *s_strip,
-    *s_kind, *s_title, *s_provenance, *s_start, *s_end;
+    *s_kind, *s_title, *s_provenance, *s_start, *s_end, *s_info;
 
 static int
 read_offsets(PyTypeObject *type)
@@ -277,6 +283,28 @@ has_pipe(Window *w, PyObject *start, PyObject *end)
     return PyUnicode_FindChar(w->text, '|', a, b, 1) >= 0;
 }
 
+/* Whether `raw` is its own plain text (inline.plain_text's first test): no char of the
+ * window's inline marks, and no whitespace but single spaces between words. */
+static int
+is_plain_title(Window *w, PyObject *raw)
+{
+    Py_ssize_t n = PyUnicode_GET_LENGTH(raw);
+    int kind = PyUnicode_KIND(raw);
+    const void *data = PyUnicode_DATA(raw);
+    Py_UCS4 before = ' ';
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 ch = PyUnicode_READ(kind, data, i);
+        if (Py_UNICODE_ISSPACE(ch) && (ch != ' ' || before == ' ')) {
+            return 0; /* a space leading or doubled, or another whitespace char */
+        }
+        if (ch < 128 && w->marks[ch]) {
+            return 0;
+        }
+        before = ch;
+    }
+    return before != ' ' || n == 0;
+}
+
 /* The Block of a heading node (rust_blocks._Folder.leaf): its text node's content as its raw
  * title, read by plain_text; Fallback for a heading holding '|' (_may_differ). */
 static PyObject *
@@ -308,8 +336,9 @@ heading_block(Window *w, PyObject *node, PyObject *name, PyObject *start, PyObje
     Py_DECREF(parts);
     PyObject *raw = joined ? PyObject_CallMethodNoArgs(joined, s_strip) : NULL;
     Py_XDECREF(joined);
-    PyObject *title = raw ? PyObject_CallFunctionObjArgs(w->plain_text, raw, w->ref_map, NULL)
-                          : NULL;
+    PyObject *title = raw == NULL ? NULL
+                      : is_plain_title(w, raw) ? Py_NewRef(raw)
+                      : PyObject_CallFunctionObjArgs(w->plain_text, raw, w->ref_map, NULL);
     PyObject *level_value = title ? meta_item(node, s_level, NULL) : NULL;
     PyObject *level = level_value ? PyNumber_Long(level_value) : NULL;
     Py_XDECREF(level_value);
@@ -329,6 +358,37 @@ heading_block(Window *w, PyObject *node, PyObject *name, PyObject *start, PyObje
     Py_XDECREF(level);
     Py_XDECREF(title);
     Py_XDECREF(raw);
+    return block;
+}
+
+/* The Block of a fence node (rust_blocks._Folder.leaf): its info string, stripped and
+ * interned, as its title; Fallback for an opening line holding '|' (_may_differ). */
+static PyObject *
+fence_block(Window *w, PyObject *node, PyObject *kind, PyObject *start, PyObject *end)
+{
+    Py_ssize_t a = PyLong_AsSsize_t(start), b = PyLong_AsSsize_t(end);
+    Py_ssize_t line_end = PyUnicode_FindChar(w->text, '\n', a, b, 1);
+    if (line_end == -2 || PyUnicode_FindChar(w->text, '|', a, line_end < 0 ? b : line_end, 1)
+                              >= 0) {
+        if (!PyErr_Occurred()) {
+            PyErr_SetString(w->fallback, "table");
+        }
+        return NULL;
+    }
+    PyObject *info = meta_item(node, s_info, empty_str);
+    PyObject *as_str = info ? PyObject_Str(info) : NULL;
+    Py_XDECREF(info);
+    PyObject *title = as_str ? PyObject_CallMethodNoArgs(as_str, s_strip) : NULL;
+    Py_XDECREF(as_str);
+    if (title == NULL) {
+        return NULL;
+    }
+    PyUnicode_InternInPlace(&title);
+    PyObject *block = make_block(w, kind, start, end, 1, NULL); /* fences always hold content */
+    if (block != NULL) {
+        set_slot(block, B_TITLE, title);
+    }
+    Py_DECREF(title);
     return block;
 }
 
@@ -356,6 +416,8 @@ fold_leaf(Window *w, PyObject *node, PyObject *name, long depth, PyObject *found
         }
     } else if (plain == 0 && PyUnicode_Compare(kind, w->heading) == 0) {
         block = heading_block(w, node, name, start, end);
+    } else if (plain == 0 && PyUnicode_CompareWithASCIIString(kind, "fence") == 0) {
+        block = fence_block(w, node, kind, start, end);
     } else if (plain == 0) {
         block = PyObject_CallFunction(w->special, "OOOlnnOOO", node, kind, name, depth, first,
                                       stop, start, end, found);
@@ -401,9 +463,9 @@ static PyObject *
 fold(PyObject *Py_UNUSED(module), PyObject *args)
 {
     Window w;
-    PyObject *doc_starts, *win_starts, *nodes, *found;
+    PyObject *doc_starts, *win_starts, *nodes, *found, *marks;
     long depth;
-    if (!PyArg_ParseTuple(args, "UOOnnO!nO!O!O!O!O!O!UUUOOlpOlO!(OO!UUUUU):fold", &w.text,
+    if (!PyArg_ParseTuple(args, "UOOnnO!nO!O!O!O!O!O!UUUOOlpOlO!(OO!UUUUUU):fold", &w.text,
                           &doc_starts, &win_starts, &w.base, &w.shift, &PyDict_Type, &w.shared,
                           &w.shared_max, &PyType_Type, &w.block, &PyDict_Type, &w.containers,
                           &PyDict_Type, &w.leaves, &PyFrozenSet_Type, &w.plain,
@@ -411,8 +473,17 @@ fold(PyObject *Py_UNUSED(module), PyObject *args)
                           &w.paragraph, &w.tight_text, &w.list_kind, &w.fallback, &w.special,
                           &w.max_nesting, &w.infer, &nodes, &depth, &PyList_Type, &found,
                           &w.plain_text, &PyDict_Type, &w.ref_map, &w.heading, &w.empty_heading,
-                          &w.lheading, &w.atx, &w.setext)) {
+                          &w.lheading, &w.atx, &w.setext, &marks)) {
         return NULL;
+    }
+    memset(w.marks, 0, sizeof w.marks);
+    for (Py_ssize_t i = 0; i < PyUnicode_GET_LENGTH(marks); i++) {
+        Py_UCS4 ch = PyUnicode_READ_CHAR(marks, i);
+        if (ch >= 128) {
+            PyErr_SetString(PyExc_ValueError, "the inline marks must be ASCII");
+            return NULL;
+        }
+        w.marks[ch] = 1;
     }
     if (read_offsets(w.block) < 0 || get_offsets(doc_starts, &w.doc_starts) < 0) {
         return NULL;
@@ -667,7 +738,8 @@ static PyMethodDef methods[] = {
      "fold(text, doc_starts, win_starts, base, shift, shared, shared_max, Block, containers, "
      "leaves, plain, wordless, always, paragraph, tight_text, list, Fallback, special, "
      "max_nesting, infer, nodes, depth, found, (plain_text, references, heading, "
-     "empty_heading, lheading, markdown_atx, markdown_setext)): append the Blocks of nodes to "
+     "empty_heading, lheading, markdown_atx, markdown_setext, inline marks)): append the Blocks "
+     "of nodes to "
      "found."},
     {NULL, NULL, 0, NULL},
 };
@@ -693,9 +765,10 @@ PyInit__native(void)
     s_kind = PyUnicode_InternFromString("kind");
     s_title = PyUnicode_InternFromString("title");
     s_provenance = PyUnicode_InternFromString("provenance");
+    s_info = PyUnicode_InternFromString("info");
     s_start = PyUnicode_InternFromString("start");
     s_end = PyUnicode_InternFromString("end");
-    if (!s_kind || !s_title || !s_provenance || !s_start || !s_end) {
+    if (!s_kind || !s_title || !s_provenance || !s_start || !s_end || !s_info) {
         return NULL;
     }
     if (!zero || !empty_str || !empty_tuple || !s_name || !s_srcmap || !s_children || !s_meta

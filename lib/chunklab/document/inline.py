@@ -10,9 +10,11 @@ from markdown_it import MarkdownIt
 from markdown_it.common.utils import normalizeReference
 from markdown_it.token import Token
 
-# Characters that can start inline syntax (emphasis, code, links, html, entities, escapes) or
-# a line break: text holding none of them is its own plain text.
-_INLINE_MARKS = frozenset("*_`[]!<>&\\\n\r")
+INLINE_MARKS = "*_`[]!<>&\\\n\r"
+"""Characters that can start inline syntax (emphasis, code, links, html, entities, escapes) or
+a line break: text holding none of them, its words single-spaced, is its own plain text
+(``_native.c`` tests a heading's title the same way before calling ``plain_text``)."""
+_INLINE_MARKS = frozenset(INLINE_MARKS)
 _BREAKS = ("softbreak", "hardbreak")
 _SKIPPED = ("html_inline",)
 

@@ -44,7 +44,7 @@ from .blocks import (
     html_heading,
 )
 from .headings import infer_heading
-from .inline import plain_text
+from .inline import INLINE_MARKS, plain_text
 from .lines import SHARED_OFFSETS, line_ends, native, native_choice, offset_type
 from .nesting import MAX_NESTING
 
@@ -221,7 +221,7 @@ class _Folder:
                        _WORDLESS, _ALWAYS_CONTENT, "paragraph", _TIGHT_TEXT, "list", Fallback,
                        self.special, MAX_NESTING, self.infer, nodes, depth, found,
                        (plain_text, self.ref_map, "heading", "empty_heading", "lheading",
-                        "markdown_atx", "markdown_setext"))
+                        "markdown_atx", "markdown_setext", INLINE_MARKS))
         else:
             self.fold_into(nodes, depth, found)
         return found[kept:]
