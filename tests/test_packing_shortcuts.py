@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from chunklab import make_config, make_document
+from chunklab.chunking.build import ChunkBuilder, use_native
 from chunklab.chunking.packing import Sizer, sections
 from chunklab.chunking.records import Piece
 from chunklab.chunking.sentences import sentence_starts
@@ -158,3 +160,23 @@ _HTML_PARTS = st.sampled_from([
 def test_an_html_heading_is_found_as_reading_it_whole_finds_it(parts):
     html = "".join(parts)
     assert html_heading(html) == _heading_read_whole(html)
+
+
+@pytest.mark.skipif(not use_native(), reason="the install built no C code (no C compiler), "
+                    "or CHUNKLAB_NATIVE=python: sections are found in Python only")
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=markdown_docs(), size=st.sampled_from([1, 20, 60, 200, 1000]),
+       infer=st.booleans(), min_size=st.sampled_from([0, 15]))
+@example(text="---\ntitle: T\n---\n\n# A\n\n# B\n\ntext\n\n## C\n\n---\n", size=60, infer=False,
+         min_size=0)
+@example(text="", size=60, infer=False, min_size=0)
+def test_sections_found_in_c_give_the_pieces_python_finds(text, size, infer, min_size):
+    doc = make_document("gen.md", text, infer_headings=infer)
+    config = make_config(strategy="ast_merge", size=size, min_size=min(min_size, size))
+    builder = ChunkBuilder(doc, config, prefix=False, strategy="ast_merge")
+    in_c = list(ast_pieces(doc, config, builder.crumbs, builder))
+    assert in_c == list(ast_pieces(doc, config, builder.crumbs))
+    fitted = builder.fitted_sections()
+    assert len(fitted) == len(list(sections(doc.blocks)))
+    assert all(type(p) is Piece and p.size == p.end - p.start <= size
+               for p in fitted if type(p) is not tuple)

@@ -8,7 +8,9 @@
  * its slots set directly. Any other piece is made by the table's `chunk` callback, in Python.
  * tests/test_chunk_records.py holds the chunks of both to be equal.
  *
- * `block_flags(blocks)` makes the table's flags of a document's blocks. */
+ * `block_flags(blocks)` makes the table's flags of a document's blocks; `sections(...)` splits
+ * the blocks into sections by those flags, a section within the size in chars already its Piece
+ * (tests/test_packing_shortcuts.py holds the pieces to those found in Python). */
 
 #include "../util/_cext.h"
 
@@ -32,6 +34,13 @@ static const char *const chunk_fields[C_FIELDS] = {
     "heading_provenance", "title"};
 static Py_ssize_t chunk_offsets[C_FIELDS];
 static PyTypeObject *offsets_of = NULL;
+
+enum { P_START, P_END, P_ANCHORS, P_TEXT, P_BREADCRUMB, P_PART, P_STRATEGY, P_SIZE, P_FIELDS };
+static const char *const piece_fields[P_FIELDS] = {
+    "start", "end", "anchors", "text", "breadcrumb", "part", "strategy", "size"};
+static Py_ssize_t piece_offsets[P_FIELDS];
+static PyTypeObject *piece_type = NULL; /* the class piece_offsets were read from */
+static PyObject *empty_tuple, *empty_str;
 static PyObject *s_start, *s_end, *s_text, *s_breadcrumb, *s_anchors, *s_part, *s_strategy,
     *s_copy, *s_update, *s_digest, *s_kind, *s_content, *s_children;
 
@@ -49,6 +58,30 @@ typedef struct {
     Py_ssize_t shown_at; /* the heading of the last label, -1 before any */
     PyObject *shown;     /* its (path, provenance, embed prefix, context prefix) */
 } Table;
+
+/* Reads the slot offsets of the Piece class `type` (once per class). */
+static int
+read_piece_offsets(PyTypeObject *type)
+{
+    if (type != piece_type && slot_offsets(type, piece_fields, P_FIELDS, piece_offsets) < 0) {
+        return -1;
+    }
+    piece_type = type;
+    return 0;
+}
+
+/* piece.<name> (a new reference): read from its slot when it is a Piece, else looked up. */
+static PyObject *
+piece_attr(PyObject *piece, int field, PyObject *name)
+{
+    if (Py_TYPE(piece) == piece_type) {
+        PyObject *value = *(PyObject **)((char *)piece + piece_offsets[field]);
+        if (value != NULL) {
+            return Py_NewRef(value);
+        }
+    }
+    return PyObject_GetAttr(piece, name);
+}
 
 static int
 read_offsets(PyTypeObject *type)
@@ -201,14 +234,14 @@ plain_piece(Table *t, PyObject *piece, PyObject **part)
     if (!t->plain_paths) {
         return 0;
     }
-    PyObject *value = PyObject_GetAttr(piece, s_text);
+    PyObject *value = piece_attr(piece, P_TEXT, s_text);
     if (value == NULL) {
         return -1;
     }
     int plain = value == Py_None;
     Py_DECREF(value);
     if (plain) {
-        value = PyObject_GetAttr(piece, s_breadcrumb);
+        value = piece_attr(piece, P_BREADCRUMB, s_breadcrumb);
         if (value == NULL) {
             return -1;
         }
@@ -216,7 +249,7 @@ plain_piece(Table *t, PyObject *piece, PyObject **part)
         Py_DECREF(value);
     }
     if (plain) {
-        value = PyObject_GetAttr(piece, s_anchors);
+        value = piece_attr(piece, P_ANCHORS, s_anchors);
         if (value == NULL) {
             return -1;
         }
@@ -228,7 +261,7 @@ plain_piece(Table *t, PyObject *piece, PyObject **part)
         plain = !truth;
     }
     if (plain) {
-        *part = PyObject_GetAttr(piece, s_part);
+        *part = piece_attr(piece, P_PART, s_part);
         if (*part == NULL) {
             return -1;
         }
@@ -238,9 +271,9 @@ plain_piece(Table *t, PyObject *piece, PyObject **part)
 }
 
 static PyObject *
-get_int(PyObject *obj, PyObject *name, Py_ssize_t *value)
+get_int(PyObject *piece, int field, PyObject *name, Py_ssize_t *value)
 {
-    PyObject *found = PyObject_GetAttr(obj, name);
+    PyObject *found = piece_attr(piece, field, name);
     if (found != NULL) {
         *value = PyLong_AsSsize_t(found);
         if (*value == -1 && PyErr_Occurred()) {
@@ -256,8 +289,8 @@ plain_chunk(Table *t, PyObject *piece, PyObject *part, PyObject *text, PyObject 
             Py_ssize_t ordinal, int *failed)
 {
     Py_ssize_t start, end, at;
-    PyObject *start_obj = get_int(piece, s_start, &start);
-    PyObject *end_obj = start_obj ? get_int(piece, s_end, &end) : NULL;
+    PyObject *start_obj = get_int(piece, P_START, s_start, &start);
+    PyObject *end_obj = start_obj ? get_int(piece, P_END, s_end, &end) : NULL;
     *failed = 1;
     if (end_obj == NULL) {
         Py_XDECREF(start_obj);
@@ -279,7 +312,7 @@ plain_chunk(Table *t, PyObject *piece, PyObject *part, PyObject *text, PyObject 
                                     : PyObject_CallOneArg(t->part_of, part);
     }
     if (part_name != NULL) {
-        applied = PyObject_GetAttr(piece, s_strategy);
+        applied = piece_attr(piece, P_STRATEGY, s_strategy);
     }
     if (applied != NULL && (!PyTuple_Check(size) || PyTuple_GET_SIZE(size) != 3)) {
         PyErr_SetString(PyExc_TypeError, "a size must be a (chars, words, tokens) tuple");
@@ -348,10 +381,11 @@ static int
 open_table(PyObject *args, Table *t)
 {
     PyObject *block_starts, *block_ends, *heading_starts, *line_starts, *flags;
+    PyTypeObject *piece;
     memset(t, 0, sizeof *t);
     t->shown_at = -1;
-    if (!PyArg_ParseTuple(args, "O!OOOOOO!ppO!UUUUUUOOO:table", &PyType_Type, &t->chunk,
-                          &t->seed, &block_starts, &block_ends,
+    if (!PyArg_ParseTuple(args, "O!O!OOOOOO!ppO!UUUUUUOOO:table", &PyType_Type, &t->chunk,
+                          &PyType_Type, &piece, &t->seed, &block_starts, &block_ends,
                           &heading_starts, &line_starts, &PyBytes_Type, &flags,
                           &t->plain_paths, &t->number_parts, &PyTuple_Type, &t->kinds,
                           &t->doc_id, &t->strategy, &t->config_id, &t->structure_source,
@@ -382,7 +416,7 @@ open_table(PyObject *args, Table *t)
         PyErr_SetString(PyExc_ValueError, "one flag, start and end per block");
         return -1;
     }
-    if (read_offsets(t->chunk) < 0) {
+    if (read_offsets(t->chunk) < 0 || read_piece_offsets(piece) < 0) {
         release(t);
         return -1;
     }
@@ -433,6 +467,83 @@ build(PyObject *Py_UNUSED(module), PyObject *args)
         return NULL;
     }
     Py_RETURN_NONE;
+}
+
+/* `sections(Piece, flags, block_starts, block_ends, limit)`: packing.sections and the test
+ * of heading_aware.section_pieces in chars. A section opens at the first block and at each
+ * heading after a content block; a section spanning at most `limit` chars is its Piece (its
+ * size set), any other the (first, stop) numbers of its blocks, for packing. */
+static PyObject *
+sections(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    PyTypeObject *type;
+    PyObject *flags_obj, *starts_obj, *ends_obj;
+    Py_ssize_t limit;
+    if (!PyArg_ParseTuple(args, "O!O!OOn:sections", &PyType_Type, &type, &PyBytes_Type,
+                          &flags_obj, &starts_obj, &ends_obj, &limit)) {
+        return NULL;
+    }
+    Py_buffer starts, ends;
+    if (read_piece_offsets(type) < 0 || get_offsets(starts_obj, &starts) < 0) {
+        return NULL;
+    }
+    if (get_offsets(ends_obj, &ends) < 0) {
+        PyBuffer_Release(&starts);
+        return NULL;
+    }
+    const unsigned char *flags = (const unsigned char *)PyBytes_AS_STRING(flags_obj);
+    Py_ssize_t n = PyBytes_GET_SIZE(flags_obj);
+    PyObject *found = NULL;
+    if (offset_count(&starts) != n || offset_count(&ends) != n) {
+        PyErr_SetString(PyExc_ValueError, "one flag, start and end per block");
+    } else {
+        found = PyList_New(0);
+    }
+    Py_ssize_t first = 0;
+    int has_content = 0;
+    for (Py_ssize_t i = 0; i <= n && found != NULL; i++) {
+        if (i < n && !(i > first && has_content && (flags[i] & HEADING))) {
+            has_content |= (flags[i] & BODY) != 0;
+            continue;
+        }
+        if (i == first) {
+            continue; /* no blocks */
+        }
+        Py_ssize_t start = offset_at(&starts, first), end = offset_at(&ends, i - 1);
+        PyObject *item;
+        if (end - start <= limit) {
+            item = type->tp_alloc(type, 0);
+            if (item != NULL) {
+                PyObject *values[P_FIELDS] = {
+                    PyLong_FromSsize_t(start), PyLong_FromSsize_t(end), Py_NewRef(empty_tuple),
+                    Py_NewRef(Py_None), Py_NewRef(Py_None), Py_NewRef(Py_None),
+                    Py_NewRef(empty_str), PyLong_FromSsize_t(end - start)};
+                for (int f = 0; f < P_FIELDS; f++) {
+                    if (values[f] == NULL) {
+                        Py_CLEAR(item);
+                    }
+                }
+                for (int f = 0; f < P_FIELDS; f++) {
+                    if (item != NULL) {
+                        take_slot_at(item, piece_offsets[f], values[f]);
+                    } else {
+                        Py_XDECREF(values[f]);
+                    }
+                }
+            }
+        } else {
+            item = Py_BuildValue("(nn)", first, i);
+        }
+        if (item == NULL || PyList_Append(found, item) < 0) {
+            Py_CLEAR(found);
+        }
+        Py_XDECREF(item);
+        first = i;
+        has_content = i < n && (flags[i] & BODY) != 0;
+    }
+    PyBuffer_Release(&starts);
+    PyBuffer_Release(&ends);
+    return found;
 }
 
 /* What a block kind adds to a chunk's kind (build.kind_bits). */
@@ -529,6 +640,9 @@ block_flags(PyObject *Py_UNUSED(module), PyObject *args)
 }
 
 static PyMethodDef methods[] = {
+    {"sections", sections, METH_VARARGS,
+     "sections(Piece, flags, block_starts, block_ends, limit): the Piece of each section "
+     "spanning at most limit chars, the (first, stop) numbers of the blocks of any other."},
     {"block_flags", block_flags, METH_VARARGS,
      "block_flags(blocks): the flags of each block, as ChunkBuilder.native_table makes them."},
     {"build", build, METH_VARARGS,
@@ -545,6 +659,11 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC
 PyInit__chunks(void)
 {
+    empty_tuple = PyTuple_New(0);
+    empty_str = PyUnicode_FromString("");
+    if (!empty_tuple || !empty_str) {
+        return NULL;
+    }
     s_start = PyUnicode_InternFromString("start");
     s_end = PyUnicode_InternFromString("end");
     s_text = PyUnicode_InternFromString("text");

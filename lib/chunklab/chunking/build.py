@@ -22,8 +22,9 @@ from .sizes import COUNT_BATCH, all_sizes
 try:
     from ._chunks import block_flags
     from ._chunks import build as native_build
+    from ._chunks import sections as native_sections
 except ImportError:  # built by the install only where a C compiler was found
-    native_build = block_flags = None
+    native_build = block_flags = native_sections = None
 
 
 def register(
@@ -289,13 +290,26 @@ class ChunkBuilder:
             embed, context, piece.strategy or self.strategy, *size, provenance, self.doc.title,
         )
 
+    @cached_property
+    def flags(self) -> bytes:
+        """Each block's flags for ``_chunks.c`` (``block_flags``: kind bits, BODY, CHILDREN,
+        HEADING, FRONT_MATTER)."""
+        return block_flags(self.blocks)
+
+    def fitted_sections(self) -> list:
+        """``packing.sections`` in C, sized in chars (``_chunks.sections``): the Piece of each
+        section within the size, the (first, stop) numbers of the blocks of any other."""
+        crumbs = self.crumbs
+        return native_sections(Piece, self.flags, crumbs.block_starts, crumbs.block_ends,
+                               self.config.size)
+
     def native_table(self) -> tuple:
         """What ``_chunks.build`` reads of this document and config (its argument order)."""
-        flags = block_flags(self.blocks)
+        flags = self.flags
         crumbs, doc, config = self.crumbs, self.doc, self.config
         heading_starts = array(offset_type(len(doc.text)), crumbs.starts)
         seed = hashlib.sha256(f"{config.config_id}\0{doc.id}\0".encode())
-        return (Chunk, seed, crumbs.block_starts,
+        return (Chunk, Piece, seed, crumbs.block_starts,
                 crumbs.block_ends, heading_starts, self.lines.starts, flags, self._plain_paths,
                 config.number_parts, KINDS, doc.id, config.strategy, config.config_id,
                 doc.structure_source, self.strategy, doc.title, self.label_at,

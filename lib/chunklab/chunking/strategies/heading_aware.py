@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator
 
 from ...document.corpus import Document
 from ...document.sections import Breadcrumbs, common_prefix
-from ..build import ChunkBuilder, register
+from ..build import ChunkBuilder, register, use_native
 from ..config import ChunkerConfig
 from ..packing import (
     Section,
@@ -72,14 +72,31 @@ def _related(crumbs: Breadcrumbs, a: Piece, b: Piece) -> bool:
     return shared >= 1 and shared >= max(len(path_a), len(path_b)) - 1
 
 
-def ast_pieces(doc, config, crumbs: Breadcrumbs | None = None) -> Iterator[Piece]:
+def ast_pieces(doc, config, crumbs: Breadcrumbs | None = None,
+               builder: ChunkBuilder | None = None) -> Iterator[Piece]:
     """The pieces of ``doc``, section by section as they are packed (``crumbs``: the
-    document's Breadcrumbs, when already made)."""
+    document's Breadcrumbs, when already made; ``builder``: the document's ChunkBuilder, whose
+    ``fitted_sections`` finds sections in C when sizes are in chars)."""
     sizer = Sizer(doc.text, config.unit)
-    pieces = (p for s in sections(doc.blocks) for p in section_pieces(doc, s, config, sizer))
+    if builder is not None and config.unit == "chars" and use_native():
+        pieces = _fitted_pieces(doc, builder.fitted_sections(), config, sizer)
+    else:
+        pieces = (p for s in sections(doc.blocks) for p in section_pieces(doc, s, config, sizer))
     if config.min_size <= 0:
         return pieces
     return merge_tiny(pieces, crumbs or Breadcrumbs(doc.blocks), config, sizer)
+
+
+def _fitted_pieces(doc, fitted: list, config, sizer: Sizer) -> Iterator[Piece]:
+    """``section_pieces`` of every section, given ``ChunkBuilder.fitted_sections``: a section
+    that fits is already its Piece, any other is packed."""
+    blocks = doc.blocks
+    for item in fitted:
+        if type(item) is tuple:
+            yield from packed_pieces(doc, Section(list(blocks[item[0] : item[1]])), config,
+                                     sizer)
+        else:
+            yield item
 
 
 def _build(doc, config, pieces: Iterable[Piece] | None, name: str, prefix: bool) -> list:
@@ -87,7 +104,8 @@ def _build(doc, config, pieces: Iterable[Piece] | None, name: str, prefix: bool)
     document's pieces are never all held at once)."""
     use_prefix = prefix if config.prefix is None else config.prefix
     builder = ChunkBuilder(doc, config, prefix=use_prefix, strategy=name)
-    return builder.build(ast_pieces(doc, config, builder.crumbs) if pieces is None else pieces)
+    return builder.build(ast_pieces(doc, config, builder.crumbs, builder) if pieces is None
+                         else pieces)
 
 
 @register(
