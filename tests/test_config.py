@@ -41,6 +41,17 @@ def test_a_template_with_literal_braces_renders():
     assert chunk_document(doc, config)[0].embed_text.startswith("{doc} A")
 
 
+@pytest.mark.parametrize("template", ["Section: {path} (docs)", "{path}", "{path} / {path}",
+                                      "{{{path}}}"])
+def test_every_template_renders_as_str_format_does(template):
+    # A template with one {path} and no other brace is rendered by concatenation: the same text.
+    config = make_config(strategy="ast_breadcrumb", prefix_template=template)
+    doc = make_document("a.md", "# Guide\n\n## Install\n\ntext\n\n## Use\n\nmore\n")
+    for chunk in chunk_document(doc, config):
+        path = " > ".join(("Guide", *chunk.breadcrumb))
+        assert chunk.embed_prefix == template.format(path=path) + "\n\n"
+
+
 def test_unknown_strategy_lists_valid_names():
     with pytest.raises(UnknownStrategyError, match="valid strategies: .*ast_breadcrumb"):
         make_config(strategy="nope")

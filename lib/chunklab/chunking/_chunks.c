@@ -4,7 +4,7 @@
  * ChunkBuilder.chunk (build.py) makes it. A plain piece (no text, breadcrumb or anchors of its
  * own, its content under one heading, no container cut by its span) is made here: the blocks
  * it overlaps found by binary search, its kind from each block's kind bits, its label from the
- * table's `label_at(heading)` (called once per heading), its id the sha256 of the same bytes,
+ * table's labels (`ChunkBuilder.labels`, one per heading), its id the sha256 of the same bytes,
  * its slots set directly. Any other piece is made by the table's `chunk` callback, in Python.
  * tests/test_chunk_records.py holds the chunks of both to be equal.
  *
@@ -54,9 +54,7 @@ typedef struct {
     int plain_paths, number_parts;
     PyObject *kinds; /* tuple: prose, code, table, mixed, heading, front_matter */
     PyObject *doc_id, *strategy, *config_id, *structure_source, *applied, *title;
-    PyObject *label_at, *part_of, *chunk_of;
-    Py_ssize_t shown_at; /* the heading of the last label, -1 before any */
-    PyObject *shown;     /* its (path, provenance, embed prefix, context prefix) */
+    PyObject *labels, *part_of, *chunk_of; /* labels: ChunkBuilder.labels, a list */
 } Table;
 
 /* Reads the slot offsets of the Piece class `type` (once per class). */
@@ -184,20 +182,16 @@ chunk_id(Table *t, Py_ssize_t start, Py_ssize_t end, PyObject *text)
 static PyObject *
 label(Table *t, Py_ssize_t at)
 {
-    if (at != t->shown_at) {
-        PyObject *shown = PyObject_CallFunction(t->label_at, "n", at);
-        if (shown == NULL) {
-            return NULL;
-        }
-        if (!PyTuple_Check(shown) || PyTuple_GET_SIZE(shown) != 4) {
-            Py_DECREF(shown);
-            PyErr_SetString(PyExc_TypeError, "label_at must return a 4-tuple");
-            return NULL;
-        }
-        Py_XSETREF(t->shown, shown);
-        t->shown_at = at;
+    if (at < 0 || at >= PyList_GET_SIZE(t->labels)) {
+        PyErr_SetString(PyExc_IndexError, "one label per heading");
+        return NULL;
     }
-    return t->shown;
+    PyObject *shown = PyList_GET_ITEM(t->labels, at);
+    if (!PyTuple_Check(shown) || PyTuple_GET_SIZE(shown) != 4) {
+        PyErr_SetString(PyExc_TypeError, "a label must be a 4-tuple");
+        return NULL;
+    }
+    return shown;
 }
 
 /* 1 with *at the heading of a plain piece [start, end) overlapping blocks [a, b); 0 when the
@@ -374,7 +368,6 @@ release(Table *t)
     PyBuffer_Release(&t->block_ends);
     PyBuffer_Release(&t->heading_starts);
     PyBuffer_Release(&t->line_starts);
-    Py_CLEAR(t->shown);
 }
 
 static int
@@ -383,13 +376,12 @@ open_table(PyObject *args, Table *t)
     PyObject *block_starts, *block_ends, *heading_starts, *line_starts, *flags;
     PyTypeObject *piece;
     memset(t, 0, sizeof *t);
-    t->shown_at = -1;
-    if (!PyArg_ParseTuple(args, "O!O!OOOOOO!ppO!UUUUUUOOO:table", &PyType_Type, &t->chunk,
+    if (!PyArg_ParseTuple(args, "O!O!OOOOOO!ppO!UUUUUUO!OO:table", &PyType_Type, &t->chunk,
                           &PyType_Type, &piece, &t->seed, &block_starts, &block_ends,
                           &heading_starts, &line_starts, &PyBytes_Type, &flags,
                           &t->plain_paths, &t->number_parts, &PyTuple_Type, &t->kinds,
                           &t->doc_id, &t->strategy, &t->config_id, &t->structure_source,
-                          &t->applied, &t->title, &t->label_at, &t->part_of,
+                          &t->applied, &t->title, &PyList_Type, &t->labels, &t->part_of,
                           &t->chunk_of)) {
         return -1;
     }

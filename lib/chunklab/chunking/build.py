@@ -145,7 +145,11 @@ class ChunkBuilder:
         self.crumbs = Breadcrumbs(self.blocks)
         self.lines = doc.lines
         self.folded_title = normalise(doc.title)
-        self._template = config.prefix_template
+        template = config.prefix_template
+        self._template: list[str] | str = (template.split("{path}") if template.count("{") == 1
+                                           and template.count("}") == 1 else template)
+        """The prefix template, as the text before and after ``{path}`` when it holds no other
+        brace."""
         self._label: tuple[tuple, tuple[tuple[str, ...], tuple[str, ...]]] | None = None
         """The last label made, by its (path, provenance): the chunks of one section, which
         come one after another, share its tuples."""
@@ -154,8 +158,6 @@ class ChunkBuilder:
         self._parts: dict[tuple[int, int], str] = {}
         self._plain_paths = self.crumbs.has_headings or not config.position_anchors
         """Whether a path is made of headings alone (not ``lines a-b``, without headings)."""
-        self._shown: tuple[int, tuple] = (-1, ())
-        """The heading of the last ``label_at`` and what it made."""
         """Whether a path is made of headings alone (not ``lines a-b``, without headings)."""
 
     def blocks_in(self, start: int, end: int) -> tuple[Block, ...]:
@@ -197,12 +199,18 @@ class ChunkBuilder:
         if not self.prefix:
             return "", ""
         if self._prefix is None or self._prefix[0] != path:
-            title = self.doc.title
-            joined = " > ".join(path)
-            full, source = (f"{title} > {joined}", f"{title} — {joined}") if path else (title,
-                                                                                         title)
-            self._prefix = path, (self._template.format(path=full) + "\n\n", source + "\n\n")
+            self._prefix = path, self._rendered(path)
         return self._prefix[1]
+
+    def _rendered(self, path: tuple[str, ...]) -> tuple[str, str]:
+        """The embed and context prefixes of ``path`` (``prefixes``, not kept)."""
+        title = self.doc.title
+        joined = " > ".join(path)
+        full, source = (f"{title} > {joined}", f"{title} — {joined}") if path else (title, title)
+        template = self._template
+        embed = (f"{template[0]}{full}{template[1]}" if isinstance(template, list)
+                 else template.format(path=full))
+        return embed + "\n\n", source + "\n\n"
 
     def _batches(self, pieces: Iterable[Piece]
                  ) -> Iterator[tuple[list[Piece], list[str], list[tuple[int, int, int]]]]:
@@ -248,12 +256,24 @@ class ChunkBuilder:
     def label_at(self, at: int) -> tuple[tuple[str, ...], tuple[str, ...], str, str]:
         """Path, provenance and prefixes of a plain piece under heading ``at`` (its number in
         ``crumbs``): the path in force there, the document title deduplicated."""
-        if at != self._shown[0]:
-            path, provenance = self.crumbs.paths[at], self.crumbs.provenances[at]
-            if path and normalise(path[0]) == self.folded_title:  # dedup_title, inlined
-                path, provenance = path[1:], provenance[1:]
-            self._shown = (at, (path, provenance, *self.prefixes(path)))
-        return self._shown[1]
+        return self.labels[at]
+
+    @cached_property
+    def labels(self) -> list[tuple[tuple[str, ...], tuple[str, ...], str, str]]:
+        """``label_at`` of every heading, made in one pass (``dedup_title`` inlined: a first
+        heading is compared with the title once for each distinct one)."""
+        made = []
+        first: str | None = None
+        repeats_title = False
+        rendered = self._rendered if self.prefix else lambda _path: ("", "")
+        for path, provenance in zip(self.crumbs.paths, self.crumbs.provenances, strict=True):
+            if path:
+                if path[0] is not first:
+                    first, repeats_title = path[0], normalise(path[0]) == self.folded_title
+                if repeats_title:
+                    path, provenance = path[1:], provenance[1:]
+            made.append((path, provenance, *rendered(path)))
+        return made
 
     def chunk(self, piece: Piece, text: str, size: tuple[int, int, int], ordinal: int) -> Chunk:
         """The Chunk of ``piece`` (its ``text`` and ``size`` measured). A plain piece
@@ -312,7 +332,7 @@ class ChunkBuilder:
         return (Chunk, Piece, seed, crumbs.block_starts,
                 crumbs.block_ends, heading_starts, self.lines.starts, flags, self._plain_paths,
                 config.number_parts, KINDS, doc.id, config.strategy, config.config_id,
-                doc.structure_source, self.strategy, doc.title, self.label_at,
+                doc.structure_source, self.strategy, doc.title, self.labels,
                 self._part, self.chunk)
 
     def build(self, pieces: Iterable[Piece]) -> list[Chunk]:
