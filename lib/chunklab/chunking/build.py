@@ -142,7 +142,10 @@ class ChunkBuilder:
         self.prefix = prefix
         self.strategy = strategy
         self.blocks = doc.blocks
-        self.crumbs = Breadcrumbs(self.blocks)
+        self.in_c = use_native()
+        """Whether chunks (and sections, in chars) are made in C: read once per document."""
+        self.crumbs = Breadcrumbs(self.blocks, in_c=self.in_c)
+        self.config_id = config.config_id
         self.lines = doc.lines
         self.folded_title = normalise(doc.title)
         template = config.prefix_template
@@ -157,7 +160,6 @@ class ChunkBuilder:
         """The last path's prefixes, shared the same way."""
         self._parts: dict[tuple[int, int], str] = {}
         self._plain_paths = self.crumbs.has_headings or not config.position_anchors
-        """Whether a path is made of headings alone (not ``lines a-b``, without headings)."""
         """Whether a path is made of headings alone (not ``lines a-b``, without headings)."""
 
     def blocks_in(self, start: int, end: int) -> tuple[Block, ...]:
@@ -297,7 +299,7 @@ class ChunkBuilder:
             bits = 0  # a container cut by the span: only its fences and tables inside count
             for block in content:
                 bits |= kind_bits(block, start, end)
-        config_id, doc_id, starts = self.config.config_id, self.doc.id, self.lines.starts
+        config_id, doc_id, starts = self.config_id, self.doc.id, self.lines.starts
         digest = hashlib.sha256(
             f"{config_id}\0{doc_id}\0{start}\0{end}\0{text}".encode()
         ).hexdigest()[:16]
@@ -328,10 +330,10 @@ class ChunkBuilder:
         flags = self.flags
         crumbs, doc, config = self.crumbs, self.doc, self.config
         heading_starts = array(offset_type(len(doc.text)), crumbs.starts)
-        seed = hashlib.sha256(f"{config.config_id}\0{doc.id}\0".encode())
+        seed = hashlib.sha256(f"{self.config_id}\0{doc.id}\0".encode())
         return (Chunk, Piece, seed, crumbs.block_starts,
                 crumbs.block_ends, heading_starts, self.lines.starts, flags, self._plain_paths,
-                config.number_parts, KINDS, doc.id, config.strategy, config.config_id,
+                config.number_parts, KINDS, doc.id, config.strategy, self.config_id,
                 doc.structure_source, self.strategy, doc.title, self.labels,
                 self._part, self.chunk)
 
@@ -341,7 +343,7 @@ class ChunkBuilder:
         to ``chunk``. ``tests/test_chunk_records.py`` holds every chunk to ``label`` and
         ``block_kind``, and the chunks made in C to those made in Python."""
         chunks: list[Chunk] = []
-        table = self.native_table() if use_native() else None
+        table = self.native_table() if self.in_c else None
         for batch, texts, sizes in self._batches(pieces):
             if table is not None:
                 native_build(table, batch, texts, sizes, chunks, len(chunks))

@@ -81,7 +81,8 @@ class Strategy:
             raise MissingExtraError(f"strategy {self.name!r}", extras, names)
 
     def __call__(self, doc: Any, config: Any) -> list[Any]:
-        self.require()
+        if self.requires:  # the core strategies need nothing more
+            self.require()
         return self.func(doc, config)
 
 

@@ -46,7 +46,9 @@ class HeadingStack:
 class Breadcrumbs:
     """For one document: the heading path in force at every offset."""
 
-    def __init__(self, blocks: Sequence[Block]):
+    def __init__(self, blocks: Sequence[Block], *, in_c: bool | None = None):
+        """``in_c``: whether the heading stack is made in C (None: as ``native_choice()``
+        says, when the install built it)."""
         stack = HeadingStack()
         self.starts: list[int] = [0]
         self.paths: list[tuple[str, ...]] = [()]
@@ -55,7 +57,9 @@ class Breadcrumbs:
         size = self.blocks[-1].end if self.blocks else 0
         self.block_starts = array(offset_type(size))
         self.block_ends = array(offset_type(size))
-        if native is not None and native_choice() == "c":
+        if in_c is None:
+            in_c = native is not None and native_choice() == "c"
+        if in_c:
             for found, spans in zip((self.block_starts, self.block_ends),
                                     native.block_spans(self.blocks, self.block_starts.itemsize),
                                     strict=True):

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator
 
 from ...document.corpus import Document
 from ...document.sections import Breadcrumbs, common_prefix
-from ..build import ChunkBuilder, register, use_native
+from ..build import ChunkBuilder, register
 from ..config import ChunkerConfig
 from ..packing import (
     Section,
@@ -78,7 +78,7 @@ def ast_pieces(doc, config, crumbs: Breadcrumbs | None = None,
     document's Breadcrumbs, when already made; ``builder``: the document's ChunkBuilder, whose
     ``fitted_sections`` finds sections in C when sizes are in chars)."""
     sizer = Sizer(doc.text, config.unit)
-    if builder is not None and config.unit == "chars" and use_native():
+    if builder is not None and config.unit == "chars" and builder.in_c:
         pieces = _fitted_pieces(doc, builder.fitted_sections(), config, sizer)
     else:
         pieces = (p for s in sections(doc.blocks) for p in section_pieces(doc, s, config, sizer))
