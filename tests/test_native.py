@@ -228,3 +228,19 @@ def test_text_between_blocks_becomes_a_text_block_in_place(monkeypatch):
             ("paragraph", 0, 8), ("text", 12, 23), ("paragraph", 27, 35), ("text", 36, 40)]
         assert text[12:23] == "stray words" and made[1].content
         assert with_code(monkeypatch, code, _with_gaps, blocks[:1], "para one\n") == blocks[:1]
+
+
+@needs_native
+def test_c_reads_blocks_by_their_slots_and_other_records_by_attribute():
+    # Blocks are read slot by slot; a record of another class (no such slots) by attribute,
+    # with the same result; a title with whitespace at its ends is stripped either way.
+    from types import SimpleNamespace
+
+    blocks = make_document("a.md", "# One\n\ntext\n\n## Two\n").blocks
+    spaced = (*blocks, Block("heading", 20, 30, 3, " Three ", "markdown_atx"))
+    others = tuple(SimpleNamespace(kind=b.kind, start=b.start, end=b.end, level=b.level,
+                                   title=b.title, provenance=b.provenance) for b in spaced)
+    found = native.heading_paths(spaced, "heading")
+    assert found == native.heading_paths(others, "heading")
+    assert found[1][-1] == ("One", "Two", "Three")
+    assert native.block_spans(spaced, 4) == native.block_spans(others, 4)

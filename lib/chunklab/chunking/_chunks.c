@@ -57,6 +57,40 @@ typedef struct {
     PyObject *labels, *part_of, *chunk_of; /* labels: ChunkBuilder.labels, a list */
 } Table;
 
+enum { K_KIND, K_CONTENT, K_CHILDREN, K_FIELDS };
+static const char *const block_fields[K_FIELDS] = {"kind", "content", "children"};
+static Py_ssize_t block_offsets[K_FIELDS];
+static PyTypeObject *block_type = NULL; /* the class block_offsets were read from */
+
+/* block.<name> (a new reference): read from its slot when it is of the class whose offsets
+ * were read, else looked up. */
+static PyObject *
+block_attr(PyObject *block, int field, PyObject *name)
+{
+    if (Py_TYPE(block) == block_type) {
+        PyObject *value = *(PyObject **)((char *)block + block_offsets[field]);
+        if (value != NULL) {
+            return Py_NewRef(value);
+        }
+    }
+    return PyObject_GetAttr(block, name);
+}
+
+/* Reads the slot offsets of the class of `block` when it has the Block slots. */
+static void
+read_block_offsets(PyObject *block)
+{
+    PyTypeObject *type = Py_TYPE(block);
+    if (type != block_type) {
+        if (slot_offsets(type, block_fields, K_FIELDS, block_offsets) < 0) {
+            PyErr_Clear();
+            block_type = NULL;
+        } else {
+            block_type = type;
+        }
+    }
+}
+
 /* Reads the slot offsets of the Piece class `type` (once per class). */
 static int
 read_piece_offsets(PyTypeObject *type)
@@ -570,8 +604,8 @@ nested_bits(PyObject *children)
     Py_ssize_t n = PyTuple_Check(children) ? PyTuple_GET_SIZE(children) : 0;
     for (Py_ssize_t i = 0; i < n && bits >= 0; i++) {
         PyObject *child = PyTuple_GET_ITEM(children, i);
-        PyObject *kind = PyObject_GetAttr(child, s_kind);
-        PyObject *kids = kind ? PyObject_GetAttr(child, s_children) : NULL;
+        PyObject *kind = block_attr(child, K_KIND, s_kind);
+        PyObject *kids = kind ? block_attr(child, K_CHILDREN, s_children) : NULL;
         if (kids == NULL) {
             bits = -1;
         } else if (is_atomic(kind)) {
@@ -602,11 +636,14 @@ block_flags(PyObject *Py_UNUSED(module), PyObject *args)
         return NULL;
     }
     unsigned char *flags = (unsigned char *)PyBytes_AS_STRING(out);
+    if (n) {
+        read_block_offsets(PyTuple_GET_ITEM(blocks, 0));
+    }
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *block = PyTuple_GET_ITEM(blocks, i);
-        PyObject *kind = PyObject_GetAttr(block, s_kind);
-        PyObject *content = kind ? PyObject_GetAttr(block, s_content) : NULL;
-        PyObject *kids = content ? PyObject_GetAttr(block, s_children) : NULL;
+        PyObject *kind = block_attr(block, K_KIND, s_kind);
+        PyObject *content = kind ? block_attr(block, K_CONTENT, s_content) : NULL;
+        PyObject *kids = content ? block_attr(block, K_CHILDREN, s_children) : NULL;
         int flag = -1;
         if (kids != NULL) {
             int heading = PyUnicode_CompareWithASCIIString(kind, "heading") == 0;

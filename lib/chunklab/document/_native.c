@@ -64,6 +64,29 @@ read_offsets(PyTypeObject *type)
     return 0;
 }
 
+/* block.<name> (a new reference): read from its slot when it is a Block, else looked up. */
+static PyObject *
+block_field(PyObject *block, int field, PyObject *name)
+{
+    if (Py_TYPE(block) == offsets_of) {
+        PyObject *value = *(PyObject **)((char *)block + block_offsets[field]);
+        if (value != NULL) {
+            return Py_NewRef(value);
+        }
+    }
+    return PyObject_GetAttr(block, name);
+}
+
+/* Reads the Block slot offsets from the class of the first of `blocks` when it has them
+ * (block_field then reads slots directly); any other class is read attribute by attribute. */
+static void
+read_offsets_of(PyObject *blocks)
+{
+    if (PyTuple_GET_SIZE(blocks) && read_offsets(Py_TYPE(PyTuple_GET_ITEM(blocks, 0))) < 0) {
+        PyErr_Clear();
+    }
+}
+
 static void
 set_slot(PyObject *obj, int field, PyObject *value)
 {
@@ -548,6 +571,7 @@ heading_paths(PyObject *Py_UNUSED(module), PyObject *args)
         return NULL;
     }
     Py_ssize_t n = PyTuple_GET_SIZE(blocks), depth = 0;
+    read_offsets_of(blocks);
     long *levels = PyMem_New(long, n + 1);
     PyObject **titles = PyMem_New(PyObject *, n + 1);
     PyObject **provenances = PyMem_New(PyObject *, n + 1);
@@ -559,23 +583,27 @@ heading_paths(PyObject *Py_UNUSED(module), PyObject *args)
     }
     for (Py_ssize_t i = 0; i < n && !failed; i++) {
         PyObject *block = PyTuple_GET_ITEM(blocks, i);
-        PyObject *kind = PyObject_GetAttr(block, s_kind);
+        PyObject *kind = block_field(block, B_KIND, s_kind);
         int is_heading = kind ? PyUnicode_Compare(kind, heading) == 0 : -1;
         Py_XDECREF(kind);
         if (is_heading <= 0) {
             failed = is_heading < 0 || PyErr_Occurred();
             continue;
         }
-        PyObject *level = PyObject_GetAttr(block, s_level);
+        PyObject *level = block_field(block, B_LEVEL, s_level);
         long value = level ? PyLong_AsLong(level) : -1;
         Py_XDECREF(level);
-        PyObject *title = NULL, *raw = PyObject_GetAttr(block, s_title);
-        if (raw != NULL) {
+        PyObject *title = NULL, *raw = block_field(block, B_TITLE, s_title);
+        Py_ssize_t size = raw && PyUnicode_Check(raw) ? PyUnicode_GET_LENGTH(raw) : -1;
+        if (size == 0 || (size > 0 && !Py_UNICODE_ISSPACE(PyUnicode_READ_CHAR(raw, 0))
+                          && !Py_UNICODE_ISSPACE(PyUnicode_READ_CHAR(raw, size - 1)))) {
+            title = raw; /* nothing to strip */
+        } else if (raw != NULL) {
             title = PyObject_CallMethodNoArgs(raw, s_strip);
             Py_DECREF(raw);
         }
-        PyObject *provenance = title ? PyObject_GetAttr(block, s_provenance) : NULL;
-        PyObject *start = provenance ? PyObject_GetAttr(block, s_start) : NULL;
+        PyObject *provenance = title ? block_field(block, B_PROVENANCE, s_provenance) : NULL;
+        PyObject *start = provenance ? block_field(block, B_START, s_start) : NULL;
         if (start == NULL || PyErr_Occurred()) {
             Py_XDECREF(title);
             Py_XDECREF(provenance);
@@ -642,11 +670,14 @@ block_spans(PyObject *Py_UNUSED(module), PyObject *args)
     PyObject *starts = PyBytes_FromStringAndSize(NULL, n * itemsize);
     PyObject *ends = starts ? PyBytes_FromStringAndSize(NULL, n * itemsize) : NULL;
     PyObject *names[2] = {s_start, s_end};
+    int fields[2] = {B_START, B_END};
+    read_offsets_of(blocks);
     char *out[2] = {starts ? PyBytes_AS_STRING(starts) : NULL,
                     ends ? PyBytes_AS_STRING(ends) : NULL};
     for (Py_ssize_t i = 0; i < n && ends != NULL; i++) {
         for (int side = 0; side < 2; side++) {
-            PyObject *value = PyObject_GetAttr(PyTuple_GET_ITEM(blocks, i), names[side]);
+            PyObject *value = block_field(PyTuple_GET_ITEM(blocks, i), fields[side],
+                                          names[side]);
             Py_ssize_t offset = value ? PyLong_AsSsize_t(value) : -1;
             Py_XDECREF(value);
             if (offset == -1 && PyErr_Occurred()) {
