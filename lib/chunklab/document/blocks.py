@@ -417,7 +417,7 @@ def references_of(env: dict) -> dict[str, str]:
 
 def structure_source_of(blocks: tuple[Block, ...]) -> str:
     """``explicit``, ``inferred``, ``mixed`` or ``none``, from the provenance of the headings."""
-    kinds = {b.provenance in EXPLICIT for b in blocks if b.is_heading}
+    kinds = {b.provenance in EXPLICIT for b in blocks if b.kind == "heading"}  # is_heading
     if not kinds:
         return "none"
     if kinds == {True}:

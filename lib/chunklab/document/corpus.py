@@ -230,14 +230,15 @@ def _depth(data: object) -> int:
     return deepest
 
 
-def _title(front_matter: dict, blocks: tuple[Block, ...], stem: str) -> str:
+def _title(front_matter: dict, blocks: tuple[Block, ...], doc_id: str) -> str:
+    """Front matter ``title``, else the first marked level-1 heading, else the file stem."""
     title = front_matter.get("title")
     if isinstance(title, str) and title.strip():
         return title.strip()
     # Identity never comes from an inferred heading: only a marked H1 may name the document.
-    h1 = next((b for b in blocks if b.is_heading and b.level == 1 and b.provenance in EXPLICIT),
-              None)
-    return h1.title if h1 else stem
+    h1 = next((b for b in blocks if b.kind == "heading" and b.level == 1  # Block.is_heading
+               and b.provenance in EXPLICIT), None)
+    return h1.title if h1 else Path(doc_id).stem
 
 
 def parse(text: str, is_markdown: bool, infer_headings: bool, parser: str | None = None) -> dict:
@@ -264,7 +265,7 @@ def make_document(
     return Document(
         id=doc_id,
         text=text,
-        title=_title(front_matter, parsed["blocks"], Path(doc_id).stem),
+        title=_title(front_matter, parsed["blocks"], doc_id),
         front_matter=front_matter,
         structure_source=structure_source_of(parsed["blocks"]),
         path=path,
