@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from chunklab.chunking.build import (
@@ -28,6 +28,7 @@ from chunklab.chunking.records import Chunk, Piece
 from chunklab.chunking.registry import REGISTRY
 from chunklab.document.blocks import atomic_blocks
 from chunklab.document.corpus import make_document
+from chunklab.document.sections import Breadcrumbs
 from chunklab.evaluation.budget import truncate
 from generated import markdown_docs
 
@@ -252,6 +253,30 @@ def test_c_makes_the_plain_chunks_itself(sample_corpus, monkeypatch):
     config = make_config(strategy="ast_breadcrumb", size=1000)
     made = [c for doc in sample_corpus for c in chunk_document(doc, config)]
     assert len(made) > 100 and len(handed) < len(made) / 10  # a piece under two headings, rarely
+
+
+def labels_in(choice: str, doc, config, prefix: bool) -> list:
+    mp = pytest.MonkeyPatch()
+    mp.setenv("CHUNKLAB_NATIVE", choice)
+    try:
+        return ChunkBuilder(doc, config, prefix=prefix, strategy=config.strategy).labels
+    finally:
+        mp.undo()
+
+
+@needs_c
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=markdown_docs(), prefix=st.booleans(),
+       template=st.sampled_from(["Context: {path}", "{path}", "{{doc}} {path}"]))
+@example(text="# Guide\n\n## Install\n\n# guide\n\n### Deep\n\n# Other\n\ntext\n",
+         prefix=True, template="Context: {path}")
+def test_heading_labels_made_in_c_are_those_made_in_python(text, prefix, template):
+    # The title repeated by first headings (in any case) is dropped from their paths alone.
+    doc = make_document("guide.md", text)
+    config = make_config(strategy="ast_breadcrumb", prefix_template=template)
+    c = labels_in("c", doc, config, prefix)
+    assert c == labels_in("python", doc, config, prefix)
+    assert len(c) == len(Breadcrumbs(doc.blocks).paths)
 
 
 def flags_the_long_way(blocks) -> bytes:

@@ -40,7 +40,7 @@ static const char *const piece_fields[P_FIELDS] = {
     "start", "end", "anchors", "text", "breadcrumb", "part", "strategy", "size"};
 static Py_ssize_t piece_offsets[P_FIELDS];
 static PyTypeObject *piece_type = NULL; /* the class piece_offsets were read from */
-static PyObject *empty_tuple, *empty_str;
+static PyObject *empty_tuple, *empty_str, *s_crumb, *s_dash, *s_blank;
 static PyObject *s_start, *s_end, *s_text, *s_breadcrumb, *s_anchors, *s_part, *s_strategy,
     *s_copy, *s_update, *s_digest, *s_kind, *s_content, *s_children;
 
@@ -572,6 +572,77 @@ sections(PyObject *Py_UNUSED(module), PyObject *args)
     return found;
 }
 
+/* `labels(paths, provenances, repeated, title, head, tail, prefix)`: ChunkBuilder.labels for a
+ * prefix template of one {path} between `head` and `tail`. Each heading's path and provenance,
+ * their first entry dropped when it is in `repeated` (first headings that repeat the title),
+ * and with `prefix` the embed prefix head + title > path + tail and the context prefix
+ * title - path, each ended by a blank line (else two empty strings). */
+static PyObject *
+labels(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    PyObject *paths, *provenances, *repeated, *title, *head, *tail;
+    int prefix;
+    if (!PyArg_ParseTuple(args, "O!O!OUUUp:labels", &PyList_Type, &paths, &PyList_Type,
+                          &provenances, &repeated, &title, &head, &tail, &prefix)) {
+        return NULL;
+    }
+    if (!PyAnySet_Check(repeated)) {
+        PyErr_SetString(PyExc_TypeError, "repeated must be a set");
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(paths);
+    if (PyList_GET_SIZE(provenances) != n) {
+        PyErr_SetString(PyExc_ValueError, "one provenance per path");
+        return NULL;
+    }
+    PyObject *found = PyList_New(n);
+    for (Py_ssize_t i = 0; i < n && found != NULL; i++) {
+        PyObject *path = PyList_GET_ITEM(paths, i), *prov = PyList_GET_ITEM(provenances, i);
+        if (!PyTuple_Check(path) || !PyTuple_Check(prov)) {
+            PyErr_SetString(PyExc_TypeError, "paths and provenances must be tuples");
+            Py_CLEAR(found);
+            break;
+        }
+        int drop = PyTuple_GET_SIZE(path) ? PySet_Contains(repeated, PyTuple_GET_ITEM(path, 0))
+                                          : 0;
+        PyObject *kept = NULL, *kept_prov = NULL, *embed = NULL, *context = NULL;
+        if (drop >= 0) {
+            kept = drop ? PyTuple_GetSlice(path, 1, PY_SSIZE_T_MAX) : Py_NewRef(path);
+            kept_prov = drop ? PyTuple_GetSlice(prov, 1, PY_SSIZE_T_MAX) : Py_NewRef(prov);
+        }
+        if (kept != NULL && kept_prov != NULL && !prefix) {
+            embed = Py_NewRef(empty_str);
+            context = Py_NewRef(empty_str);
+        } else if (kept != NULL && kept_prov != NULL) {
+            int has_path = PyTuple_GET_SIZE(kept) > 0;
+            PyObject *joined = has_path ? PyUnicode_Join(s_crumb, kept) : Py_NewRef(empty_str);
+            if (joined != NULL) {
+                PyObject *parts = Py_BuildValue("[OOOOOO]", head, title,
+                                                has_path ? s_crumb : empty_str, joined, tail,
+                                                s_blank);
+                embed = parts ? PyUnicode_Join(empty_str, parts) : NULL;
+                Py_XDECREF(parts);
+                parts = embed ? Py_BuildValue("[OOOO]", title, has_path ? s_dash : empty_str,
+                                              joined, s_blank) : NULL;
+                context = parts ? PyUnicode_Join(empty_str, parts) : NULL;
+                Py_XDECREF(parts);
+                Py_DECREF(joined);
+            }
+        }
+        PyObject *label = context ? PyTuple_Pack(4, kept, kept_prov, embed, context) : NULL;
+        Py_XDECREF(kept);
+        Py_XDECREF(kept_prov);
+        Py_XDECREF(embed);
+        Py_XDECREF(context);
+        if (label == NULL) {
+            Py_CLEAR(found);
+        } else {
+            PyList_SET_ITEM(found, i, label);
+        }
+    }
+    return found;
+}
+
 /* What a block kind adds to a chunk's kind (build.kind_bits). */
 static int
 kind_bit(PyObject *kind)
@@ -669,6 +740,9 @@ block_flags(PyObject *Py_UNUSED(module), PyObject *args)
 }
 
 static PyMethodDef methods[] = {
+    {"labels", labels, METH_VARARGS,
+     "labels(paths, provenances, repeated, title, head, tail, prefix): (path, provenance, "
+     "embed prefix, context prefix) of each heading, as ChunkBuilder.labels makes them."},
     {"sections", sections, METH_VARARGS,
      "sections(Piece, flags, block_starts, block_ends, limit): the Piece of each section "
      "spanning at most limit chars, the (first, stop) numbers of the blocks of any other."},
@@ -690,7 +764,10 @@ PyInit__chunks(void)
 {
     empty_tuple = PyTuple_New(0);
     empty_str = PyUnicode_FromString("");
-    if (!empty_tuple || !empty_str) {
+    s_crumb = PyUnicode_FromString(" > ");
+    s_dash = PyUnicode_FromString(" \u2014 ");
+    s_blank = PyUnicode_FromString("\n\n");
+    if (!empty_tuple || !empty_str || !s_crumb || !s_dash || !s_blank) {
         return NULL;
     }
     s_start = PyUnicode_InternFromString("start");

@@ -22,9 +22,10 @@ from .sizes import COUNT_BATCH, all_sizes
 try:
     from ._chunks import block_flags
     from ._chunks import build as native_build
+    from ._chunks import labels as native_labels
     from ._chunks import sections as native_sections
 except ImportError:  # built by the install only where a C compiler was found
-    native_build = block_flags = native_sections = None
+    native_build = block_flags = native_labels = native_sections = None
 
 
 def register(
@@ -262,18 +263,21 @@ class ChunkBuilder:
 
     @cached_property
     def labels(self) -> list[tuple[tuple[str, ...], tuple[str, ...], str, str]]:
-        """``label_at`` of every heading, made in one pass (``dedup_title`` inlined: a first
-        heading is compared with the title once for each distinct one)."""
+        """``label_at`` of every heading, made in one pass (``dedup_title`` inlined: each
+        distinct first heading is compared with the title once), in C (``_chunks.labels``) for
+        a template with one ``{path}`` and no other brace."""
+        paths, provenances = self.crumbs.paths, self.crumbs.provenances
+        repeated = {first for first in {path[0] for path in paths if path}
+                    if normalise(first) == self.folded_title}
+        if self.in_c and (not self.prefix or isinstance(self._template, list)):
+            head, tail = self._template if self.prefix else ("", "")
+            return native_labels(paths, provenances, repeated, self.doc.title, head, tail,
+                                 self.prefix)
         made = []
-        first: str | None = None
-        repeats_title = False
         rendered = self._rendered if self.prefix else lambda _path: ("", "")
-        for path, provenance in zip(self.crumbs.paths, self.crumbs.provenances, strict=True):
-            if path:
-                if path[0] is not first:
-                    first, repeats_title = path[0], normalise(path[0]) == self.folded_title
-                if repeats_title:
-                    path, provenance = path[1:], provenance[1:]
+        for path, provenance in zip(paths, provenances, strict=True):
+            if path and path[0] in repeated:
+                path, provenance = path[1:], provenance[1:]
             made.append((path, provenance, *rendered(path)))
         return made
 
