@@ -269,8 +269,9 @@ class ChunkBuilder:
         paths, provenances = self.crumbs.paths, self.crumbs.provenances
         repeated = {first for first in {path[0] for path in paths if path}
                     if normalise(first) == self.folded_title}
-        if self.in_c and (not self.prefix or isinstance(self._template, list)):
-            head, tail = self._template if self.prefix else ("", "")
+        template = self._template
+        if self.in_c and (not self.prefix or isinstance(template, list)):
+            head, tail = template if isinstance(template, list) else ("", "")
             return native_labels(paths, provenances, repeated, self.doc.title, head, tail,
                                  self.prefix)
         made = []
