@@ -107,8 +107,9 @@ def _count_batch(texts: Sequence[str]) -> list[tuple[int, int, int]]:
         for n, size in zip(unknown, WORDS.sizes(lacking), strict=True):
             found[n] = size
     whole = [n for n, size in enumerate(found) if size[2] == UNSAFE]
-    for n, count in zip(whole, encode_counts([texts[n] for n in whole]), strict=True):
-        found[n] = (*found[n][:2], count)
+    if whole:
+        for n, count in zip(whole, encode_counts([texts[n] for n in whole]), strict=True):
+            found[n] = (*found[n][:2], count)
     return found
 
 

@@ -49,10 +49,6 @@ class Breadcrumbs:
     def __init__(self, blocks: Sequence[Block], *, in_c: bool | None = None):
         """``in_c``: whether the heading stack is made in C (None: as ``native_choice()``
         says, when the install built it)."""
-        stack = HeadingStack()
-        self.starts: list[int] = [0]
-        self.paths: list[tuple[str, ...]] = [()]
-        self.provenances: list[tuple[str, ...]] = [()]
         self.blocks = tuple(blocks)
         size = self.blocks[-1].end if self.blocks else 0
         self.block_starts = array(offset_type(size))
@@ -60,21 +56,28 @@ class Breadcrumbs:
         if in_c is None:
             in_c = native is not None and native_choice() == "c"
         if in_c:
-            for found, spans in zip((self.block_starts, self.block_ends),
-                                    native.block_spans(self.blocks, self.block_starts.itemsize),
-                                    strict=True):
-                found.frombytes(spans)
+            starts, ends = native.block_spans(self.blocks, self.block_starts.itemsize)
+            self.block_starts.frombytes(starts)
+            self.block_ends.frombytes(ends)
             self.starts, self.paths, self.provenances = native.heading_paths(self.blocks,
                                                                              "heading")
         else:
             self.block_starts.extend(map(_START, self.blocks))
             self.block_ends.extend(map(_END, self.blocks))
-            for block in [b for b in self.blocks if b.kind == "heading"]:  # Block.is_heading
-                stack.push(block.level, block.title, block.provenance)
-                self.starts.append(block.start)
-                self.paths.append(stack.path())
-                self.provenances.append(stack.provenance())
+            self._stack()
         self.has_headings = len(self.starts) > 1
+
+    def _stack(self) -> None:
+        """The heading stack walked in Python (``_native.heading_paths`` in C)."""
+        stack = HeadingStack()
+        self.starts: list[int] = [0]
+        self.paths: list[tuple[str, ...]] = [()]
+        self.provenances: list[tuple[str, ...]] = [()]
+        for block in [b for b in self.blocks if b.kind == "heading"]:  # Block.is_heading
+            stack.push(block.level, block.title, block.provenance)
+            self.starts.append(block.start)
+            self.paths.append(stack.path())
+            self.provenances.append(stack.provenance())
 
     @cached_property
     def body(self) -> list[bool]:
