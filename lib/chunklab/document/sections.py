@@ -50,6 +50,11 @@ class Breadcrumbs:
         """``in_c``: whether the heading stack is made in C (None: as ``native_choice()``
         says, when the install built it)."""
         self.blocks = tuple(blocks)
+        self.starts: list[int]
+        self.paths: list[tuple[str, ...]]
+        self.provenances: list[tuple[str, ...]]
+        """Where each heading starts (0 first: before any), the path and provenances in force
+        from there."""
         size = self.blocks[-1].end if self.blocks else 0
         self.block_starts = array(offset_type(size))
         self.block_ends = array(offset_type(size))
@@ -70,9 +75,7 @@ class Breadcrumbs:
     def _stack(self) -> None:
         """The heading stack walked in Python (``_native.heading_paths`` in C)."""
         stack = HeadingStack()
-        self.starts: list[int] = [0]
-        self.paths: list[tuple[str, ...]] = [()]
-        self.provenances: list[tuple[str, ...]] = [()]
+        self.starts, self.paths, self.provenances = [0], [()], [()]
         for block in [b for b in self.blocks if b.kind == "heading"]:  # Block.is_heading
             stack.push(block.level, block.title, block.provenance)
             self.starts.append(block.start)
