@@ -92,7 +92,8 @@ def glue(section: Section, *, caption: bool, caption_max: int) -> list[list[Bloc
     groups: list[list[Block]] = []
     pending: list[Block] = []
     for block in section.blocks:
-        if block.is_heading or block.kind == "front_matter" or (
+        kind = block.kind
+        if kind == "heading" or kind == "front_matter" or (  # Block.is_heading
             not block.content and (pending or not groups)
         ):
             pending.append(block)
@@ -102,7 +103,7 @@ def glue(section: Section, *, caption: bool, caption_max: int) -> list[list[Bloc
             continue
         is_caption = (
             caption
-            and block.kind == "table"
+            and kind == "table"
             and groups
             and groups[-1][-1].kind == "paragraph"
             and groups[-1][-1].end - groups[-1][-1].start <= caption_max
@@ -119,12 +120,10 @@ def glue(section: Section, *, caption: bool, caption_max: int) -> list[list[Bloc
 
 
 def group_segment(group: list[Block], sizer: Sizer) -> Segment:
-    return Segment(
-        group[0].start,
-        group[-1].end,
-        sizer(group[0].start, group[-1].end),
-        atomic=any(b.kind in UNSPLITTABLE for b in group),
-    )
+    start, end = group[0].start, group[-1].end
+    atomic = (group[0].kind in UNSPLITTABLE if len(group) == 1
+              else any(b.kind in UNSPLITTABLE for b in group))
+    return Segment(start, end, sizer(start, end), atomic)
 
 
 def group_segments(group: list[Block], text: str, limit: int, sizer: Sizer) -> list[Segment]:
@@ -133,8 +132,10 @@ def group_segments(group: list[Block], text: str, limit: int, sizer: Sizer) -> l
     table), the leading headings kept with the first segment, trailing wordless blocks with
     the last."""
     whole = group_segment(group, sizer)
+    if whole.size <= limit:
+        return [whole]
     body = [b for b in group if b.is_body]
-    if whole.size <= limit or not body:
+    if not body:
         return [whole]
     segments = [s for b in body for s in block_segments(b, b.start, b.end, text, limit, sizer)]
     if len(body) == 2:  # a caption and its table

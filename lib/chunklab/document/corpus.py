@@ -205,12 +205,14 @@ def _front_matter(blocks: tuple[Block, ...], text: str) -> dict:
     fm = next((b for b in blocks if b.kind == "front_matter"), None)
     if fm is None:
         return {}
-    body = text[fm.start : fm.end].splitlines()[1:-1]
+    source = "\n".join(text[fm.start : fm.end].splitlines()[1:-1])
     try:
-        data = yaml.load("\n".join(body), Loader=_YAML_LOADER)  # noqa: S506 (a safe loader)
+        data = yaml.load(source, Loader=_YAML_LOADER)  # noqa: S506 (a safe loader)
     except yaml.YAMLError:
         return {}
-    if _depth(data) > FRONT_MATTER_DEPTH:
+    # Deeper than the limit takes a char per level, or an alias (a node met again)
+    deep_enough = len(source) > FRONT_MATTER_DEPTH or "*" in source
+    if deep_enough and _depth(data) > FRONT_MATTER_DEPTH:
         raise FrontMatterTooDeepError(f"front matter nested more than {FRONT_MATTER_DEPTH} "
                                       "levels deep")
     return data if isinstance(data, dict) else {}
