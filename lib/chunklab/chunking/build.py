@@ -90,6 +90,16 @@ KINDS = ("prose", "code", "table", "mixed", "heading", "front_matter")
 """The kinds of a chunk, in the order ``_chunks.c`` names them."""
 
 
+@lru_cache(maxsize=64)
+def template_parts(template: str) -> tuple[str, str] | str:
+    """A prefix template as the text before and after its ``{path}`` when it holds no other
+    brace (rendered by concatenation), else as it is (rendered by ``str.format``)."""
+    if template.count("{") == 1 and template.count("}") == 1:
+        head, tail = template.split("{path}")
+        return head, tail
+    return template
+
+
 def use_native() -> bool:
     """Whether chunks are made in C: built by the install and not turned off by
     ``CHUNKLAB_NATIVE=python``."""
@@ -149,11 +159,9 @@ class ChunkBuilder:
         self.config_id = config.config_id
         self.lines = doc.lines
         self.folded_title = normalise(doc.title)
-        template = config.prefix_template
-        self._template: list[str] | str = (template.split("{path}") if template.count("{") == 1
-                                           and template.count("}") == 1 else template)
-        """The prefix template, as the text before and after ``{path}`` when it holds no other
-        brace."""
+        self._template = template_parts(config.prefix_template)
+        self._flags: bytes | None = None
+        self._labels: list[tuple[tuple[str, ...], tuple[str, ...], str, str]] | None = None
         self._label: tuple[tuple, tuple[tuple[str, ...], tuple[str, ...]]] | None = None
         """The last label made, by its (path, provenance): the chunks of one section, which
         come one after another, share its tuples."""
@@ -211,7 +219,7 @@ class ChunkBuilder:
         joined = " > ".join(path)
         full, source = (f"{title} > {joined}", f"{title} — {joined}") if path else (title, title)
         template = self._template
-        embed = (f"{template[0]}{full}{template[1]}" if isinstance(template, list)
+        embed = (f"{template[0]}{full}{template[1]}" if isinstance(template, tuple)
                  else template.format(path=full))
         return embed + "\n\n", source + "\n\n"
 
@@ -261,17 +269,22 @@ class ChunkBuilder:
         ``crumbs``): the path in force there, the document title deduplicated."""
         return self.labels[at]
 
-    @cached_property
+    @property
     def labels(self) -> list[tuple[tuple[str, ...], tuple[str, ...], str, str]]:
-        """``label_at`` of every heading, made in one pass (``dedup_title`` inlined: each
-        distinct first heading is compared with the title once), in C (``_chunks.labels``) for
-        a template with one ``{path}`` and no other brace."""
-        paths, provenances = self.crumbs.paths, self.crumbs.provenances
-        repeated = {first for first in {path[0] for path in paths if path}
-                    if normalise(first) == self.folded_title}
+        """``label_at`` of every heading, made once (``_made_labels``)."""
+        if self._labels is None:
+            self._labels = self._made_labels()
+        return self._labels
+
+    def _made_labels(self) -> list[tuple[tuple[str, ...], tuple[str, ...], str, str]]:
+        """``label_at`` of every heading in one pass (``dedup_title`` inlined: a first heading
+        that repeats the title, compared through ``normalise``'s cache), in C
+        (``_chunks.labels``) for a template with one ``{path}`` and no other brace."""
+        paths, provenances, folded = self.crumbs.paths, self.crumbs.provenances, self.folded_title
+        repeated = {path[0] for path in paths if path and normalise(path[0]) == folded}
         template = self._template
-        if self.in_c and (not self.prefix or isinstance(template, list)):
-            head, tail = template if isinstance(template, list) else ("", "")
+        if self.in_c and (not self.prefix or isinstance(template, tuple)):
+            head, tail = template if isinstance(template, tuple) else ("", "")
             return native_labels(paths, provenances, repeated, self.doc.title, head, tail,
                                  self.prefix)
         made = []
@@ -317,11 +330,13 @@ class ChunkBuilder:
             embed, context, piece.strategy or self.strategy, *size, provenance, self.doc.title,
         )
 
-    @cached_property
+    @property
     def flags(self) -> bytes:
         """Each block's flags for ``_chunks.c`` (``block_flags``: kind bits, BODY, CHILDREN,
-        HEADING, FRONT_MATTER)."""
-        return block_flags(self.blocks)
+        HEADING, FRONT_MATTER), made once."""
+        if self._flags is None:
+            self._flags = block_flags(self.blocks)
+        return self._flags
 
     def fitted_sections(self) -> list:
         """``packing.sections`` in C, sized in chars (``_chunks.sections``): the Piece of each

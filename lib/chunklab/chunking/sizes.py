@@ -203,6 +203,8 @@ def all_sizes(texts: Sequence[str]) -> list[tuple[int, int, int]]:
     texts = list(texts)
     if not tokens_available():
         return [(len(t), n, round(n * WORDS_TO_TOKENS)) for t in texts for n in [len(t.split())]]
+    if len(texts) <= COUNT_BATCH:  # one batch (what the chunk builder hands over)
+        return _count_batch(texts)
     return [size for start in range(0, len(texts), COUNT_BATCH)
             for size in _count_batch(texts[start:start + COUNT_BATCH])]
 
