@@ -15,6 +15,7 @@ from chunklab.chunking.build import (
     CODE,
     FRONT_MATTER,
     HEADING,
+    PARAGRAPH,
     TABLE,
     ChunkBuilder,
     block_flags,
@@ -283,7 +284,8 @@ def flags_the_long_way(blocks) -> bytes:
     """What ``_chunks.block_flags`` gives, from ``kind_bits`` and the blocks' fields."""
     return bytes((kind_bits(b) | BODY if b.is_body else 0) | (CHILDREN if b.children else 0)
                  | (HEADING if b.kind == "heading" else 0)
-                 | (FRONT_MATTER if b.kind == "front_matter" else 0) for b in blocks)
+                 | (FRONT_MATTER if b.kind == "front_matter" else 0)
+                 | (PARAGRAPH if b.kind == "paragraph" else 0) for b in blocks)
 
 
 @needs_c

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from chunklab import make_config, make_document
 from chunklab.chunking.build import ChunkBuilder, use_native
-from chunklab.chunking.packing import Sizer, sections
+from chunklab.chunking.packing import Section, Sizer, sections
 from chunklab.chunking.records import Piece
 from chunklab.chunking.sentences import sentence_starts
 from chunklab.chunking.sizes import count_one, count_tokens
@@ -29,8 +29,10 @@ from chunklab.chunking.strategies.heading_aware import (
 from chunklab.chunking.word_table import SPLIT_UNSAFE, split_unsafe
 from chunklab.document.blocks import _HeadingText, html_heading
 from chunklab.document.sections import Breadcrumbs, common_prefix
+from conftest import FIXTURES
 from generated import markdown_docs
 
+REALWORLD = FIXTURES / "realworld"
 CONTROL = "\x0b\x0c\x1c\x1d\x1e\x1f\x85"
 
 
@@ -162,8 +164,12 @@ def test_an_html_heading_is_found_as_reading_it_whole_finds_it(parts):
     assert html_heading(html) == _heading_read_whole(html)
 
 
-@pytest.mark.skipif(not use_native(), reason="the install built no C code (no C compiler), "
-                    "or CHUNKLAB_NATIVE=python: sections are found in Python only")
+needs_c = pytest.mark.skipif(not use_native(), reason="the install built no C code (no C "
+                             "compiler), or CHUNKLAB_NATIVE=python: sections are found and "
+                             "packed in Python only")
+
+
+@needs_c
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=markdown_docs(), size=st.sampled_from([1, 20, 60, 200, 1000]),
        infer=st.booleans(), min_size=st.sampled_from([0, 15]))
@@ -180,3 +186,75 @@ def test_sections_found_in_c_give_the_pieces_python_finds(text, size, infer, min
     assert len(fitted) == len(list(sections(doc.blocks)))
     assert all(type(p) is Piece and p.size == p.end - p.start <= size
                for p in fitted if type(p) is not tuple)
+
+
+CAPTIONED = ("# Limits\n\nThe table below lists them.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n"
+             "Some prose that follows the table and runs on for a while.\n\n---\n\n"
+             "- an item\n- another item\n\n> a quote\n\nlast words.\n")
+
+
+@needs_c
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=markdown_docs(), size=st.sampled_from([10, 40, 80, 200, 600]),
+       caption=st.booleans(), caption_max=st.sampled_from([1, 30, 300]))
+@example(text=CAPTIONED, size=80, caption=True, caption_max=300)
+@example(text=CAPTIONED, size=80, caption=True, caption_max=10)
+@example(text=CAPTIONED, size=40, caption=False, caption_max=300)
+def test_sections_packed_in_c_are_those_packed_in_python(text, size, caption, caption_max):
+    # Every oversized section whose glued groups all fit is packed in C: greedy, then a short
+    # last piece rebalanced, a table kept with its caption; any other is handed back (None).
+    doc = make_document("gen.md", text)
+    config = make_config(strategy="ast_merge", size=size, table_caption=caption,
+                         caption_max_chars=caption_max)
+    builder = ChunkBuilder(doc, config, prefix=False, strategy="ast_merge")
+    sizer = Sizer(doc.text, "chars")
+    for item in builder.fitted_sections():
+        if type(item) is tuple:
+            python = packed_pieces(doc, Section(list(doc.blocks[item[0]:item[1]])), config,
+                                   sizer)
+            in_c = builder.packed(*item)
+            assert in_c is None or in_c == python
+
+
+@needs_c
+@pytest.mark.parametrize(("text", "size", "expected"), [
+    # greedy gives [p0 p1 p2] [p3] (a last piece under a quarter): rebalanced, the first cut
+    # at an exact tie between two group ends taken at the earlier one
+    ("x" * 50 + "\n\n" + "y" * 8 + "\n\n" + "z" * 34 + "\n\n" + "w" * 12 + "\n", 100,
+     [(0, 50, (1, 2)), (52, 110, (2, 2))]),
+    # a table after a list is no caption: the list packs with the paragraph before it
+    ("a" * 30 + "\n\n- item\n\n| a |\n|---|\n| 1 |\n", 45,
+     [(0, 38, (1, 2)), (40, 57, (2, 2))]),
+    # a table after a short paragraph is its caption's: they stay together
+    ("a" * 30 + "\n\nitem\n\n| a |\n|---|\n| 1 |\n", 45,
+     [(0, 30, (1, 2)), (32, 55, (2, 2))]),
+], ids=["even-tie", "no-caption", "caption"])
+def test_the_c_packer_on_cases_that_decide_a_cut(text, size, expected):
+    doc = make_document("case.md", text)
+    config = make_config(strategy="ast_merge", size=size)
+    builder = ChunkBuilder(doc, config, prefix=False, strategy="ast_merge")
+    (item,) = builder.fitted_sections()
+    in_c = builder.packed(*item)
+    python = packed_pieces(doc, Section(list(doc.blocks)), config, Sizer(doc.text, "chars"))
+    assert in_c == python
+    assert [(p.start, p.end, p.part) for p in in_c] == expected
+
+
+@needs_c
+def test_the_c_packer_packs_oversized_sections_of_real_pages_as_python_does():
+    # A group longer than the size (a long paragraph, a big fence) goes back to Python.
+    config = make_config(strategy="ast_merge", size=300)
+    packed = handed_back = 0
+    for path in sorted(REALWORLD.glob("*.md")):
+        doc = make_document(path.name, path.read_text(encoding="utf-8"))
+        builder = ChunkBuilder(doc, config, prefix=False, strategy="ast_merge")
+        sizer = Sizer(doc.text, "chars")
+        for item in builder.fitted_sections():
+            if type(item) is tuple:
+                in_c = builder.packed(*item)
+                section = Section(list(doc.blocks[item[0]:item[1]]))
+                assert in_c is None or in_c == packed_pieces(doc, section, config, sizer)
+                packed, handed_back = packed + (in_c is not None), handed_back + (in_c is None)
+    assert packed and handed_back  # both ways are taken on these pages
+    overlapping = ChunkBuilder(doc, config.replace(overlap=20), prefix=False, strategy="x")
+    assert overlapping.packed(0, len(doc.blocks)) is None  # overlap: packed in Python

@@ -15,6 +15,7 @@ from ..document.corpus import Document, make_document
 from ..document.lines import native_choice, offset_type
 from ..document.sections import Breadcrumbs
 from .config import ChunkerConfig
+from .packing import TAIL_SHARE
 from .records import Chunk, Piece, StrategyFunc
 from .registry import Requirement, Strategy, add, get_strategy
 from .sizes import COUNT_BATCH, all_sizes
@@ -23,9 +24,10 @@ try:
     from ._chunks import block_flags
     from ._chunks import build as native_build
     from ._chunks import labels as native_labels
+    from ._chunks import pack as native_pack
     from ._chunks import sections as native_sections
 except ImportError:  # built by the install only where a C compiler was found
-    native_build = block_flags = native_labels = native_sections = None
+    native_build = block_flags = native_labels = native_pack = native_sections = None
 
 
 def register(
@@ -83,9 +85,9 @@ def body_of(blocks: Sequence[Block]) -> list[Block]:
 TABLE, CODE, OTHER = 1, 2, 4
 """What a content block adds to a chunk's kind: a table, code (a fence or indented code), or
 anything else."""
-BODY, CHILDREN, HEADING, FRONT_MATTER = 8, 16, 32, 64
+BODY, CHILDREN, HEADING, FRONT_MATTER, PARAGRAPH = 8, 16, 32, 64, 128
 """What else a block's flags say, for ``_chunks.c``: content, holding blocks, a heading,
-front matter."""
+front matter, a paragraph."""
 KINDS = ("prose", "code", "table", "mixed", "heading", "front_matter")
 """The kinds of a chunk, in the order ``_chunks.c`` names them."""
 
@@ -344,6 +346,16 @@ class ChunkBuilder:
         crumbs = self.crumbs
         return native_sections(Piece, self.flags, crumbs.block_starts, crumbs.block_ends,
                                self.config.size)
+
+    def packed(self, first: int, stop: int) -> list[Piece] | None:
+        """``packed_pieces`` of the section of blocks [first, stop) in C (``_chunks.pack``),
+        sized in chars without overlap, when every glued group fits; else None."""
+        config, crumbs = self.config, self.crumbs
+        if config.overlap:
+            return None
+        return native_pack(Piece, self.flags, crumbs.block_starts, crumbs.block_ends, first,
+                           stop, config.size, config.table_caption, config.caption_max_chars,
+                           TAIL_SHARE)
 
     def native_table(self) -> tuple:
         """What ``_chunks.build`` reads of this document and config (its argument order)."""

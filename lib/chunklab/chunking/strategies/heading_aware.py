@@ -79,7 +79,7 @@ def ast_pieces(doc, config, crumbs: Breadcrumbs | None = None,
     ``fitted_sections`` finds sections in C when sizes are in chars)."""
     sizer = Sizer(doc.text, config.unit)
     if builder is not None and config.unit == "chars" and builder.in_c:
-        pieces = _fitted_pieces(doc, builder.fitted_sections(), config, sizer)
+        pieces = _fitted_pieces(doc, builder, config, sizer)
     else:
         pieces = (p for s in sections(doc.blocks) for p in section_pieces(doc, s, config, sizer))
     if config.min_size <= 0:
@@ -87,14 +87,17 @@ def ast_pieces(doc, config, crumbs: Breadcrumbs | None = None,
     return merge_tiny(pieces, crumbs or Breadcrumbs(doc.blocks), config, sizer)
 
 
-def _fitted_pieces(doc, fitted: list, config, sizer: Sizer) -> Iterator[Piece]:
-    """``section_pieces`` of every section, given ``ChunkBuilder.fitted_sections``: a section
-    that fits is already its Piece, any other is packed."""
+def _fitted_pieces(doc, builder: ChunkBuilder, config, sizer: Sizer) -> Iterator[Piece]:
+    """``section_pieces`` of every section, found in C (``ChunkBuilder.fitted_sections``): a
+    section that fits is already its Piece, any other is packed in C when its glued groups
+    all fit (``ChunkBuilder.packed``), else in Python."""
     blocks = doc.blocks
-    for item in fitted:
+    for item in builder.fitted_sections():
         if type(item) is tuple:
-            yield from packed_pieces(doc, Section(list(blocks[item[0] : item[1]])), config,
-                                     sizer)
+            first, stop = item
+            packed = builder.packed(first, stop)
+            yield from (packed if packed is not None else packed_pieces(
+                doc, Section(list(blocks[first:stop])), config, sizer))
         else:
             yield item
 
