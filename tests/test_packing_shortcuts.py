@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from chunklab import make_config, make_document
-from chunklab.chunking.build import ChunkBuilder, use_native
+from chunklab.chunking.build import ChunkBuilder, native_sections, use_native
 from chunklab.chunking.packing import Section, Sizer, sections
 from chunklab.chunking.records import Piece
 from chunklab.chunking.sentences import sentence_starts
@@ -182,7 +182,7 @@ def test_sections_found_in_c_give_the_pieces_python_finds(text, size, infer, min
     builder = ChunkBuilder(doc, config, prefix=False, strategy="ast_merge")
     in_c = list(ast_pieces(doc, config, builder.crumbs, builder))
     assert in_c == list(ast_pieces(doc, config, builder.crumbs))
-    fitted = builder.fitted_sections()
+    fitted = list(builder.fitted_sections())
     assert len(fitted) == len(list(sections(doc.blocks)))
     assert all(type(p) is Piece and p.size == p.end - p.start <= size
                for p in fitted if type(p) is not tuple)
@@ -191,6 +191,28 @@ def test_sections_found_in_c_give_the_pieces_python_finds(text, size, infer, min
 CAPTIONED = ("# Limits\n\nThe table below lists them.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n"
              "Some prose that follows the table and runs on for a while.\n\n---\n\n"
              "- an item\n- another item\n\n> a quote\n\nlast words.\n")
+
+
+@needs_c
+@pytest.mark.parametrize("most", [1, 2, 3, 1000])
+def test_sections_found_a_few_at_a_time_are_those_found_at_once(most):
+    # The C split resumes where it stopped: a section opens there, so it starts afresh.
+    doc = make_document("s.md", "---\nt: 1\n---\n\n# A\n\n# B\n\ntext\n\n## C\n\n"
+                        + "word " * 60 + "\n\n### D\n\n---\n\n# E\n\nend\n")
+    builder = ChunkBuilder(doc, make_config(strategy="ast_merge", size=100), prefix=False,
+                           strategy="ast_merge")
+    crumbs, args = builder.crumbs, (Piece, builder.flags)
+    whole, stop = native_sections(*args, crumbs.block_starts, crumbs.block_ends, 100, 0, 10**6)
+    assert stop == len(doc.blocks) and len(whole) == len(list(sections(doc.blocks))) == 3
+    found, start = [], 0
+    while start < len(doc.blocks):
+        part, start = native_sections(*args, crumbs.block_starts, crumbs.block_ends, 100, start,
+                                      most)
+        assert 1 <= len(part) <= most
+        found += part
+    assert found == whole
+    with pytest.raises(ValueError, match="most above 0"):
+        native_sections(*args, crumbs.block_starts, crumbs.block_ends, 100, 0, 0)
 
 
 @needs_c

@@ -498,18 +498,53 @@ build(PyObject *Py_UNUSED(module), PyObject *args)
     Py_RETURN_NONE;
 }
 
-/* `sections(Piece, flags, block_starts, block_ends, limit)`: packing.sections and the test
- * of heading_aware.section_pieces in chars. A section opens at the first block and at each
- * heading after a content block; a section spanning at most `limit` chars is its Piece (its
- * size set), any other the (first, stop) numbers of its blocks, for packing. */
+/* A new Piece [start, end) numbered `part` of `parts` (no part when there is one). */
+static PyObject *
+new_piece(PyTypeObject *type, Py_ssize_t start, Py_ssize_t end, Py_ssize_t size,
+          Py_ssize_t part, Py_ssize_t parts)
+{
+    PyObject *item = type->tp_alloc(type, 0);
+    if (item == NULL) {
+        return NULL;
+    }
+    PyObject *values[P_FIELDS] = {
+        PyLong_FromSsize_t(start), PyLong_FromSsize_t(end), Py_NewRef(empty_tuple),
+        Py_NewRef(Py_None), Py_NewRef(Py_None),
+        parts > 1 ? Py_BuildValue("(nn)", part, parts) : Py_NewRef(Py_None),
+        Py_NewRef(empty_str), size >= 0 ? PyLong_FromSsize_t(size) : Py_NewRef(Py_None)};
+    int failed = 0;
+    for (int f = 0; f < P_FIELDS; f++) {
+        failed |= values[f] == NULL;
+        take_slot_at(item, piece_offsets[f], values[f]);
+    }
+    if (failed) {
+        Py_DECREF(item);
+        return NULL;
+    }
+    return item;
+}
+
+/* `sections(Piece, flags, block_starts, block_ends, limit, first, most)`: packing.sections
+ * and the test of heading_aware.section_pieces in chars, from block `first` on, at most `most`
+ * sections at a time (a document's pieces are never all held at once). A section opens at the
+ * first block and at each heading after a content block; a section spanning at most `limit`
+ * chars is its Piece (its size set), any other the (first, stop) numbers of its blocks, for
+ * packing. Returns (those, the block the next call starts from: the number of blocks at the
+ * end). */
 static PyObject *
 sections(PyObject *Py_UNUSED(module), PyObject *args)
 {
     PyTypeObject *type;
     PyObject *flags_obj, *starts_obj, *ends_obj;
-    Py_ssize_t limit;
-    if (!PyArg_ParseTuple(args, "O!O!OOn:sections", &PyType_Type, &type, &PyBytes_Type,
-                          &flags_obj, &starts_obj, &ends_obj, &limit)) {
+    Py_ssize_t limit, from, most;
+    if (!PyArg_ParseTuple(args, "O!O!OOnnn:sections", &PyType_Type, &type, &PyBytes_Type,
+                          &flags_obj, &starts_obj, &ends_obj, &limit, &from, &most)) {
+        return NULL;
+    }
+    const unsigned char *flags = (const unsigned char *)PyBytes_AS_STRING(flags_obj);
+    Py_ssize_t n = PyBytes_GET_SIZE(flags_obj);
+    if (from < 0 || from > n || most < 1) {
+        PyErr_SetString(PyExc_ValueError, "first must be a block number and most above 0");
         return NULL;
     }
     Py_buffer starts, ends;
@@ -520,17 +555,15 @@ sections(PyObject *Py_UNUSED(module), PyObject *args)
         PyBuffer_Release(&starts);
         return NULL;
     }
-    const unsigned char *flags = (const unsigned char *)PyBytes_AS_STRING(flags_obj);
-    Py_ssize_t n = PyBytes_GET_SIZE(flags_obj);
     PyObject *found = NULL;
     if (offset_count(&starts) != n || offset_count(&ends) != n) {
         PyErr_SetString(PyExc_ValueError, "one flag, start and end per block");
     } else {
         found = PyList_New(0);
     }
-    Py_ssize_t first = 0;
+    Py_ssize_t first = from, next = n;
     int has_content = 0;
-    for (Py_ssize_t i = 0; i <= n && found != NULL; i++) {
+    for (Py_ssize_t i = from; i <= n && found != NULL; i++) {
         if (i < n && !(i > first && has_content && (flags[i] & HEADING))) {
             has_content |= (flags[i] & BODY) != 0;
             continue;
@@ -539,40 +572,22 @@ sections(PyObject *Py_UNUSED(module), PyObject *args)
             continue; /* no blocks */
         }
         Py_ssize_t start = offset_at(&starts, first), end = offset_at(&ends, i - 1);
-        PyObject *item;
-        if (end - start <= limit) {
-            item = type->tp_alloc(type, 0);
-            if (item != NULL) {
-                PyObject *values[P_FIELDS] = {
-                    PyLong_FromSsize_t(start), PyLong_FromSsize_t(end), Py_NewRef(empty_tuple),
-                    Py_NewRef(Py_None), Py_NewRef(Py_None), Py_NewRef(Py_None),
-                    Py_NewRef(empty_str), PyLong_FromSsize_t(end - start)};
-                for (int f = 0; f < P_FIELDS; f++) {
-                    if (values[f] == NULL) {
-                        Py_CLEAR(item);
-                    }
-                }
-                for (int f = 0; f < P_FIELDS; f++) {
-                    if (item != NULL) {
-                        take_slot_at(item, piece_offsets[f], values[f]);
-                    } else {
-                        Py_XDECREF(values[f]);
-                    }
-                }
-            }
-        } else {
-            item = Py_BuildValue("(nn)", first, i);
-        }
+        PyObject *item = end - start <= limit ? new_piece(type, start, end, end - start, 1, 1)
+                                              : Py_BuildValue("(nn)", first, i);
         if (item == NULL || PyList_Append(found, item) < 0) {
             Py_CLEAR(found);
         }
         Py_XDECREF(item);
         first = i;
         has_content = i < n && (flags[i] & BODY) != 0;
+        if (found != NULL && i < n && PyList_GET_SIZE(found) >= most) {
+            next = i; /* a section opens here: the next call starts afresh */
+            break;
+        }
     }
     PyBuffer_Release(&starts);
     PyBuffer_Release(&ends);
-    return found;
+    return found == NULL ? NULL : Py_BuildValue("(Nn)", found, next);
 }
 
 /* `labels(paths, provenances, repeated, title, head, tail, prefix)`: ChunkBuilder.labels for a
@@ -644,32 +659,6 @@ labels(PyObject *Py_UNUSED(module), PyObject *args)
         }
     }
     return found;
-}
-
-/* A new Piece [start, end) numbered `part` of `parts` (no part when there is one). */
-static PyObject *
-new_piece(PyTypeObject *type, Py_ssize_t start, Py_ssize_t end, Py_ssize_t size,
-          Py_ssize_t part, Py_ssize_t parts)
-{
-    PyObject *item = type->tp_alloc(type, 0);
-    if (item == NULL) {
-        return NULL;
-    }
-    PyObject *values[P_FIELDS] = {
-        PyLong_FromSsize_t(start), PyLong_FromSsize_t(end), Py_NewRef(empty_tuple),
-        Py_NewRef(Py_None), Py_NewRef(Py_None),
-        parts > 1 ? Py_BuildValue("(nn)", part, parts) : Py_NewRef(Py_None),
-        Py_NewRef(empty_str), size >= 0 ? PyLong_FromSsize_t(size) : Py_NewRef(Py_None)};
-    int failed = 0;
-    for (int f = 0; f < P_FIELDS; f++) {
-        failed |= values[f] == NULL;
-        take_slot_at(item, piece_offsets[f], values[f]);
-    }
-    if (failed) {
-        Py_DECREF(item);
-        return NULL;
-    }
-    return item;
 }
 
 /* A table itself (not a container holding one): its kind bit, no children. */
@@ -927,8 +916,9 @@ static PyMethodDef methods[] = {
      "labels(paths, provenances, repeated, title, head, tail, prefix): (path, provenance, "
      "embed prefix, context prefix) of each heading, as ChunkBuilder.labels makes them."},
     {"sections", sections, METH_VARARGS,
-     "sections(Piece, flags, block_starts, block_ends, limit): the Piece of each section "
-     "spanning at most limit chars, the (first, stop) numbers of the blocks of any other."},
+     "sections(Piece, flags, block_starts, block_ends, limit, first, most): up to most "
+     "sections from block first: the Piece of each spanning at most limit chars, the (first, "
+     "stop) numbers of the blocks of any other; and the block to go on from."},
     {"block_flags", block_flags, METH_VARARGS,
      "block_flags(blocks): the flags of each block, as ChunkBuilder.native_table makes them."},
     {"build", build, METH_VARARGS,

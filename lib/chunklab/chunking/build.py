@@ -340,12 +340,16 @@ class ChunkBuilder:
             self._flags = block_flags(self.blocks)
         return self._flags
 
-    def fitted_sections(self) -> list:
-        """``packing.sections`` in C, sized in chars (``_chunks.sections``): the Piece of each
-        section within the size, the (first, stop) numbers of the blocks of any other."""
-        crumbs = self.crumbs
-        return native_sections(Piece, self.flags, crumbs.block_starts, crumbs.block_ends,
-                               self.config.size)
+    def fitted_sections(self) -> Iterator[Piece | tuple[int, int]]:
+        """``packing.sections`` in C, sized in chars (``_chunks.sections``, ``COUNT_BATCH``
+        sections at a time): the Piece of each section within the size, the (first, stop)
+        numbers of the blocks of any other."""
+        crumbs, start = self.crumbs, 0
+        while start < len(self.blocks):
+            found, start = native_sections(Piece, self.flags, crumbs.block_starts,
+                                           crumbs.block_ends, self.config.size, start,
+                                           COUNT_BATCH)
+            yield from found
 
     def packed(self, first: int, stop: int) -> list[Piece] | None:
         """``packed_pieces`` of the section of blocks [first, stop) in C (``_chunks.pack``),

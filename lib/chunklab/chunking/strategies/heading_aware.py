@@ -93,7 +93,7 @@ def _fitted_pieces(doc, builder: ChunkBuilder, config, sizer: Sizer) -> Iterator
     all fit (``ChunkBuilder.packed``), else in Python."""
     blocks = doc.blocks
     for item in builder.fitted_sections():
-        if type(item) is tuple:
+        if isinstance(item, tuple):
             first, stop = item
             packed = builder.packed(first, stop)
             yield from (packed if packed is not None else packed_pieces(
