@@ -244,3 +244,20 @@ def test_c_reads_blocks_by_their_slots_and_other_records_by_attribute():
     assert found == native.heading_paths(others, "heading")
     assert found[1][-1] == ("One", "Two", "Three")
     assert native.block_spans(spaced, 4) == native.block_spans(others, 4)
+
+
+@needs_native
+def test_a_record_with_some_of_the_block_slots_leaves_the_blocks_read_right(monkeypatch):
+    # Reading another slotted class (kind, start and end slots, then no level) must not change
+    # where Block's own slots are read.
+    class Span:
+        __slots__ = ("pad", "end", "start", "kind")
+
+        def __init__(self, block):
+            self.pad, self.end, self.start, self.kind = None, block.end, block.start, block.kind
+
+    blocks = make_document("a.md", "# One\n\ntext\n\n## Two\n").blocks
+    assert native.block_spans(tuple(map(Span, blocks)), 8) == native.block_spans(blocks, 8)
+    with_code(monkeypatch, "c", folded, "# warm\n")  # the fold reads Block's slots again
+    assert native.block_spans(tuple(map(Span, blocks)), 4) == native.block_spans(blocks, 4)
+    assert native.heading_paths(blocks, "heading")[1][-1] == ("One", "Two")

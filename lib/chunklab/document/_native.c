@@ -391,11 +391,14 @@ fence_block(Window *w, PyObject *node, PyObject *kind, PyObject *start, PyObject
 {
     Py_ssize_t a = PyLong_AsSsize_t(start), b = PyLong_AsSsize_t(end);
     Py_ssize_t line_end = PyUnicode_FindChar(w->text, '\n', a, b, 1);
-    if (line_end == -2 || PyUnicode_FindChar(w->text, '|', a, line_end < 0 ? b : line_end, 1)
-                              >= 0) {
-        if (!PyErr_Occurred()) {
-            PyErr_SetString(w->fallback, "table");
-        }
+    Py_ssize_t pipe = line_end == -2 ? -2
+                                     : PyUnicode_FindChar(w->text, '|', a, line_end < 0 ? b
+                                                                                    : line_end, 1);
+    if (pipe == -2) {
+        return NULL;
+    }
+    if (pipe >= 0) {
+        PyErr_SetString(w->fallback, "table");
         return NULL;
     }
     PyObject *info = meta_item(node, s_info, empty_str);

@@ -10,10 +10,18 @@
 #include <Python.h>
 #include <structmember.h>
 
-/* The offset of each slot `names[i]` of `type` (a slotted class) into `offsets`. */
+#define MAX_SLOTS 32
+
+/* The offset of each slot `names[i]` of `type` (a slotted class) into `offsets`, which are
+ * left as they were when a name is not a slot of it. */
 static inline int
 slot_offsets(PyTypeObject *type, const char *const *names, int n, Py_ssize_t *offsets)
 {
+    Py_ssize_t found[MAX_SLOTS];
+    if (n > MAX_SLOTS) {
+        PyErr_SetString(PyExc_ValueError, "too many slots");
+        return -1;
+    }
     for (int i = 0; i < n; i++) {
         PyObject *descr = PyObject_GetAttrString((PyObject *)type, names[i]);
         if (descr == NULL) {
@@ -24,9 +32,10 @@ slot_offsets(PyTypeObject *type, const char *const *names, int n, Py_ssize_t *of
             PyErr_Format(PyExc_TypeError, "%s.%s is not a slot", type->tp_name, names[i]);
             return -1;
         }
-        offsets[i] = ((PyMemberDescrObject *)descr)->d_member->offset;
+        found[i] = ((PyMemberDescrObject *)descr)->d_member->offset;
         Py_DECREF(descr);
     }
+    memcpy(offsets, found, (size_t)n * sizeof *found);
     return 0;
 }
 
