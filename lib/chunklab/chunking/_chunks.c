@@ -859,7 +859,7 @@ nested_bits(PyObject *children)
 
 /* `block_flags(blocks)`: each block's flags (ChunkBuilder.native_table): its kind bits with
  * those of the fences and tables nested in it when it is content, then BODY, CHILDREN,
- * HEADING, FRONT_MATTER. */
+ * HEADING, FRONT_MATTER, PARAGRAPH. */
 static PyObject *
 block_flags(PyObject *Py_UNUSED(module), PyObject *args)
 {

@@ -335,7 +335,7 @@ class ChunkBuilder:
     @property
     def flags(self) -> bytes:
         """Each block's flags for ``_chunks.c`` (``block_flags``: kind bits, BODY, CHILDREN,
-        HEADING, FRONT_MATTER), made once."""
+        HEADING, FRONT_MATTER, PARAGRAPH), made once."""
         if self._flags is None:
             self._flags = block_flags(self.blocks)
         return self._flags
