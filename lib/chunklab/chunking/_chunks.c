@@ -35,14 +35,12 @@ static const char *const chunk_fields[C_FIELDS] = {
     "config_id", "structure_source", "verbatim", "start_line", "end_line", "embed_prefix",
     "context_prefix", "applied_strategy", "n_chars", "n_words", "n_tokens",
     "heading_provenance", "title"};
-static Py_ssize_t chunk_offsets[C_FIELDS];
-static PyTypeObject *offsets_of = NULL;
+static SlotTable chunk_slots = {chunk_fields, C_FIELDS};
 
 enum { P_START, P_END, P_ANCHORS, P_TEXT, P_BREADCRUMB, P_PART, P_STRATEGY, P_SIZE, P_FIELDS };
 static const char *const piece_fields[P_FIELDS] = {
     "start", "end", "anchors", "text", "breadcrumb", "part", "strategy", "size"};
-static Py_ssize_t piece_offsets[P_FIELDS];
-static PyTypeObject *piece_type = NULL; /* the class piece_offsets were read from */
+static SlotTable piece_slots = {piece_fields, P_FIELDS};
 static PyObject *empty_tuple, *empty_str, *s_crumb, *s_dash, *s_blank;
 static PyObject *s_start, *s_end, *s_text, *s_breadcrumb, *s_anchors, *s_part, *s_strategy,
     *s_copy, *s_update, *s_digest, *s_kind, *s_content, *s_children;
@@ -62,82 +60,18 @@ typedef struct {
 
 enum { K_KIND, K_CONTENT, K_CHILDREN, K_FIELDS };
 static const char *const block_fields[K_FIELDS] = {"kind", "content", "children"};
-static Py_ssize_t block_offsets[K_FIELDS];
-static PyTypeObject *block_type = NULL; /* the class block_offsets were read from */
-
-/* block.<name> (a new reference): read from its slot when it is of the class whose offsets
- * were read, else looked up. */
-static PyObject *
-block_attr(PyObject *block, int field, PyObject *name)
-{
-    if (Py_TYPE(block) == block_type) {
-        PyObject *value = *(PyObject **)((char *)block + block_offsets[field]);
-        if (value != NULL) {
-            return Py_NewRef(value);
-        }
-    }
-    return PyObject_GetAttr(block, name);
-}
-
-/* Reads the slot offsets of the class of `block` when it has the Block slots. */
-static void
-read_block_offsets(PyObject *block)
-{
-    PyTypeObject *type = Py_TYPE(block);
-    if (type != block_type) {
-        if (slot_offsets(type, block_fields, K_FIELDS, block_offsets) < 0) {
-            PyErr_Clear();
-            block_type = NULL;
-        } else {
-            block_type = type;
-        }
-    }
-}
-
-/* Reads the slot offsets of the Piece class `type` (once per class). */
-static int
-read_piece_offsets(PyTypeObject *type)
-{
-    if (type != piece_type && slot_offsets(type, piece_fields, P_FIELDS, piece_offsets) < 0) {
-        return -1;
-    }
-    piece_type = type;
-    return 0;
-}
-
-/* piece.<name> (a new reference): read from its slot when it is a Piece, else looked up. */
-static PyObject *
-piece_attr(PyObject *piece, int field, PyObject *name)
-{
-    if (Py_TYPE(piece) == piece_type) {
-        PyObject *value = *(PyObject **)((char *)piece + piece_offsets[field]);
-        if (value != NULL) {
-            return Py_NewRef(value);
-        }
-    }
-    return PyObject_GetAttr(piece, name);
-}
-
-static int
-read_offsets(PyTypeObject *type)
-{
-    if (type != offsets_of && slot_offsets(type, chunk_fields, C_FIELDS, chunk_offsets) < 0) {
-        return -1;
-    }
-    offsets_of = type;
-    return 0;
-}
+static SlotTable block_slots = {block_fields, K_FIELDS};
 
 static void
 take_slot(PyObject *obj, int field, PyObject *value)
 {
-    take_slot_at(obj, chunk_offsets[field], value);
+    take_slot_at(obj, chunk_slots.offsets[field], value);
 }
 
 static void
 set_slot(PyObject *obj, int field, PyObject *value)
 {
-    set_slot_at(obj, chunk_offsets[field], value);
+    set_slot_at(obj, chunk_slots.offsets[field], value);
 }
 
 /* The kind name (borrowed) of a chunk whose content adds up to `bits`, its blocks [a, b). */
@@ -265,14 +199,14 @@ plain_piece(Table *t, PyObject *piece, PyObject **part)
     if (!t->plain_paths) {
         return 0;
     }
-    PyObject *value = piece_attr(piece, P_TEXT, s_text);
+    PyObject *value = slot_or_attr(&piece_slots, piece, P_TEXT, s_text);
     if (value == NULL) {
         return -1;
     }
     int plain = value == Py_None;
     Py_DECREF(value);
     if (plain) {
-        value = piece_attr(piece, P_BREADCRUMB, s_breadcrumb);
+        value = slot_or_attr(&piece_slots, piece, P_BREADCRUMB, s_breadcrumb);
         if (value == NULL) {
             return -1;
         }
@@ -280,7 +214,7 @@ plain_piece(Table *t, PyObject *piece, PyObject **part)
         Py_DECREF(value);
     }
     if (plain) {
-        value = piece_attr(piece, P_ANCHORS, s_anchors);
+        value = slot_or_attr(&piece_slots, piece, P_ANCHORS, s_anchors);
         if (value == NULL) {
             return -1;
         }
@@ -292,7 +226,7 @@ plain_piece(Table *t, PyObject *piece, PyObject **part)
         plain = !truth;
     }
     if (plain) {
-        *part = piece_attr(piece, P_PART, s_part);
+        *part = slot_or_attr(&piece_slots, piece, P_PART, s_part);
         if (*part == NULL) {
             return -1;
         }
@@ -304,7 +238,7 @@ plain_piece(Table *t, PyObject *piece, PyObject **part)
 static PyObject *
 get_int(PyObject *piece, int field, PyObject *name, Py_ssize_t *value)
 {
-    PyObject *found = piece_attr(piece, field, name);
+    PyObject *found = slot_or_attr(&piece_slots, piece, field, name);
     if (found != NULL) {
         *value = PyLong_AsSsize_t(found);
         if (*value == -1 && PyErr_Occurred()) {
@@ -343,7 +277,7 @@ plain_chunk(Table *t, PyObject *piece, PyObject *part, PyObject *text, PyObject 
                                     : PyObject_CallOneArg(t->part_of, part);
     }
     if (part_name != NULL) {
-        applied = piece_attr(piece, P_STRATEGY, s_strategy);
+        applied = slot_or_attr(&piece_slots, piece, P_STRATEGY, s_strategy);
     }
     if (applied != NULL && (!PyTuple_Check(size) || PyTuple_GET_SIZE(size) != 3)) {
         PyErr_SetString(PyExc_TypeError, "a size must be a (chars, words, tokens) tuple");
@@ -445,7 +379,7 @@ open_table(PyObject *args, Table *t)
         PyErr_SetString(PyExc_ValueError, "one flag, start and end per block");
         return -1;
     }
-    if (read_offsets(t->chunk) < 0 || read_piece_offsets(piece) < 0) {
+    if (read_slots(&chunk_slots, t->chunk) < 0 || read_slots(&piece_slots, piece) < 0) {
         release(t);
         return -1;
     }
@@ -515,7 +449,7 @@ new_piece(PyTypeObject *type, Py_ssize_t start, Py_ssize_t end, Py_ssize_t size,
     int failed = 0;
     for (int f = 0; f < P_FIELDS; f++) {
         failed |= values[f] == NULL;
-        take_slot_at(item, piece_offsets[f], values[f]);
+        take_slot_at(item, piece_slots.offsets[f], values[f]);
     }
     if (failed) {
         Py_DECREF(item);
@@ -548,7 +482,7 @@ sections(PyObject *Py_UNUSED(module), PyObject *args)
         return NULL;
     }
     Py_buffer starts, ends;
-    if (read_piece_offsets(type) < 0 || get_offsets(starts_obj, &starts) < 0) {
+    if (read_slots(&piece_slots, type) < 0 || get_offsets(starts_obj, &starts) < 0) {
         return NULL;
     }
     if (get_offsets(ends_obj, &ends) < 0) {
@@ -688,7 +622,7 @@ pack(PyObject *Py_UNUSED(module), PyObject *args)
         return NULL;
     }
     Py_buffer starts, ends;
-    if (read_piece_offsets(type) < 0 || get_offsets(starts_obj, &starts) < 0) {
+    if (read_slots(&piece_slots, type) < 0 || get_offsets(starts_obj, &starts) < 0) {
         return NULL;
     }
     if (get_offsets(ends_obj, &ends) < 0) {
@@ -841,8 +775,9 @@ nested_bits(PyObject *children)
     Py_ssize_t n = PyTuple_Check(children) ? PyTuple_GET_SIZE(children) : 0;
     for (Py_ssize_t i = 0; i < n && bits >= 0; i++) {
         PyObject *child = PyTuple_GET_ITEM(children, i);
-        PyObject *kind = block_attr(child, K_KIND, s_kind);
-        PyObject *kids = kind ? block_attr(child, K_CHILDREN, s_children) : NULL;
+        PyObject *kind = slot_or_attr(&block_slots, child, K_KIND, s_kind);
+        PyObject *kids =
+            kind ? slot_or_attr(&block_slots, child, K_CHILDREN, s_children) : NULL;
         if (kids == NULL) {
             bits = -1;
         } else if (is_atomic(kind)) {
@@ -874,13 +809,15 @@ block_flags(PyObject *Py_UNUSED(module), PyObject *args)
     }
     unsigned char *flags = (unsigned char *)PyBytes_AS_STRING(out);
     if (n) {
-        read_block_offsets(PyTuple_GET_ITEM(blocks, 0));
+        read_slots_of(&block_slots, PyTuple_GET_ITEM(blocks, 0));
     }
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *block = PyTuple_GET_ITEM(blocks, i);
-        PyObject *kind = block_attr(block, K_KIND, s_kind);
-        PyObject *content = kind ? block_attr(block, K_CONTENT, s_content) : NULL;
-        PyObject *kids = content ? block_attr(block, K_CHILDREN, s_children) : NULL;
+        PyObject *kind = slot_or_attr(&block_slots, block, K_KIND, s_kind);
+        PyObject *content =
+            kind ? slot_or_attr(&block_slots, block, K_CONTENT, s_content) : NULL;
+        PyObject *kids =
+            content ? slot_or_attr(&block_slots, block, K_CHILDREN, s_children) : NULL;
         int flag = -1;
         if (kids != NULL) {
             int heading = PyUnicode_CompareWithASCIIString(kind, "heading") == 0;

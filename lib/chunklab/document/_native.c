@@ -48,49 +48,15 @@ enum { B_KIND, B_START, B_END, B_LEVEL, B_TITLE, B_PROVENANCE, B_RAW_TITLE, B_CO
        B_CHILDREN, B_FIELDS };
 static const char *const block_fields[B_FIELDS] = {
     "kind", "start", "end", "level", "title", "provenance", "raw_title", "content", "children"};
-static Py_ssize_t block_offsets[B_FIELDS];
-static PyTypeObject *offsets_of = NULL;
+static SlotTable block_slots = {block_fields, B_FIELDS};
 static PyObject *zero, *empty_str, *empty_tuple;
 static PyObject *s_name, *s_srcmap, *s_children, *s_meta, *s_content, *s_level, *s_strip,
     *s_kind, *s_title, *s_provenance, *s_start, *s_end, *s_info;
 
-static int
-read_offsets(PyTypeObject *type)
-{
-    if (type != offsets_of && slot_offsets(type, block_fields, B_FIELDS, block_offsets) < 0) {
-        return -1;
-    }
-    offsets_of = type;
-    return 0;
-}
-
-/* block.<name> (a new reference): read from its slot when it is a Block, else looked up. */
-static PyObject *
-block_field(PyObject *block, int field, PyObject *name)
-{
-    if (Py_TYPE(block) == offsets_of) {
-        PyObject *value = *(PyObject **)((char *)block + block_offsets[field]);
-        if (value != NULL) {
-            return Py_NewRef(value);
-        }
-    }
-    return PyObject_GetAttr(block, name);
-}
-
-/* Reads the Block slot offsets from the class of the first of `blocks` when it has them
- * (block_field then reads slots directly); any other class is read attribute by attribute. */
-static void
-read_offsets_of(PyObject *blocks)
-{
-    if (PyTuple_GET_SIZE(blocks) && read_offsets(Py_TYPE(PyTuple_GET_ITEM(blocks, 0))) < 0) {
-        PyErr_Clear();
-    }
-}
-
 static void
 set_slot(PyObject *obj, int field, PyObject *value)
 {
-    set_slot_at(obj, block_offsets[field], value);
+    set_slot_at(obj, block_slots.offsets[field], value);
 }
 
 /* A Block with its defaults but kind, start, end, content and children. */
@@ -511,7 +477,7 @@ fold(PyObject *Py_UNUSED(module), PyObject *args)
         }
         w.marks[ch] = 1;
     }
-    if (read_offsets(w.block) < 0 || get_offsets(doc_starts, &w.doc_starts) < 0) {
+    if (read_slots(&block_slots, w.block) < 0 || get_offsets(doc_starts, &w.doc_starts) < 0) {
         return NULL;
     }
     if (get_offsets(win_starts, &w.win_starts) < 0) {
@@ -574,7 +540,9 @@ heading_paths(PyObject *Py_UNUSED(module), PyObject *args)
         return NULL;
     }
     Py_ssize_t n = PyTuple_GET_SIZE(blocks), depth = 0;
-    read_offsets_of(blocks);
+    if (PyTuple_GET_SIZE(blocks)) {
+        read_slots_of(&block_slots, PyTuple_GET_ITEM(blocks, 0));
+    }
     long *levels = PyMem_New(long, n + 1);
     PyObject **titles = PyMem_New(PyObject *, n + 1);
     PyObject **provenances = PyMem_New(PyObject *, n + 1);
@@ -586,17 +554,17 @@ heading_paths(PyObject *Py_UNUSED(module), PyObject *args)
     }
     for (Py_ssize_t i = 0; i < n && !failed; i++) {
         PyObject *block = PyTuple_GET_ITEM(blocks, i);
-        PyObject *kind = block_field(block, B_KIND, s_kind);
+        PyObject *kind = slot_or_attr(&block_slots, block, B_KIND, s_kind);
         int is_heading = kind ? PyUnicode_Compare(kind, heading) == 0 : -1;
         Py_XDECREF(kind);
         if (is_heading <= 0) {
             failed = is_heading < 0 || PyErr_Occurred();
             continue;
         }
-        PyObject *level = block_field(block, B_LEVEL, s_level);
+        PyObject *level = slot_or_attr(&block_slots, block, B_LEVEL, s_level);
         long value = level ? PyLong_AsLong(level) : -1;
         Py_XDECREF(level);
-        PyObject *title = NULL, *raw = block_field(block, B_TITLE, s_title);
+        PyObject *title = NULL, *raw = slot_or_attr(&block_slots, block, B_TITLE, s_title);
         Py_ssize_t size = raw && PyUnicode_Check(raw) ? PyUnicode_GET_LENGTH(raw) : -1;
         if (size == 0 || (size > 0 && !Py_UNICODE_ISSPACE(PyUnicode_READ_CHAR(raw, 0))
                           && !Py_UNICODE_ISSPACE(PyUnicode_READ_CHAR(raw, size - 1)))) {
@@ -605,8 +573,10 @@ heading_paths(PyObject *Py_UNUSED(module), PyObject *args)
             title = PyObject_CallMethodNoArgs(raw, s_strip);
             Py_DECREF(raw);
         }
-        PyObject *provenance = title ? block_field(block, B_PROVENANCE, s_provenance) : NULL;
-        PyObject *start = provenance ? block_field(block, B_START, s_start) : NULL;
+        PyObject *provenance =
+            title ? slot_or_attr(&block_slots, block, B_PROVENANCE, s_provenance) : NULL;
+        PyObject *start =
+            provenance ? slot_or_attr(&block_slots, block, B_START, s_start) : NULL;
         if (start == NULL || PyErr_Occurred()) {
             Py_XDECREF(title);
             Py_XDECREF(provenance);
@@ -674,12 +644,14 @@ block_spans(PyObject *Py_UNUSED(module), PyObject *args)
     PyObject *ends = starts ? PyBytes_FromStringAndSize(NULL, n * itemsize) : NULL;
     PyObject *names[2] = {s_start, s_end};
     int fields[2] = {B_START, B_END};
-    read_offsets_of(blocks);
+    if (PyTuple_GET_SIZE(blocks)) {
+        read_slots_of(&block_slots, PyTuple_GET_ITEM(blocks, 0));
+    }
     char *out[2] = {starts ? PyBytes_AS_STRING(starts) : NULL,
                     ends ? PyBytes_AS_STRING(ends) : NULL};
     for (Py_ssize_t i = 0; i < n && ends != NULL; i++) {
         for (int side = 0; side < 2; side++) {
-            PyObject *value = block_field(PyTuple_GET_ITEM(blocks, i), fields[side],
+            PyObject *value = slot_or_attr(&block_slots, PyTuple_GET_ITEM(blocks, i), fields[side],
                                           names[side]);
             Py_ssize_t offset = value ? PyLong_AsSsize_t(value) : -1;
             Py_XDECREF(value);

@@ -388,7 +388,6 @@ def _plain_text_blocks(text: str, lines: LineIndex) -> list[Block]:
     return blocks
 
 
-
 def parse_blocks(
     text: str,
     is_markdown: bool = True,

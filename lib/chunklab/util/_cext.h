@@ -1,7 +1,7 @@
-/* What chunklab's C extensions share (document/_native.c, chunking/_chunks.c): setting the slots
- * of a frozen record made in C, and reading the arrays of offsets a LineIndex or Breadcrumbs
- * holds (4- or 8-byte ints), binary search included. Static inline functions: each extension
- * gets its own copy. */
+/* What chunklab's C extensions share (document/_native.c, chunking/_chunks.c): reading a
+ * record's slots (or, for another class, its attributes) and setting those of a frozen record
+ * made in C, and reading the arrays of offsets a LineIndex or Breadcrumbs holds (4- or 8-byte
+ * ints), binary search included. Static inline functions: each extension gets its own copy. */
 
 #ifndef CHUNKLAB_CEXT_H
 #define CHUNKLAB_CEXT_H
@@ -37,6 +37,53 @@ slot_offsets(PyTypeObject *type, const char *const *names, int n, Py_ssize_t *of
     }
     memcpy(offsets, found, (size_t)n * sizeof *found);
     return 0;
+}
+
+/* The slots of one class, read once: the offsets of `names` in records of `type` (NULL until
+ * read). */
+typedef struct {
+    const char *const *names;
+    int n;
+    PyTypeObject *type;
+    Py_ssize_t offsets[MAX_SLOTS];
+} SlotTable;
+
+/* Reads `table`'s offsets from `type` (once per class); -1 with an error when a name is not a
+ * slot of it, the offsets read before kept. */
+static inline int
+read_slots(SlotTable *table, PyTypeObject *type)
+{
+    if (type != table->type) {
+        if (slot_offsets(type, table->names, table->n, table->offsets) < 0) {
+            return -1;
+        }
+        table->type = type;
+    }
+    return 0;
+}
+
+/* read_slots from the class of `obj` when it has the slots; another class is read attribute by
+ * attribute (slot_or_attr), so no error is left. */
+static inline void
+read_slots_of(SlotTable *table, PyObject *obj)
+{
+    if (read_slots(table, Py_TYPE(obj)) < 0) {
+        PyErr_Clear();
+    }
+}
+
+/* obj.<name> (a new reference): read from its slot `field` when obj is of the table's class,
+ * else looked up. */
+static inline PyObject *
+slot_or_attr(const SlotTable *table, PyObject *obj, int field, PyObject *name)
+{
+    if (Py_TYPE(obj) == table->type) {
+        PyObject *value = *(PyObject **)((char *)obj + table->offsets[field]);
+        if (value != NULL) {
+            return Py_NewRef(value);
+        }
+    }
+    return PyObject_GetAttr(obj, name);
 }
 
 /* Sets the slot at `offset` of `obj` to `value`, a new reference it takes. */
