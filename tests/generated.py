@@ -1,6 +1,7 @@
 """Generated Markdown for property tests: leaves, nested containers (lists, quotes, ``:::``),
 deep nesting (up to 30 levels, past the parser's nesting limit), front matter, CRLF and
-non-ASCII text."""
+non-ASCII text, and the lines parsers read differently: a block opening on a line with a
+``|`` over one like a table's delimiter row, a quote's lazy line."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ words = st.sampled_from(["alpha", "beta", "gamma", "delta", "renewal", "#", "`x`
                          "[b]", "<!--", "-->", "Dr.", "e.g.", "end.", "完了。"])
 line = st.lists(words, min_size=1, max_size=12).map(" ".join)
 LEAF_KINDS = ["heading", "para", "fence", "open_fence", "table", "list", "blank", "setext",
-              "empty_heading", "definitions", "html", "comment", "hr", "long_line", "cjk"]
+              "empty_heading", "definitions", "html", "comment", "hr", "long_line", "cjk",
+              "piped", "lazy_quote"]
 NESTED_KINDS = ["steps", "quote", "directive"]
 
 
@@ -53,6 +55,15 @@ def leaf_blocks(draw, kinds=LEAF_KINDS):
         return "<!-- " + draw(st.sampled_from(["TODO", "generated", "数据"])) + " -->"
     if kind == "hr":
         return draw(st.sampled_from(["---", "***", "___", ":::"]))
+    if kind == "piped":  # a block opening on a line with a '|', over one like a delimiter row
+        opener = draw(st.sampled_from(["1.", "10.", "-", "*", ">", "#", "~~~", "<!--",
+                                       "[a]: /x", "- [ ]", ""]))
+        cells = draw(st.sampled_from(["|", "a | b", "`a|b` | c", "a \\| b"]))
+        row = draw(st.sampled_from(["---", "--|--", ":-:", "|---|---|", "  ---", "-", "- -"]))
+        return f"{opener} {cells}".strip() + "\n" + row
+    if kind == "lazy_quote":  # a quote's next line without its '>'
+        lazy = draw(st.sampled_from(["-", "10. a", "1.", "*", "- a", "continued", "2) b"]))
+        return "> " + draw(line) + "\n" + lazy
     if kind == "long_line":  # an unwrapped paragraph: sentences on one line
         return " ".join(draw(st.lists(st.sampled_from(SENTENCES), min_size=3, max_size=12)))
     if kind == "cjk":
@@ -72,7 +83,8 @@ CJK = ["客户端会检查配置文件。", "令牌文件必须只对当前用�
 def nested_blocks(draw, depth=0):
     """A list item, quote or ``:::`` container holding leaves and (once) nested containers."""
     kind = draw(st.sampled_from(NESTED_KINDS))
-    inner_kinds = ["para", "fence", "table", "list", "definitions", "long_line", "cjk", "hr"]
+    inner_kinds = ["para", "fence", "table", "list", "definitions", "long_line", "cjk", "hr",
+                   "piped", "lazy_quote"]
     children = draw(st.lists(leaf_blocks(inner_kinds), min_size=1, max_size=4))
     if depth == 0 and draw(st.booleans()):
         children.append(draw(nested_blocks(depth=1)))
@@ -98,7 +110,7 @@ def deep_blocks(draw, max_depth=MAX_DEPTH):
     a fence beside some levels): past the parser's nesting limit when deep enough."""
     depth = draw(st.integers(1, max_depth))
     kinds = draw(st.lists(st.sampled_from(["item", "quote"]), min_size=depth, max_size=depth))
-    text = draw(leaf_blocks(["para", "fence", "table", "list", "cjk"]))
+    text = draw(leaf_blocks(["para", "fence", "table", "list", "cjk", "piped", "lazy_quote"]))
     for kind in reversed(kinds):
         if draw(st.integers(0, 4)) == 0:
             text = draw(leaf_blocks(["para", "fence"])) + "\n\n" + text

@@ -110,6 +110,8 @@ def test_c_fold_equals_python_fold_on_every_fixture(path, infer, monkeypatch):
 @example(text="# a  b\n\n# a\u00a0b\n\n## a\tb #\n\n# T&amp;C\n\n#\n", infer=False, window=None)
 @example(text="```  py title \nx\n```\n\n~~~\ny\n~~~\n", infer=False, window=None)
 @example(text="``` a|b\nx\n```\n", infer=False, window=None)
+@example(text="- x\n\n  1. |\n  ---\n\n> a\n-\n", infer=False, window=None)
+@example(text="> > x\n>\n> y\n> 10. a\n", infer=False, window=None)
 def test_c_fold_equals_python_fold_on_generated_markdown(text, infer, window, monkeypatch):
     c, python = both_folds(monkeypatch, text, window=window, infer=infer)
     assert (c["parser"], c["fallback"]) == (python["parser"], python["fallback"])
@@ -119,12 +121,17 @@ def test_c_fold_equals_python_fold_on_generated_markdown(text, infer, window, mo
 @needs_native
 @pytest.mark.parametrize("code", ["c", "python"])
 def test_fence_titles_and_plain_heading_titles_are_read_in_c_as_in_python(code, monkeypatch):
-    text = "# Plain title\n\n#  Two  spaces\n\n```  py x \ncode\n```\n\n``` a|b\nx\n```\n"
-    c = with_code(monkeypatch, code, folded, text)
-    assert c["fallback"] == "table"  # a '|' on a fence's opening line: markdown-it-py reads it
-    blocks = with_code(monkeypatch, code, folded, text.split("``` a|b")[0])["blocks"]
-    assert [(b.kind, b.title) for b in blocks] == [
-        ("heading", "Plain title"), ("heading", "Two spaces"), ("fence", "py x")]
+    text = ("# Plain title\n\n#  Two  spaces\n\n```  py x \ncode\n```\n\n``` a|b\nx\n```\n\n"
+            "## In | out\n")
+    found = with_code(monkeypatch, code, folded, text)
+    assert (found["parser"], found["fallback"]) == ("rust", "")
+    assert [(b.kind, b.title) for b in found["blocks"]] == [
+        ("heading", "Plain title"), ("heading", "Two spaces"), ("fence", "py x"),
+        ("fence", "a|b"), ("heading", "In | out")]
+    # over a line that may be a delimiter row, markdown-it-py reads a table
+    for opening in ("``` a|b", "## In | out", "1. a | b", "> a | b", "[a]: /x 'a|b'"):
+        table = with_code(monkeypatch, code, folded, f"{opening}\n--|--\n")
+        assert (table["parser"], table["fallback"]) == ("python", "table"), opening
 
 
 @needs_native

@@ -11,11 +11,13 @@
  * `fold(...)`, the fold of markdown-it-pyrs's node tree into Blocks, does for each node what
  * _Folder.fold in rust_blocks.py does: a node's byte offsets become the document lines they
  * lie on, those lines its chars (trailing whitespace left out), and a container, a plain leaf
- * (paragraph, code, rule, front matter, reference definition, a tight item's text), a heading
- * (its title read by plain_text unless it is plain already) or a fence becomes its Block here,
- * its slots set directly. Every other leaf (a table, HTML block, or a paragraph read for an
- * inferred heading) is handed to the window's `special` callback, which makes its Block in
- * Python. tests/test_native.py holds the Blocks to those of the Python fold, and the line ends
+ * (paragraph, code, rule, front matter, a tight item's text), a heading holding no '|' (its
+ * title read by plain_text unless it is plain already) or a fence whose opening line holds
+ * none becomes its Block here, its slots set directly. Every other leaf (a table, HTML block,
+ * reference definition, a paragraph read for an inferred heading, or a heading or fence with
+ * a '|') is handed to the window's `special` callback, which makes its Block in Python, and
+ * a quote, or a container whose first line holds a '|', to its `check` callback, which hands
+ * back a document markdown-it-py may read otherwise. tests/test_native.py holds the Blocks to those of the Python fold, and the line ends
  * to those of lines.line_ends. */
 
 #include "../util/_cext.h"
@@ -34,6 +36,7 @@ typedef struct {
     PyObject *paragraph, *tight_text, *list_kind;
     PyObject *fallback;     /* the Fallback exception class */
     PyObject *special;      /* callable(node, kind, name, depth, first, stop, start, end, found) */
+    PyObject *check;        /* callable(node, kind, first, children): Fallback or None */
     long max_nesting;
     int infer;
     /* headings: plain_text, the window's link definitions (label -> url), the kinds heading and
@@ -185,6 +188,37 @@ append_block(PyObject *found, PyObject *block)
 
 static int fold_into(Window *w, PyObject *nodes, long depth, PyObject *found);
 
+/* Whether document line `line` holds a '|' (-1 with an error set). */
+static int
+line_has_pipe(Window *w, Py_ssize_t line)
+{
+    Py_ssize_t n = offset_count(&w->doc_starts);
+    Py_ssize_t length = PyUnicode_GET_LENGTH(w->text);
+    Py_ssize_t a = line < n ? offset_at(&w->doc_starts, line) : length;
+    Py_ssize_t b = line + 1 < n ? offset_at(&w->doc_starts, line + 1) : length;
+    Py_ssize_t pipe = PyUnicode_FindChar(w->text, '|', a, b, 1);
+    return pipe == -2 ? -1 : pipe >= 0;
+}
+
+/* The window's `check` (rust_blocks._Folder.check_container) for a quote, or a container
+ * whose first line holds a '|': -1 with Fallback set when markdown-it-py may read it
+ * otherwise. */
+static int
+check_container(Window *w, PyObject *node, PyObject *kind, Py_ssize_t first,
+                PyObject *children)
+{
+    int checked = PyUnicode_CompareWithASCIIString(kind, "blockquote") == 0;
+    if (!checked) {
+        checked = line_has_pipe(w, first);
+        if (checked <= 0) {
+            return checked;
+        }
+    }
+    PyObject *none = PyObject_CallFunction(w->check, "OOnO", node, kind, first, children);
+    Py_XDECREF(none);
+    return none == NULL ? -1 : 0;
+}
+
 static int
 fold_container(Window *w, PyObject *node, PyObject *kind, long depth, PyObject *found)
 {
@@ -213,7 +247,8 @@ fold_container(Window *w, PyObject *node, PyObject *kind, long depth, PyObject *
     Py_DECREF(inner);
     Py_ssize_t first, stop;
     PyObject *start = NULL, *end = NULL, *block = NULL;
-    if (children != NULL && place(w, node, &first, &stop, &start, &end) == 0) {
+    if (children != NULL && place(w, node, &first, &stop, &start, &end) == 0
+        && check_container(w, node, kind, first, children) == 0) {
         block = make_block(w, kind, start, end, has_word_char(w, start, end), children);
     }
     Py_XDECREF(children);
@@ -264,12 +299,13 @@ meta_item(PyObject *node, PyObject *key, PyObject *fallback)
     return value;
 }
 
-/* Whether text[start:end] holds a '|'. */
+/* Whether text[start:end] holds a '|' (-1 with an error set). */
 static int
 has_pipe(Window *w, PyObject *start, PyObject *end)
 {
     Py_ssize_t a = PyLong_AsSsize_t(start), b = PyLong_AsSsize_t(end);
-    return PyUnicode_FindChar(w->text, '|', a, b, 1) >= 0;
+    Py_ssize_t pipe = PyUnicode_FindChar(w->text, '|', a, b, 1);
+    return pipe == -2 ? -1 : pipe >= 0;
 }
 
 /* Whether `raw` is its own plain text (inline.plain_text's first test): no char of the
@@ -294,15 +330,11 @@ is_plain_title(Window *w, PyObject *raw)
     return before != ' ' || n == 0;
 }
 
-/* The Block of a heading node (rust_blocks._Folder.leaf): its text node's content as its raw
- * title, read by plain_text; Fallback for a heading holding '|' (_may_differ). */
+/* The Block of a heading node holding no '|' (rust_blocks._Folder.leaf): its text node's
+ * content as its raw title, read by plain_text. */
 static PyObject *
 heading_block(Window *w, PyObject *node, PyObject *name, PyObject *start, PyObject *end)
 {
-    if (has_pipe(w, start, end)) {
-        PyErr_SetString(w->fallback, "table");
-        return NULL;
-    }
     PyObject *kids = PyObject_GetAttr(node, s_children);
     if (kids == NULL) {
         return NULL;
@@ -350,23 +382,11 @@ heading_block(Window *w, PyObject *node, PyObject *name, PyObject *start, PyObje
     return block;
 }
 
-/* The Block of a fence node (rust_blocks._Folder.leaf): its info string, stripped and
- * interned, as its title; Fallback for an opening line holding '|' (_may_differ). */
+/* The Block of a fence node whose opening line holds no '|' (rust_blocks._Folder.leaf): its
+ * info string, stripped and interned, as its title. */
 static PyObject *
 fence_block(Window *w, PyObject *node, PyObject *kind, PyObject *start, PyObject *end)
 {
-    Py_ssize_t a = PyLong_AsSsize_t(start), b = PyLong_AsSsize_t(end);
-    Py_ssize_t line_end = PyUnicode_FindChar(w->text, '\n', a, b, 1);
-    Py_ssize_t pipe = line_end == -2 ? -2
-                                     : PyUnicode_FindChar(w->text, '|', a, line_end < 0 ? b
-                                                                                    : line_end, 1);
-    if (pipe == -2) {
-        return NULL;
-    }
-    if (pipe >= 0) {
-        PyErr_SetString(w->fallback, "table");
-        return NULL;
-    }
     PyObject *info = meta_item(node, s_info, empty_str);
     PyObject *as_str = info ? PyObject_Str(info) : NULL;
     Py_XDECREF(info);
@@ -384,9 +404,29 @@ fence_block(Window *w, PyObject *node, PyObject *kind, PyObject *start, PyObject
     return block;
 }
 
+enum { SPECIAL, HEADING, FENCE };
+
+/* Where a leaf that is not plain is made: a heading holding no '|' by heading_block, a fence
+ * whose opening line holds none by fence_block, any other by the window's `special` (which
+ * hands back what markdown-it-py may read as a table); -1 with an error set. */
+static int
+route_leaf(Window *w, PyObject *kind, Py_ssize_t first, PyObject *start, PyObject *end)
+{
+    if (PyUnicode_Compare(kind, w->heading) == 0) {
+        int pipe = has_pipe(w, start, end);
+        return pipe < 0 ? -1 : pipe ? SPECIAL : HEADING;
+    }
+    if (PyUnicode_CompareWithASCIIString(kind, "fence") == 0) {
+        int pipe = line_has_pipe(w, first);
+        return pipe < 0 ? -1 : pipe ? SPECIAL : FENCE;
+    }
+    return PyErr_Occurred() ? -1 : SPECIAL;
+}
+
 static int
 fold_leaf(Window *w, PyObject *node, PyObject *name, long depth, PyObject *found)
 {
+    int routed = -1;
     PyObject *kind = leaf_kind(w, name, depth);
     if (kind == NULL) {
         return -1;
@@ -406,11 +446,11 @@ fold_leaf(Window *w, PyObject *node, PyObject *name, long depth, PyObject *found
         if (words >= 0) {
             block = make_block(w, kind, start, end, words, NULL);
         }
-    } else if (plain == 0 && PyUnicode_Compare(kind, w->heading) == 0) {
+    } else if (plain == 0 && (routed = route_leaf(w, kind, first, start, end)) == HEADING) {
         block = heading_block(w, node, name, start, end);
-    } else if (plain == 0 && PyUnicode_CompareWithASCIIString(kind, "fence") == 0) {
+    } else if (plain == 0 && routed == FENCE) {
         block = fence_block(w, node, kind, start, end);
-    } else if (plain == 0) {
+    } else if (plain == 0 && routed == SPECIAL) {
         block = PyObject_CallFunction(w->special, "OOOlnnOOO", node, kind, name, depth, first,
                                       stop, start, end, found);
     }
@@ -457,13 +497,13 @@ fold(PyObject *Py_UNUSED(module), PyObject *args)
     Window w;
     PyObject *doc_starts, *win_starts, *nodes, *found, *marks;
     long depth;
-    if (!PyArg_ParseTuple(args, "UOOnnO!nO!O!O!O!O!O!UUUOOlpOlO!(OO!UUUUUU):fold", &w.text,
+    if (!PyArg_ParseTuple(args, "UOOnnO!nO!O!O!O!O!O!UUUOOOlpOlO!(OO!UUUUUU):fold", &w.text,
                           &doc_starts, &win_starts, &w.base, &w.shift, &PyDict_Type, &w.shared,
                           &w.shared_max, &PyType_Type, &w.block, &PyDict_Type, &w.containers,
                           &PyDict_Type, &w.leaves, &PyFrozenSet_Type, &w.plain,
                           &PyFrozenSet_Type, &w.wordless, &PyFrozenSet_Type, &w.always,
                           &w.paragraph, &w.tight_text, &w.list_kind, &w.fallback, &w.special,
-                          &w.max_nesting, &w.infer, &nodes, &depth, &PyList_Type, &found,
+                          &w.check, &w.max_nesting, &w.infer, &nodes, &depth, &PyList_Type, &found,
                           &w.plain_text, &PyDict_Type, &w.ref_map, &w.heading, &w.empty_heading,
                           &w.lheading, &w.atx, &w.setext, &marks)) {
         return NULL;

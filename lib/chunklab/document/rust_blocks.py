@@ -9,13 +9,20 @@ parsed by markdown-it-py:
 - container: a ``:::`` line (markdown-it-pyrs has no container rule);
 - nesting: blocks nested to ``MAX_NESTING`` (markdown-it-pyrs has no limit; the Python parse
   holds the deep region in one block);
+- lazy: a quote with a lazy line (a quote mark short) that may open a list item that could not
+  interrupt a paragraph (``-`` alone, ``10. a``): markdown-it-pyrs keeps it in the quote's
+  paragraph, markdown-it-py ends the quote there;
 - html: a nested HTML comment (or ``<script>``, ``<?``, ...) without its end mark in its block
   (markdown-it-pyrs ends it at a blank line inside a list item);
-- table: a table whose header row has no ``|`` or that follows a quote line (markdown-it-py
-  reads a paragraph, or a lazy line of the quote), a table whose body has a row that may open
-  another block (``-``, ``>``, ``#``: markdown-it-py ends the table there), a heading holding
-  a ``|``, a fence whose opening line holds one (markdown-it-py tries a table first: ``# a |
-  b`` over ``---`` is one).
+- table: markdown-it-py tries its table rule first wherever a block may start, markdown-it-pyrs
+  after its list, quote, heading, fence, HTML and definition rules: ``1. |``, ``> |``, ``# |``
+  or ``~~~ |`` over ``---`` is a table to one and not to the other. So any block but a
+  paragraph whose first line holds a ``|`` over a line that may be a delimiter row is handed
+  back (``_heads_a_table``), as is a setext heading holding a ``|``, a table whose header row
+  has none, that may open another block (markdown-it-py may go on with a list item: its list
+  rule does not stop for a table) or that follows a quote line (markdown-it-py reads a
+  paragraph, or a lazy line of the quote), and a table whose body has a row that may open
+  another block (``-``, ``>``, ``#``: markdown-it-py ends the table there).
 
 A differential test holds both parsers to the same Blocks.
 """
@@ -56,10 +63,10 @@ _CONTAINERS = {"bullet_list": "list", "ordered_list": "list", "list_item": "item
 _LEAVES = {"paragraph": "paragraph", "heading": "heading", "lheading": "heading",
            "table": "table", "fence": "fence", "code_block": "code", "hr": "hr",
            "html_block": "html", "front_matter": "front_matter", "definition": "reference"}
-_PLAIN = frozenset({"paragraph", "code", "hr", "front_matter", "reference"})
+_PLAIN = frozenset({"paragraph", "code", "hr", "front_matter"})
 """Leaves whose Block is their kind and span alone (a top-level paragraph may also be an
 inferred heading)."""
-_READ_OTHERWISE = frozenset({"table", "heading", "lheading", "fence", "html_block"})
+_READ_OTHERWISE = frozenset({"table", "heading", "lheading", "fence", "html_block", "definition"})
 """Nodes markdown-it-py may read otherwise (``_may_differ``)."""
 _TIGHT_TEXT = "text"
 """A tight list item's paragraph: markdown-it-pyrs leaves its text node in the item."""
@@ -68,6 +75,12 @@ _CONTAINER_LINE = re.compile(r"(?m)^[ \t>*+\-.)\d]*:{3,}[ \t]*\S")
 _LINE_BREAK = re.compile(r"\r\n?")
 _LINE_PREFIX = re.compile(r"[ \t>]*")
 """Indentation and quote marks: what a table nested in a list item or quote has before a row."""
+_LIST_MARKER = re.compile(r"[-*+]|\d{1,9}[.)]")
+"""What may open a list item after a line's prefix (over-inclusive: ``-x`` is not one)."""
+_DELIMITER_ROW = re.compile(r"[ \t>]*(?!-[ \t])[|:-][|:\- \t]+")
+"""A line that may be a table's delimiter row past its indentation and quote marks (as
+markdown-it-py's table rule reads the line after a header: ``-``, ``:`` or ``|``, then only
+those and blanks, not a list item's ``- ``; over-inclusive, its columns are not counted)."""
 _BLOCK_OPENER = re.compile(r"[-*+#`~<_=]|\d{1,9}[.)]")
 """What may open another block after a line's prefix (a list item, heading, fence, rule or
 HTML block; over-inclusive: a false match only costs speed)."""
@@ -219,7 +232,8 @@ class _Folder:
             native.fold(self.text, lines.starts, where.starts, where.base, where.shift,
                        lines.shared, SHARED_OFFSETS, Block, _CONTAINERS, _LEAVES, _PLAIN,
                        _WORDLESS, _ALWAYS_CONTENT, "paragraph", _TIGHT_TEXT, "list", Fallback,
-                       self.special, MAX_NESTING, self.infer, nodes, depth, found,
+                       self.special, self.check_container, MAX_NESTING, self.infer, nodes,
+                       depth, found,
                        (plain_text, self.ref_map, "heading", "empty_heading", "lheading",
                         "markdown_atx", "markdown_setext", INLINE_MARKS))
         else:
@@ -238,7 +252,8 @@ class _Folder:
                     raise Fallback("nesting")
                 children: list = []
                 self.fold_into(node.children, depth + 1, children)
-                _, _, start, end = place(node.srcmap)
+                first, _, start, end = place(node.srcmap)
+                self.check_container(node, container, first, children)
                 found.append(Block(container, start, end,
                                    content=_WORD_CHAR.search(text, start, end) is not None,
                                    children=tuple(children)))
@@ -252,6 +267,23 @@ class _Folder:
                 continue
             found.append(self.special(node, kind, name, depth, first, stop, start, end, found))
 
+    def check_container(self, node: Any, kind: str, first: int, children: list | tuple) -> None:
+        """Fallback when markdown-it-py may read a container ``node`` (``kind``, first document
+        line ``first``, its Blocks ``children``) otherwise: its first line heads a table
+        (``_heads_a_table``), or it is a quote holding a lazy line that may open a list item
+        (``_holds_a_lazy_item``). The C fold calls it for a quote or a first line holding a
+        ``|``."""
+        text, lines = self.text, self.lines
+        if _heads_a_table(text, lines, first):
+            raise Fallback("table")
+        if kind == "blockquote":
+            # the quote's own mark: its node starts there, after ASCII marks (bytes are chars)
+            where = self.where
+            column = where.base + node.srcmap[0] - where.starts[first - where.shift]
+            marks = text.count(">", lines.offset(first), lines.offset(first) + column + 1)
+            if _holds_a_lazy_item(text, marks, children):
+                raise Fallback("lazy")
+
     def special(self, node: Any, kind: str, name: str, depth: int, first: int, stop: int,
                 start: int, end: int, found: list) -> Any:
         """The Block of a leaf that is not plain (a heading, fence, table, HTML block, or a
@@ -261,7 +293,8 @@ class _Folder:
         block = self.leaf(node, kind, not depth, (first, stop), (start, end))
         if kind == "html" and depth and _runs_on(self.text[block.start : block.end]):
             raise Fallback("html")
-        if name in _READ_OTHERWISE and _may_differ(self.text, block, name, found):
+        if name in _READ_OTHERWISE and _may_differ(self.text, self.lines, block, name, first,
+                                                   found):
             raise Fallback("table")
         return block
 
@@ -306,21 +339,57 @@ def _opens_a_block(header: str, body: str) -> bool:
     return False
 
 
-def _may_differ(text: str, block: Any, name: str, before: list) -> bool:
-    """Whether markdown-it-py may read this table, heading or fence otherwise: a table whose
-    header row has no ``|``, whose body has a row that may open another block, or that follows
-    a quote with no blank line, a heading holding a ``|``, or a fence's or HTML block's
-    opening line with one."""
-    if name in ("heading", "lheading"):
-        return "|" in text[block.start : block.end]
-    stop = text.find("\n", block.start, block.end)
-    if name in ("fence", "html_block"):
-        # markdown-it-py tries a table first: ``~~~ |``, ``<!-- |`` or ``# |`` over ``---``
-        return "|" in text[block.start : block.end if stop < 0 else stop]
-    if name != "table":
+def _holds_a_lazy_item(text: str, marks: int, children: list | tuple) -> bool:
+    """Whether a quote (``marks`` quote marks deep, its Blocks ``children``) holds a paragraph
+    line, in it or in its lists, with fewer marks that may open a list item: markdown-it-pyrs
+    keeps such a lazy line in the paragraph when the item could not interrupt one (``-``
+    alone, ``10. a``), markdown-it-py ends the quote there."""
+    for paragraph in _paragraphs(children):
+        for line in text[paragraph.start : paragraph.end].splitlines()[1:]:
+            prefix = _LINE_PREFIX.match(line).group()  # type: ignore[union-attr]
+            if prefix.count(">") < marks and _LIST_MARKER.match(line, len(prefix)):
+                return True
+    return False
+
+
+def _paragraphs(blocks: list | tuple) -> Iterator[Any]:
+    """The paragraphs among ``blocks`` and in their lists, not in a nested quote (which is
+    checked on its own)."""
+    for block in blocks:
+        if block.kind == "paragraph":
+            yield block
+        elif block.kind in ("list", "item"):
+            yield from _paragraphs(block.children)
+
+
+def _heads_a_table(text: str, lines: Any, first: int) -> bool:
+    """Whether document line ``first`` holds a ``|`` over a line that may be a table's
+    delimiter row (``_DELIMITER_ROW``): where markdown-it-py may read a table and
+    markdown-it-pyrs a block its rules try before tables."""
+    start, stop = lines.offset(first), lines.offset(first + 1)
+    if stop >= len(text) or text.find("|", start, stop) < 0:
         return False
-    if "|" not in text[block.start : block.end if stop < 0 else stop]:
+    row = text[stop : lines.offset(first + 2)].rstrip("\r\n")
+    return _DELIMITER_ROW.fullmatch(row) is not None
+
+
+def _may_differ(text: str, lines: Any, block: Any, name: str, first: int,
+                before: list) -> bool:
+    """Whether markdown-it-py may read this table, heading, fence, HTML block or definition
+    otherwise: a table whose header row has no ``|`` or may open another block, whose body
+    has a row that may open another block, or that follows a quote with no blank line, a
+    setext heading holding a ``|``, or another block whose first line (document line
+    ``first``) heads a table (``_heads_a_table``)."""
+    if name == "lheading":
+        return "|" in text[block.start : block.end]
+    if name != "table":
+        return _heads_a_table(text, lines, first)
+    stop = text.find("\n", block.start, block.end)
+    header = text[block.start : block.end if stop < 0 else stop]
+    if "|" not in header:
         return True
+    if _BLOCK_OPENER.match(header, _LINE_PREFIX.match(header).end()):  # type: ignore[union-attr]
+        return True  # markdown-it-py may go on with a list item (``1. |`` after one)
     delimiter = text.find("\n", stop + 1, block.end) if stop >= 0 else -1
     if delimiter >= 0 and _opens_a_block(text[block.start : stop], text[delimiter : block.end]):
         return True  # markdown-it-py ends a table at a row that may open another block
