@@ -75,15 +75,17 @@ _CONTAINER_LINE = re.compile(r"(?m)^[ \t>*+\-.)\d]*:{3,}[ \t]*\S")
 _LINE_BREAK = re.compile(r"\r\n?")
 _LINE_PREFIX = re.compile(r"[ \t>]*")
 """Indentation and quote marks: what a table nested in a list item or quote has before a row."""
-_LIST_MARKER = re.compile(r"[-*+]|\d{1,9}[.)]")
-"""What may open a list item after a line's prefix (over-inclusive: ``-x`` is not one)."""
+_LIST_MARKER = re.compile(r"(?:[-*+]|\d{1,9}[.)])(?:[ \t\r]|$)")
+"""What may open a list item after a line's prefix: a marker, then a blank or the line end."""
 _DELIMITER_ROW = re.compile(r"[ \t>]*(?!-[ \t])[|:-][|:\- \t]+")
 """A line that may be a table's delimiter row past its indentation and quote marks (as
 markdown-it-py's table rule reads the line after a header: ``-``, ``:`` or ``|``, then only
 those and blanks, not a list item's ``- ``; over-inclusive, its columns are not counted)."""
-_BLOCK_OPENER = re.compile(r"[-*+#`~<_=]|\d{1,9}[.)]")
-"""What may open another block after a line's prefix (a list item, heading, fence, rule or
-HTML block; over-inclusive: a false match only costs speed)."""
+_BLOCK_OPENER = re.compile(_LIST_MARKER.pattern +
+                           r"|#{1,6}(?:[ \t\r]|$)|`{3}|~{3}|<[A-Za-z/!?]|([-*_])[ \t]*\1[ \t]*\1")
+"""What may open another block after a line's prefix: a list item, heading, fence, HTML block
+or rule (over-inclusive: a false match only costs speed; a cell opening with inline code,
+`` `x` ``, is not one)."""
 _RUN_ON_HTML = [(re.compile(opener.pattern.lstrip("^"), opener.flags), end)
                 for opener, end, _ in HTML_SEQUENCES[:5]]
 """HTML blocks that run on to their end mark (a comment to ``-->``, ...): markdown-it-pyrs ends
