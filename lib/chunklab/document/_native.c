@@ -17,8 +17,8 @@
  * reference definition, a paragraph read for an inferred heading, or a heading or fence with
  * a '|') is handed to the window's `special` callback, which makes its Block in Python, and
  * a quote, or a container whose first line holds a '|', to its `check` callback, which hands
- * back a document markdown-it-py may read otherwise. tests/test_native.py holds the Blocks to those of the Python fold, and the line ends
- * to those of lines.line_ends. */
+ * back a document markdown-it-py may read otherwise. tests/test_native.py holds the Blocks to
+ * those of the Python fold, and the line ends to those of lines.line_ends. */
 
 #include "../util/_cext.h"
 
@@ -503,9 +503,9 @@ fold(PyObject *Py_UNUSED(module), PyObject *args)
                           &PyDict_Type, &w.leaves, &PyFrozenSet_Type, &w.plain,
                           &PyFrozenSet_Type, &w.wordless, &PyFrozenSet_Type, &w.always,
                           &w.paragraph, &w.tight_text, &w.list_kind, &w.fallback, &w.special,
-                          &w.check, &w.max_nesting, &w.infer, &nodes, &depth, &PyList_Type, &found,
-                          &w.plain_text, &PyDict_Type, &w.ref_map, &w.heading, &w.empty_heading,
-                          &w.lheading, &w.atx, &w.setext, &marks)) {
+                          &w.check, &w.max_nesting, &w.infer, &nodes, &depth, &PyList_Type,
+                          &found, &w.plain_text, &PyDict_Type, &w.ref_map, &w.heading,
+                          &w.empty_heading, &w.lheading, &w.atx, &w.setext, &marks)) {
         return NULL;
     }
     memset(w.marks, 0, sizeof w.marks);
