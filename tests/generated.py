@@ -13,7 +13,7 @@ words = st.sampled_from(["alpha", "beta", "gamma", "delta", "renewal", "#", "`x`
 line = st.lists(words, min_size=1, max_size=12).map(" ".join)
 LEAF_KINDS = ["heading", "para", "fence", "open_fence", "table", "list", "blank", "setext",
               "empty_heading", "definitions", "html", "comment", "hr", "long_line", "cjk",
-              "piped", "lazy_quote"]
+              "piped", "lazy_quote", "tabbed"]
 NESTED_KINDS = ["steps", "quote", "directive"]
 
 
@@ -64,6 +64,9 @@ def leaf_blocks(draw, kinds=LEAF_KINDS):
     if kind == "lazy_quote":  # a quote's next line without its '>'
         lazy = draw(st.sampled_from(["-", "10. a", "1.", "*", "- a", "continued", "2) b"]))
         return "> " + draw(line) + "\n" + lazy
+    if kind == "tabbed":  # a list item or quote carried on by a tab-indented line
+        head = draw(st.sampled_from(["-", "- a", "1. # h", "> q", "- > q", "-\tx"]))
+        return head + "\n" + draw(st.sampled_from(["\t", "  \t", "\t\t"])) + draw(line)
     if kind == "long_line":  # an unwrapped paragraph: sentences on one line
         return " ".join(draw(st.lists(st.sampled_from(SENTENCES), min_size=3, max_size=12)))
     if kind == "cjk":
@@ -136,6 +139,30 @@ def markdown_docs(draw, nested=True):
     gaps = draw(st.lists(st.sampled_from(["\n\n", "\n\n\n", "\n"]), min_size=len(blocks),
                          max_size=len(blocks)))
     text = "".join(b + g for b, g in zip(blocks, gaps, strict=True))
+    if draw(st.booleans()):
+        text = text.rstrip("\n")  # many files end without a newline
+    return text.replace("\n", "\r\n") if draw(st.booleans()) else text
+
+
+LINE_STARTS = ["", "", "", "- ", "  ", "> ", "1. ", "   ", "> > ", "    ", "\t", "- > ", "> - "]
+"""What a line of ``line_mixes`` may open with: indentation, a tab, list and quote marks."""
+LINE_ENDS = ["a", "a | b", "|", "---", "--|--", ":-:", "| a | b |", "|---|---|", "# h", "## h |",
+             "h\n===", "```", "~~~ x|y", "    code", "<div>", "</div>", "<!-- c", "-->",
+             "[r]: /x", "[r]: /x 'a|b'", "-", "- a", "* b", "10. x", "> q", ">", "***", "",
+             "text with `a|b`", "\tx", "- [ ] t", "<script>", "</script>", "?>", "[a][r]",
+             "数据 | 完了"]
+"""What follows: a line of nearly every kind of block opener, table row or lazy text."""
+
+
+@st.composite
+def line_mixes(draw):
+    """A few lines, each an opening (``LINE_STARTS``) and a line (``LINE_ENDS``) in any order:
+    the nestings and interruptions a block generator does not reach (a tab inside a list
+    item, an empty quote, a paragraph cut by a table header), with or without a last
+    newline, in LF or CRLF."""
+    lines = draw(st.lists(st.tuples(st.sampled_from(LINE_STARTS), st.sampled_from(LINE_ENDS)),
+                          min_size=1, max_size=8))
+    text = "\n".join(start + end for start, end in lines) + draw(st.sampled_from(["\n", ""]))
     return text.replace("\n", "\r\n") if draw(st.booleans()) else text
 
 

@@ -18,7 +18,7 @@ from chunklab.document.parsers import parse_blocks
 from chunklab.document.sections import Breadcrumbs
 from chunklab.errors import ConfigError
 from conftest import FIXTURES, SAMPLE
-from generated import markdown_docs
+from generated import line_mixes, markdown_docs
 
 native = lines_module.native
 needs_native = pytest.mark.skipif(native is None, reason="the install built no C code "
@@ -114,6 +114,19 @@ def test_c_fold_equals_python_fold_on_every_fixture(path, infer, monkeypatch):
 @example(text="> > x\n>\n> y\n> 10. a\n", infer=False, window=None)
 def test_c_fold_equals_python_fold_on_generated_markdown(text, infer, window, monkeypatch):
     c, python = both_folds(monkeypatch, text, window=window, infer=infer)
+    assert (c["parser"], c["fallback"]) == (python["parser"], python["fallback"])
+    same_blocks(c["blocks"], python["blocks"])
+
+
+@needs_native
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                   HealthCheck.function_scoped_fixture])
+@given(text=line_mixes(), infer=st.booleans())
+@example(text="- a\n\t- b\n", infer=False)  # a tab the C prefilter sends to the check
+@example(text="a\n[r]: /x\n:-:\n", infer=True)  # a paragraph the C prefilter sends too
+@example(text="> >\n>\n", infer=False)
+def test_c_fold_equals_python_fold_on_mixed_lines(text, infer, monkeypatch):
+    c, python = both_folds(monkeypatch, text, infer=infer)
     assert (c["parser"], c["fallback"]) == (python["parser"], python["fallback"])
     same_blocks(c["blocks"], python["blocks"])
 

@@ -14,7 +14,7 @@ from chunklab.document.corpus import decode, load_corpus, make_document
 from chunklab.document.parsers import PARSER_VARIABLE, parse_blocks, parser_choice
 from chunklab.errors import ConfigError
 from conftest import FIXTURES, SAMPLE
-from generated import markdown_docs
+from generated import line_mixes, markdown_docs
 
 pytest.importorskip("markdown_it_pyrs", reason="the rust parser needs the extra 'fast'")
 
@@ -22,6 +22,10 @@ MARKDOWN = sorted(p for root in (FIXTURES, SAMPLE) for p in root.rglob("*.md"))
 HANDED_BACK = {"realworld/vitepress_page.md": "container", "deep_list.md": "nesting"}
 """Fixtures the rust parser hands to python, and why: ``:::`` containers (markdown-it-pyrs has
 no container rule) and a list nested to the nesting limit (``nesting.py``)."""
+
+
+FALLBACKS = ("container", "nesting", "html", "table", "lazy", "tab", "quote", "front_matter")
+"""Every reason the rust parser gives for handing a document back (``rust_differences.py``)."""
 
 
 def parsed(text: str, parser: str, window: int | None = None) -> dict:
@@ -102,10 +106,45 @@ def test_the_sample_corpus_and_the_fixtures_need_no_other_fallback():
 def test_generated_markdown_parses_the_same(text):
     python, rust = both(text)
     if rust["parser"] == "python":  # handed back: it must say why, and be right to
-        assert rust["fallback"] in ("container", "nesting", "html", "table", "lazy")
+        assert rust["fallback"] in FALLBACKS
         return
     assert rust["blocks"] == python["blocks"]
     assert rust["references"] == python["references"]
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=line_mixes())
+@example(text="-\n\tx\n")  # a tab the item's indentation takes part of
+@example(text="- # h\n\tx\n")
+@example(text="> [a][r]\n  \tx\n> ---\n")
+@example(text="- x---\n\ntext\n")  # front matter inside a list item, to markdown-it-py
+@example(text="    ---\n  ---\n  <?x\n")  # an indented opener, to markdown-it-pyrs
+@example(text="---\na: 1\n    ---\n\ntext\n")  # a closer indented as code
+@example(text="> >\n>\n")  # an empty quote
+@example(text="> - >\n>\n> b\n")
+@example(text="a\n[r]: /x\n:-:\n")  # a paragraph cut for a header without a '|'
+@example(text="a | b\n   </script>\n:-:\n")
+@example(text="> q\n    x\n> - \n")  # an indented lazy line in a setext heading
+@example(text="> q\n   10. x\n> - \n> - ---\n")
+@example(text="> ```\n> x\n>")  # no last newline
+@example(text="> |a|\n> |-|\n>")
+def test_mixed_lines_parse_the_same(text):
+    """Lines of every kind under every opening, in any order: what block generators do not
+    reach (a tab inside a list item, an empty quote, a paragraph cut by a table header)."""
+    python, rust = both(text)
+    if rust["parser"] == "python":
+        assert rust["fallback"] in FALLBACKS
+        return
+    assert rust["blocks"] == python["blocks"]
+    assert rust["references"] == python["references"]
+
+
+def test_a_last_line_without_a_newline_is_read_like_one_with_it():
+    """markdown-it-py's ``:::`` rule read past a last line left open (IndexError: the whole
+    document was skipped); the parsers read the text as if it ended with a newline."""
+    for text in ("# T\n\n> |a|\n> |-|\n>", "> ```\n> x\n>", "a\nb"):
+        for parser in ("python", "rust"):
+            assert parsed(text, parser)["blocks"] == parsed(text + "\n", parser)["blocks"]
 
 
 @pytest.mark.parametrize("path", MARKDOWN, ids=lambda p: p.name)

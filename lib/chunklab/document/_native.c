@@ -36,7 +36,7 @@ typedef struct {
     PyObject *paragraph, *tight_text, *list_kind;
     PyObject *fallback;     /* the Fallback exception class */
     PyObject *special;      /* callable(node, kind, name, depth, first, stop, start, end, found) */
-    PyObject *check;        /* callable(node, kind, first, children): Fallback or None */
+    PyObject *check;        /* callable(node, kind, first, stop, children): Fallback or None */
     long max_nesting;
     int infer;
     /* headings: plain_text, the window's link definitions (label -> url), the kinds heading and
@@ -200,21 +200,66 @@ line_has_pipe(Window *w, Py_ssize_t line)
     return pipe == -2 ? -1 : pipe >= 0;
 }
 
-/* The window's `check` (rust_blocks._Folder.check_container) for a quote, or a container
- * whose first line holds a '|': -1 with Fallback set when markdown-it-py may read it
- * otherwise. */
+/* Whether a document line in [first, stop) has a tab among its indentation, quote marks and
+ * list markers (rust_differences.TAB_INDENT). */
 static int
-check_container(Window *w, PyObject *node, PyObject *kind, Py_ssize_t first,
+indented_by_tab(Window *w, Py_ssize_t first, Py_ssize_t stop)
+{
+    Py_ssize_t n = offset_count(&w->doc_starts);
+    Py_ssize_t length = PyUnicode_GET_LENGTH(w->text);
+    int kind = PyUnicode_KIND(w->text);
+    const void *data = PyUnicode_DATA(w->text);
+    for (Py_ssize_t line = first; line < stop && line < n; line++) {
+        for (Py_ssize_t i = offset_at(&w->doc_starts, line); i < length; i++) {
+            Py_UCS4 ch = PyUnicode_READ(kind, data, i);
+            if (ch == '\t') {
+                return 1;
+            }
+            if (ch != ' ' && ch != '>' && !(ch < 128 && strchr("*+-.)0123456789", (int)ch))) {
+                break;
+            }
+        }
+    }
+    return 0;
+}
+
+/* The first char of document line `line` past spaces, tabs and quote marks ('\n' for a line
+ * holding none, and past the last line). */
+static Py_UCS4
+first_mark(Window *w, Py_ssize_t line)
+{
+    Py_ssize_t n = offset_count(&w->doc_starts);
+    Py_ssize_t length = PyUnicode_GET_LENGTH(w->text);
+    int kind = PyUnicode_KIND(w->text);
+    const void *data = PyUnicode_DATA(w->text);
+    for (Py_ssize_t i = line < n ? offset_at(&w->doc_starts, line) : length; i < length; i++) {
+        Py_UCS4 ch = PyUnicode_READ(kind, data, i);
+        if (ch != ' ' && ch != '\t' && ch != '>') {
+            return ch == '\r' ? '\n' : ch;
+        }
+    }
+    return '\n';
+}
+
+/* The window's `check` (rust_blocks._Folder.check_node) for a quote, a list item with a tab
+ * among a line's indentation and markers, or a container whose first line holds a '|': -1
+ * with Fallback set when markdown-it-py may read it otherwise. */
+static int
+check_container(Window *w, PyObject *node, PyObject *kind, Py_ssize_t first, Py_ssize_t stop,
                 PyObject *children)
 {
     int checked = PyUnicode_CompareWithASCIIString(kind, "blockquote") == 0;
+    if (!checked && PyUnicode_CompareWithASCIIString(kind, "item") == 0) {
+        checked = indented_by_tab(w, first, stop);
+    }
     if (!checked) {
         checked = line_has_pipe(w, first);
         if (checked <= 0) {
             return checked;
         }
     }
-    PyObject *none = PyObject_CallFunction(w->check, "OOnO", node, kind, first, children);
+    PyObject *none = PyObject_CallFunction(w->check, "OOnnO", node, kind, first, stop,
+                                           children);
     Py_XDECREF(none);
     return none == NULL ? -1 : 0;
 }
@@ -248,7 +293,7 @@ fold_container(Window *w, PyObject *node, PyObject *kind, long depth, PyObject *
     Py_ssize_t first, stop;
     PyObject *start = NULL, *end = NULL, *block = NULL;
     if (children != NULL && place(w, node, &first, &stop, &start, &end) == 0
-        && check_container(w, node, kind, first, children) == 0) {
+        && check_container(w, node, kind, first, stop, children) == 0) {
         block = make_block(w, kind, start, end, has_word_char(w, start, end), children);
     }
     Py_XDECREF(children);
@@ -423,6 +468,24 @@ route_leaf(Window *w, PyObject *kind, Py_ssize_t first, PyObject *start, PyObjec
     return PyErr_Occurred() ? -1 : SPECIAL;
 }
 
+/* The window's `check` for a paragraph whose line after next may be a delimiter row (one
+ * cut short for a table, rust_differences.cut_for_a_table): -1 with Fallback set. */
+static int
+check_paragraph(Window *w, PyObject *node, PyObject *kind, Py_ssize_t first, Py_ssize_t stop)
+{
+    if (kind != w->paragraph && PyUnicode_Compare(kind, w->paragraph) != 0) {
+        return PyErr_Occurred() ? -1 : 0;
+    }
+    Py_UCS4 row = first_mark(w, stop + 1); /* the check's prefilter */
+    if ((row != '|' && row != '-' && row != ':') || first_mark(w, stop) == '\n') {
+        return 0; /* no delimiter-like row, or a blank line ends the paragraph in both */
+    }
+    PyObject *none = PyObject_CallFunction(w->check, "OOnnO", node, kind, first, stop,
+                                           empty_tuple);
+    Py_XDECREF(none);
+    return none == NULL ? -1 : 0;
+}
+
 static int
 fold_leaf(Window *w, PyObject *node, PyObject *name, long depth, PyObject *found)
 {
@@ -434,6 +497,11 @@ fold_leaf(Window *w, PyObject *node, PyObject *name, long depth, PyObject *found
     Py_ssize_t first, stop;
     PyObject *start, *end, *block = NULL;
     if (place(w, node, &first, &stop, &start, &end) < 0) {
+        return -1;
+    }
+    if (check_paragraph(w, node, kind, first, stop) < 0) {
+        Py_DECREF(start);
+        Py_DECREF(end);
         return -1;
     }
     int plain = PySet_Contains(w->plain, kind);

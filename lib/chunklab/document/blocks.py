@@ -146,6 +146,14 @@ block, the only block that lines beyond the window can still change. The rust pa
 deep region (``nesting.py``) lies inside one top-level block, so inside one window."""
 
 
+def with_final_newline(source: str) -> str:
+    """``source`` ending at a line end: the same lines and blocks to markdown-it, but a rule
+    that reads the char at a line's start (the ``:::`` container's, in a table's body inside
+    a quote) would read past a last line left open and raise IndexError, and markdown-it-pyrs
+    reads a last line with no newline otherwise in a quote."""
+    return source if not source or source[-1] in "\n\r" else source + "\n"
+
+
 def _windows(text: str, lines: LineIndex, env: dict, window: int) -> Iterator[list[Token]]:
     """The block tokens of ``text``, window by window (maps in document lines); every window
     holds whole top-level blocks."""
@@ -157,8 +165,8 @@ def _windows(text: str, lines: LineIndex, env: dict, window: int) -> Iterator[li
         while True:
             stop = lines.window_stop(first, size)
             env.pop(LIMIT_KEY, None)  # this window's own, in its lines
-            tokens = _markdown(first == 0).parse(text[lines.offset(first):lines.offset(stop)],
-                                                 env)
+            tokens = _markdown(first == 0).parse(
+                with_final_newline(text[lines.offset(first):lines.offset(stop)]), env)
             reached = env.pop(LIMIT_KEY, [])
             last = stop >= n_lines
             cut = len(tokens) if last else _last_top_level(tokens)

@@ -4,25 +4,7 @@ node tree exactly as ``blocks.py`` folds markdown-it-py's tokens.
 The Rust parser reports byte offsets; Blocks hold char offsets of whole lines, so each node's
 bytes become the lines they lie on and the line index gives the chars. A document this parser
 cannot read the same way is handed back (``Fallback``, its reason counted in run.json) and
-parsed by markdown-it-py:
-
-- container: a ``:::`` line (markdown-it-pyrs has no container rule);
-- nesting: blocks nested to ``MAX_NESTING`` (markdown-it-pyrs has no limit; the Python parse
-  holds the deep region in one block);
-- lazy: a quote with a lazy line (a quote mark short) that may open a list item that could not
-  interrupt a paragraph (``-`` alone, ``10. a``): markdown-it-pyrs keeps it in the quote's
-  paragraph, markdown-it-py ends the quote there;
-- html: a nested HTML comment (or ``<script>``, ``<?``, ...) without its end mark in its block
-  (markdown-it-pyrs ends it at a blank line inside a list item);
-- table: markdown-it-py tries its table rule first wherever a block may start, markdown-it-pyrs
-  after its list, quote, heading, fence, HTML and definition rules: ``1. |``, ``> |``, ``# |``
-  or ``~~~ |`` over ``---`` is a table to one and not to the other. So any block but a
-  paragraph whose first line holds a ``|`` over a line that may be a delimiter row is handed
-  back (``_heads_a_table``), as is a setext heading holding a ``|``, a table whose header row
-  has none, that may open another block (markdown-it-py may go on with a list item: its list
-  rule does not stop for a table) or that follows a quote line (markdown-it-py reads a
-  paragraph, or a lazy line of the quote), and a table whose body has a row that may open
-  another block (``-``, ``>``, ``#``: markdown-it-py ends the table there).
+parsed by markdown-it-py; ``rust_differences.py`` says where and why.
 
 A differential test holds both parsers to the same Blocks.
 """
@@ -38,7 +20,6 @@ from functools import lru_cache
 from typing import Any
 
 from markdown_it.common.utils import normalizeReference
-from markdown_it.rules_block.html_block import HTML_SEQUENCES
 
 from .blocks import (
     _ALWAYS_CONTENT,
@@ -49,11 +30,23 @@ from .blocks import (
     _retitled,
     _with_gaps,
     html_heading,
+    with_final_newline,
 )
 from .headings import infer_heading
 from .inline import INLINE_MARKS, plain_text
 from .lines import SHARED_OFFSETS, line_ends, native, native_choice, offset_type
 from .nesting import MAX_NESTING
+from .rust_differences import (
+    TAB_INDENT,
+    UNQUOTED_TAB,
+    closed_as_code,
+    cut_for_a_table,
+    front_matter_may_differ,
+    heads_a_table,
+    holds_a_lazy_item,
+    may_differ,
+    runs_on,
+)
 
 _RULES = ["blockquote", "code", "fence", "heading", "hr", "lheading", "list", "paragraph",
           "reference", "html_block", "table", "front_matter"]
@@ -67,29 +60,12 @@ _PLAIN = frozenset({"paragraph", "code", "hr", "front_matter"})
 """Leaves whose Block is their kind and span alone (a top-level paragraph may also be an
 inferred heading)."""
 _READ_OTHERWISE = frozenset({"table", "heading", "lheading", "fence", "html_block", "definition"})
-"""Nodes markdown-it-py may read otherwise (``_may_differ``)."""
+"""Nodes markdown-it-py may read otherwise (``may_differ``)."""
 _TIGHT_TEXT = "text"
 """A tight list item's paragraph: markdown-it-pyrs leaves its text node in the item."""
 _CONTAINER_LINE = re.compile(r"(?m)^[ \t>*+\-.)\d]*:{3,}[ \t]*\S")
 """A line that may open a ``:::`` container (over-inclusive: a false match only costs speed)."""
 _LINE_BREAK = re.compile(r"\r\n?")
-_LINE_PREFIX = re.compile(r"[ \t>]*")
-"""Indentation and quote marks: what a table nested in a list item or quote has before a row."""
-_LIST_MARKER = re.compile(r"(?:[-*+]|\d{1,9}[.)])(?:[ \t\r]|$)")
-"""What may open a list item after a line's prefix: a marker, then a blank or the line end."""
-_DELIMITER_ROW = re.compile(r"[ \t>]*(?!-[ \t])[|:-][|:\- \t]+")
-"""A line that may be a table's delimiter row past its indentation and quote marks (as
-markdown-it-py's table rule reads the line after a header: ``-``, ``:`` or ``|``, then only
-those and blanks, not a list item's ``- ``; over-inclusive, its columns are not counted)."""
-_BLOCK_OPENER = re.compile(_LIST_MARKER.pattern +
-                           r"|#{1,6}(?:[ \t\r]|$)|`{3}|~{3}|<[A-Za-z/!?]|([-*_])[ \t]*\1[ \t]*\1")
-"""What may open another block after a line's prefix: a list item, heading, fence, HTML block
-or rule (over-inclusive: a false match only costs speed; a cell opening with inline code,
-`` `x` ``, is not one)."""
-_RUN_ON_HTML = [(re.compile(opener.pattern.lstrip("^"), opener.flags), end)
-                for opener, end, _ in HTML_SEQUENCES[:5]]
-"""HTML blocks that run on to their end mark (a comment to ``-->``, ...): markdown-it-pyrs ends
-them at a blank line inside a list item, markdown-it-py does not."""
 
 
 WINDOW = 64_000
@@ -156,6 +132,8 @@ def rust_blocks(text: str, lines: Any, infer: bool, env: dict, window: int = WIN
     link reference definitions. Raises Fallback."""
     if ":::" in text and _CONTAINER_LINE.search(text):
         raise Fallback("container")
+    if text[:1] in ("-", " ", "\t") and front_matter_may_differ(text):
+        raise Fallback("front_matter")
     folder = _Folder(text, lines, infer, env)
     top: list = []
     windows = 0
@@ -167,6 +145,8 @@ def rust_blocks(text: str, lines: Any, infer: bool, env: dict, window: int = WIN
             folder.collect_references(nodes)
             folder.ref_map = {label: ref["href"] for label, ref in folder.references.items()}
         top += folder.fold(nodes, 0, top[-1:])
+        if windows == 1 and top and top[0].kind == "front_matter" and closed_as_code(text, top[0]):
+            raise Fallback("front_matter")
     if windows > 1 and folder.ref_map:  # a definition further down may name a link above
         top = _retitled(top, folder.ref_map)
     return _with_gaps(top, text)
@@ -186,7 +166,7 @@ def _windows(text: str, lines: Any, window: int) -> Iterator[tuple[list, _Window
             as_written = "\r" not in source and "\0" not in source
             if not as_written:  # markdown-it's normalisation: same lines
                 source = _LINE_BREAK.sub("\n", source).replace("\0", "\ufffd")
-            nodes = _parser(first == 0).tree(source).children
+            nodes = _parser(first == 0).tree(with_final_newline(source)).children
             last = stop >= n_lines
             unclosed = first == 0 and text.startswith("---") and not (
                 nodes and nodes[0].name == "front_matter")  # its end may lie further on
@@ -234,7 +214,7 @@ class _Folder:
             native.fold(self.text, lines.starts, where.starts, where.base, where.shift,
                        lines.shared, SHARED_OFFSETS, Block, _CONTAINERS, _LEAVES, _PLAIN,
                        _WORDLESS, _ALWAYS_CONTENT, "paragraph", _TIGHT_TEXT, "list", Fallback,
-                       self.special, self.check_container, MAX_NESTING, self.infer, nodes,
+                       self.special, self.check_node, MAX_NESTING, self.infer, nodes,
                        depth, found,
                        (plain_text, self.ref_map, "heading", "empty_heading", "lheading",
                         "markdown_atx", "markdown_setext", INLINE_MARKS))
@@ -254,8 +234,8 @@ class _Folder:
                     raise Fallback("nesting")
                 children: list = []
                 self.fold_into(node.children, depth + 1, children)
-                first, _, start, end = place(node.srcmap)
-                self.check_container(node, container, first, children)
+                first, stop, start, end = place(node.srcmap)
+                self.check_node(node, container, first, stop, children)
                 found.append(Block(container, start, end,
                                    content=_WORD_CHAR.search(text, start, end) is not None,
                                    children=tuple(children)))
@@ -264,26 +244,41 @@ class _Folder:
             if kind is None:
                 raise Fallback(f"node {name}")
             first, stop, start, end = place(node.srcmap)
+            if kind == "paragraph":
+                self.check_node(node, kind, first, stop, ())
             if kind in _PLAIN and not (infer_here and kind == "paragraph"):
                 found.append(Block(kind, start, end, content=_has_words(kind, text, start, end)))
                 continue
             found.append(self.special(node, kind, name, depth, first, stop, start, end, found))
 
-    def check_container(self, node: Any, kind: str, first: int, children: list | tuple) -> None:
-        """Fallback when markdown-it-py may read a container ``node`` (``kind``, first document
-        line ``first``, its Blocks ``children``) otherwise: its first line heads a table
-        (``_heads_a_table``), or it is a quote holding a lazy line that may open a list item
-        (``_holds_a_lazy_item``). The C fold calls it for a quote or a first line holding a
-        ``|``."""
+    def check_node(self, node: Any, kind: str, first: int, stop: int,
+                   children: list | tuple) -> None:
+        """Fallback when markdown-it-py may read a container or paragraph ``node`` (``kind``,
+        document lines [first, stop), its Blocks ``children``) otherwise: a paragraph cut
+        short where a table might start (``cut_for_a_table``), a container whose first line
+        heads a table (``heads_a_table``), a list item with a tab in a line's indentation
+        (``TAB_INDENT``) or a quote with one before its marks, an empty quote, or a quote
+        holding a lazy line that may open a list item (``holds_a_lazy_item``). The C fold
+        calls it for a quote, an item with such a tab, a first line holding a ``|``, or a
+        paragraph whose line after next may be a delimiter row."""
         text, lines = self.text, self.lines
-        if _heads_a_table(text, lines, first):
+        if kind == "paragraph":
+            if cut_for_a_table(text, lines, stop):
+                raise Fallback("table")
+            return
+        if heads_a_table(text, lines, first):
             raise Fallback("table")
+        tabs = TAB_INDENT if kind == "item" else UNQUOTED_TAB if kind == "blockquote" else None
+        if tabs is not None and tabs.search(text, lines.offset(first), lines.offset(stop)):
+            raise Fallback("tab")
+        if kind == "blockquote" and not children:
+            raise Fallback("quote")  # an empty quote: the parsers end it on other lines
         if kind == "blockquote":
             # the quote's own mark: its node starts there, after ASCII marks (bytes are chars)
             where = self.where
             column = where.base + node.srcmap[0] - where.starts[first - where.shift]
             marks = text.count(">", lines.offset(first), lines.offset(first) + column + 1)
-            if _holds_a_lazy_item(text, marks, children):
+            if holds_a_lazy_item(text, marks, children):
                 raise Fallback("lazy")
 
     def special(self, node: Any, kind: str, name: str, depth: int, first: int, stop: int,
@@ -293,9 +288,9 @@ class _Folder:
         chars [start, end), ``found`` the blocks before it; Fallback when markdown-it-py may
         read it otherwise."""
         block = self.leaf(node, kind, not depth, (first, stop), (start, end))
-        if kind == "html" and depth and _runs_on(self.text[block.start : block.end]):
+        if kind == "html" and depth and runs_on(self.text[block.start : block.end]):
             raise Fallback("html")
-        if name in _READ_OTHERWISE and _may_differ(self.text, self.lines, block, name, first,
+        if name in _READ_OTHERWISE and may_differ(self.text, self.lines, block, name, first,
                                                    found):
             raise Fallback("table")
         return block
@@ -322,77 +317,3 @@ class _Folder:
                 return Block("heading", start, end, seen[0], seen[1], seen[2], seen[1])
         title = sys.intern(str(node.meta.get("info", "")).strip()) if kind == "fence" else ""
         return Block(kind, start, end, title=title, content=_has_words(kind, text, start, end))
-
-
-def _runs_on(html: str) -> bool:
-    """Whether an HTML block may open one that runs on to an end mark it does not hold."""
-    return any(opener.search(html) and not end.search(html) for opener, end in _RUN_ON_HTML)
-
-
-def _opens_a_block(header: str, body: str) -> bool:
-    """Whether a line of a table's ``body`` (from the newline before its first row) may open
-    another block where markdown-it-py ends the table and markdown-it-pyrs reads a row: an
-    opener after the prefix its ``header`` row has, or a quote mark more or fewer."""
-    marks = _LINE_PREFIX.match(header).group().count(">")  # type: ignore[union-attr]
-    for line in body.split("\n")[1:]:
-        prefix = _LINE_PREFIX.match(line).group()  # type: ignore[union-attr]
-        if prefix.count(">") != marks or _BLOCK_OPENER.match(line, len(prefix)):
-            return True
-    return False
-
-
-def _holds_a_lazy_item(text: str, marks: int, children: list | tuple) -> bool:
-    """Whether a quote (``marks`` quote marks deep, its Blocks ``children``) holds a paragraph
-    line, in it or in its lists, with fewer marks that may open a list item: markdown-it-pyrs
-    keeps such a lazy line in the paragraph when the item could not interrupt one (``-``
-    alone, ``10. a``), markdown-it-py ends the quote there."""
-    for paragraph in _paragraphs(children):
-        for line in text[paragraph.start : paragraph.end].splitlines()[1:]:
-            prefix = _LINE_PREFIX.match(line).group()  # type: ignore[union-attr]
-            if prefix.count(">") < marks and _LIST_MARKER.match(line, len(prefix)):
-                return True
-    return False
-
-
-def _paragraphs(blocks: list | tuple) -> Iterator[Any]:
-    """The paragraphs among ``blocks`` and in their lists, not in a nested quote (which is
-    checked on its own)."""
-    for block in blocks:
-        if block.kind == "paragraph":
-            yield block
-        elif block.kind in ("list", "item"):
-            yield from _paragraphs(block.children)
-
-
-def _heads_a_table(text: str, lines: Any, first: int) -> bool:
-    """Whether document line ``first`` holds a ``|`` over a line that may be a table's
-    delimiter row (``_DELIMITER_ROW``): where markdown-it-py may read a table and
-    markdown-it-pyrs a block its rules try before tables."""
-    start, stop = lines.offset(first), lines.offset(first + 1)
-    if stop >= len(text) or text.find("|", start, stop) < 0:
-        return False
-    row = text[stop : lines.offset(first + 2)].rstrip("\r\n")
-    return _DELIMITER_ROW.fullmatch(row) is not None
-
-
-def _may_differ(text: str, lines: Any, block: Any, name: str, first: int,
-                before: list) -> bool:
-    """Whether markdown-it-py may read this table, heading, fence, HTML block or definition
-    otherwise: a table whose header row has no ``|`` or may open another block, whose body
-    has a row that may open another block, or that follows a quote with no blank line, a
-    setext heading holding a ``|``, or another block whose first line (document line
-    ``first``) heads a table (``_heads_a_table``)."""
-    if name == "lheading":
-        return "|" in text[block.start : block.end]
-    if name != "table":
-        return _heads_a_table(text, lines, first)
-    stop = text.find("\n", block.start, block.end)
-    header = text[block.start : block.end if stop < 0 else stop]
-    if "|" not in header:
-        return True
-    if _BLOCK_OPENER.match(header, _LINE_PREFIX.match(header).end()):  # type: ignore[union-attr]
-        return True  # markdown-it-py may go on with a list item (``1. |`` after one)
-    delimiter = text.find("\n", stop + 1, block.end) if stop >= 0 else -1
-    if delimiter >= 0 and _opens_a_block(text[block.start : stop], text[delimiter : block.end]):
-        return True  # markdown-it-py ends a table at a row that may open another block
-    return bool(before) and before[-1].kind == "blockquote" and block.start - before[-1].end <= 2
