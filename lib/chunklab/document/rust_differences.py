@@ -47,9 +47,9 @@ from markdown_it.rules_block.html_block import HTML_SEQUENCES
 _LINE_PREFIX = re.compile(r"[ \t>]*")
 """Indentation and quote marks: what a table nested in a list item or quote has before a row."""
 TAB_INDENT = re.compile(r"(?m)^[ >*+\-.)\d]*\t")
-"""A line with a tab among its indentation, quote marks and list markers: markdown-it-pyrs
-misplaces a block that starts past a tab only partly taken by a list item's or quote's
-indentation (``-`` over ``\tx``)."""
+"""A list item's line with a tab among its indentation, quote marks and list markers:
+markdown-it-pyrs misplaces a block that starts past a tab only partly taken by the item's
+indentation (``-`` over a line of a tab and ``x``)."""
 _CONTAINER_PREFIX = re.compile(r"(?:[ \t>]|[-*+](?=[ \t])|\d{1,9}[.)](?=[ \t]))*")
 """What opens a line before its text: indentation, quote marks and list markers."""
 UNQUOTED_TAB = re.compile(r"(?m)^[ *+\-.)\d]*\t")
