@@ -188,16 +188,27 @@ append_block(PyObject *found, PyObject *block)
 
 static int fold_into(Window *w, PyObject *nodes, long depth, PyObject *found);
 
+/* Offset of document line `line`'s first char (the text's length past the last line). */
+static Py_ssize_t
+line_start(Window *w, Py_ssize_t line)
+{
+    return line < offset_count(&w->doc_starts) ? offset_at(&w->doc_starts, line)
+                                               : PyUnicode_GET_LENGTH(w->text);
+}
+
+/* Whether text[a:b] holds a '|' (-1 with an error set). */
+static int
+pipe_in(Window *w, Py_ssize_t a, Py_ssize_t b)
+{
+    Py_ssize_t pipe = PyUnicode_FindChar(w->text, '|', a, b, 1);
+    return pipe == -2 ? -1 : pipe >= 0;
+}
+
 /* Whether document line `line` holds a '|' (-1 with an error set). */
 static int
 line_has_pipe(Window *w, Py_ssize_t line)
 {
-    Py_ssize_t n = offset_count(&w->doc_starts);
-    Py_ssize_t length = PyUnicode_GET_LENGTH(w->text);
-    Py_ssize_t a = line < n ? offset_at(&w->doc_starts, line) : length;
-    Py_ssize_t b = line + 1 < n ? offset_at(&w->doc_starts, line + 1) : length;
-    Py_ssize_t pipe = PyUnicode_FindChar(w->text, '|', a, b, 1);
-    return pipe == -2 ? -1 : pipe >= 0;
+    return pipe_in(w, line_start(w, line), line_start(w, line + 1));
 }
 
 /* Whether a document line in [first, stop) has a tab among its indentation, quote marks and
@@ -205,12 +216,11 @@ line_has_pipe(Window *w, Py_ssize_t line)
 static int
 indented_by_tab(Window *w, Py_ssize_t first, Py_ssize_t stop)
 {
-    Py_ssize_t n = offset_count(&w->doc_starts);
     Py_ssize_t length = PyUnicode_GET_LENGTH(w->text);
     int kind = PyUnicode_KIND(w->text);
     const void *data = PyUnicode_DATA(w->text);
-    for (Py_ssize_t line = first; line < stop && line < n; line++) {
-        for (Py_ssize_t i = offset_at(&w->doc_starts, line); i < length; i++) {
+    for (Py_ssize_t line = first; line < stop; line++) {
+        for (Py_ssize_t i = line_start(w, line); i < length; i++) {
             Py_UCS4 ch = PyUnicode_READ(kind, data, i);
             if (ch == '\t') {
                 return 1;
@@ -228,11 +238,10 @@ indented_by_tab(Window *w, Py_ssize_t first, Py_ssize_t stop)
 static Py_UCS4
 first_mark(Window *w, Py_ssize_t line)
 {
-    Py_ssize_t n = offset_count(&w->doc_starts);
     Py_ssize_t length = PyUnicode_GET_LENGTH(w->text);
     int kind = PyUnicode_KIND(w->text);
     const void *data = PyUnicode_DATA(w->text);
-    for (Py_ssize_t i = line < n ? offset_at(&w->doc_starts, line) : length; i < length; i++) {
+    for (Py_ssize_t i = line_start(w, line); i < length; i++) {
         Py_UCS4 ch = PyUnicode_READ(kind, data, i);
         if (ch != ' ' && ch != '\t' && ch != '>') {
             return ch == '\r' ? '\n' : ch;
@@ -241,7 +250,19 @@ first_mark(Window *w, Py_ssize_t line)
     return '\n';
 }
 
-/* The window's `check` (rust_blocks._Folder.check_node) for a quote, a list item with a tab
+/* The window's `check` (rust_blocks._Folder.check_node) on a node: -1 with Fallback set when
+ * it hands the document back. */
+static int
+call_check(Window *w, PyObject *node, PyObject *kind, Py_ssize_t first, Py_ssize_t stop,
+           PyObject *children)
+{
+    PyObject *none = PyObject_CallFunction(w->check, "OOnnO", node, kind, first, stop,
+                                           children);
+    Py_XDECREF(none);
+    return none == NULL ? -1 : 0;
+}
+
+/* The window's `check` for a quote, a list item with a tab
  * among a line's indentation and markers, or a container whose first line holds a '|': -1
  * with Fallback set when markdown-it-py may read it otherwise. */
 static int
@@ -258,10 +279,7 @@ check_container(Window *w, PyObject *node, PyObject *kind, Py_ssize_t first, Py_
             return checked;
         }
     }
-    PyObject *none = PyObject_CallFunction(w->check, "OOnnO", node, kind, first, stop,
-                                           children);
-    Py_XDECREF(none);
-    return none == NULL ? -1 : 0;
+    return call_check(w, node, kind, first, stop, children);
 }
 
 static int
@@ -348,9 +366,7 @@ meta_item(PyObject *node, PyObject *key, PyObject *fallback)
 static int
 has_pipe(Window *w, PyObject *start, PyObject *end)
 {
-    Py_ssize_t a = PyLong_AsSsize_t(start), b = PyLong_AsSsize_t(end);
-    Py_ssize_t pipe = PyUnicode_FindChar(w->text, '|', a, b, 1);
-    return pipe == -2 ? -1 : pipe >= 0;
+    return pipe_in(w, PyLong_AsSsize_t(start), PyLong_AsSsize_t(end));
 }
 
 /* Whether `raw` is its own plain text (inline.plain_text's first test): no char of the
@@ -480,10 +496,7 @@ check_paragraph(Window *w, PyObject *node, PyObject *kind, Py_ssize_t first, Py_
     if ((row != '|' && row != '-' && row != ':') || first_mark(w, stop) == '\n') {
         return 0; /* no delimiter-like row, or a blank line ends the paragraph in both */
     }
-    PyObject *none = PyObject_CallFunction(w->check, "OOnnO", node, kind, first, stop,
-                                           empty_tuple);
-    Py_XDECREF(none);
-    return none == NULL ? -1 : 0;
+    return call_check(w, node, kind, first, stop, empty_tuple);
 }
 
 static int

@@ -132,7 +132,7 @@ def rust_blocks(text: str, lines: Any, infer: bool, env: dict, window: int = WIN
     link reference definitions. Raises Fallback."""
     if ":::" in text and _CONTAINER_LINE.search(text):
         raise Fallback("container")
-    if text[:1] in ("-", " ", "\t") and front_matter_may_differ(text):
+    if front_matter_may_differ(text):
         raise Fallback("front_matter")
     folder = _Folder(text, lines, infer, env)
     top: list = []
@@ -271,9 +271,9 @@ class _Folder:
         tabs = TAB_INDENT if kind == "item" else UNQUOTED_TAB if kind == "blockquote" else None
         if tabs is not None and tabs.search(text, lines.offset(first), lines.offset(stop)):
             raise Fallback("tab")
-        if kind == "blockquote" and not children:
-            raise Fallback("quote")  # an empty quote: the parsers end it on other lines
         if kind == "blockquote":
+            if not children:
+                raise Fallback("quote")  # an empty quote: the parsers end it on other lines
             # the quote's own mark: its node starts there, after ASCII marks (bytes are chars)
             where = self.where
             column = where.base + node.srcmap[0] - where.starts[first - where.shift]

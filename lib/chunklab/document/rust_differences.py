@@ -145,24 +145,26 @@ def cut_for_a_table(text: str, lines: Any, stop: int) -> bool:
     one that may be a delimiter row: markdown-it-pyrs lets such a line interrupt a paragraph
     as a table's header even without a ``|`` (``a`` over ``[r]: /x`` over ``:-:``),
     markdown-it-py does not."""
-    if lines.offset(stop + 1) >= len(text):
-        return False
     line = text[lines.offset(stop) : lines.offset(stop + 1)]
     if not line[_LINE_PREFIX.match(line).end() :].strip():  # type: ignore[union-attr]
         return False  # a blank line ends the paragraph in both
-    row = text[lines.offset(stop + 1) : lines.offset(stop + 2)].rstrip("\r\n")
-    return _DELIMITER_ROW.fullmatch(row) is not None
+    return _delimiter_row_at(text, lines, stop + 1)
+
+
+def _delimiter_row_at(text: str, lines: Any, line: int) -> bool:
+    """Whether document ``line`` may be a table's delimiter row (``_DELIMITER_ROW``)."""
+    start = lines.offset(line)
+    if start >= len(text):
+        return False
+    return _DELIMITER_ROW.fullmatch(text[start : lines.offset(line + 1)].rstrip("\r\n")) is not None
 
 
 def heads_a_table(text: str, lines: Any, first: int) -> bool:
     """Whether document line ``first`` holds a ``|`` over a line that may be a table's
     delimiter row (``_DELIMITER_ROW``): where markdown-it-py may read a table and
     markdown-it-pyrs a block its rules try before tables."""
-    start, stop = lines.offset(first), lines.offset(first + 1)
-    if stop >= len(text) or text.find("|", start, stop) < 0:
-        return False
-    row = text[stop : lines.offset(first + 2)].rstrip("\r\n")
-    return _DELIMITER_ROW.fullmatch(row) is not None
+    has_pipe = text.find("|", lines.offset(first), lines.offset(first + 1)) >= 0
+    return has_pipe and _delimiter_row_at(text, lines, first + 1)
 
 
 def may_differ(text: str, lines: Any, block: Any, name: str, first: int,
