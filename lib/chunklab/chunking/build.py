@@ -86,10 +86,10 @@ TABLE, CODE, OTHER = 1, 2, 4
 """What a content block adds to a chunk's kind: a table, code (a fence or indented code), or
 anything else."""
 BODY, CHILDREN, HEADING, FRONT_MATTER, PARAGRAPH = 8, 16, 32, 64, 128
-"""What else a block's flags say, for ``_chunks.c``: content, holding blocks, a heading,
+"""What else a block's flags say, for ``_chunks.h``: content, holding blocks, a heading,
 front matter, a paragraph."""
 KINDS = ("prose", "code", "table", "mixed", "heading", "front_matter")
-"""The kinds of a chunk, in the order ``_chunks.c`` names them."""
+"""The kinds of a chunk, in the order ``_build.c`` names them."""
 
 
 @lru_cache(maxsize=64)
@@ -334,8 +334,8 @@ class ChunkBuilder:
 
     @property
     def flags(self) -> bytes:
-        """Each block's flags for ``_chunks.c`` (``block_flags``: kind bits, BODY, CHILDREN,
-        HEADING, FRONT_MATTER, PARAGRAPH), made once."""
+        """Each block's flags for the C code (``block_flags`` in ``_labels.c``: kind bits, BODY,
+        CHILDREN, HEADING, FRONT_MATTER, PARAGRAPH), made once."""
         if self._flags is None:
             self._flags = block_flags(self.blocks)
         return self._flags
@@ -374,7 +374,7 @@ class ChunkBuilder:
                 self._part, self.chunk)
 
     def build(self, pieces: Iterable[Piece]) -> list[Chunk]:
-        """The Chunk of each piece (``chunk``), made in C (``_chunks.c``) unless
+        """The Chunk of each piece (``chunk``), made in C (``_build.c``) unless
         ``native_choice()`` says python: C makes those of plain pieces and hands the others
         to ``chunk``. ``tests/test_chunk_records.py`` holds every chunk to ``label`` and
         ``block_kind``, and the chunks made in C to those made in Python."""

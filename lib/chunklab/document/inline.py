@@ -13,7 +13,7 @@ from markdown_it.token import Token
 INLINE_MARKS = "*_`[]!<>&\\\n\r"
 """Characters that can start inline syntax (emphasis, code, links, html, entities, escapes) or
 a line break: text holding none of them, its words single-spaced, is its own plain text
-(``_native.c`` tests a heading's title the same way before calling ``plain_text``)."""
+(``_leaves.c`` tests a heading's title the same way before calling ``plain_text``)."""
 _INLINE_MARKS = frozenset(INLINE_MARKS)
 _BREAKS = ("softbreak", "hardbreak")
 _SKIPPED = ("html_inline",)

@@ -206,7 +206,7 @@ class _Folder:
 
     def fold(self, nodes: Any, depth: int, before: list | None = None) -> list:
         """Blocks of ``nodes`` (``before``: the block preceding them, from an earlier window),
-        folded in C (``_native.c``) unless ``lines.native_choice()`` says python."""
+        folded in C (``_fold.c``) unless ``lines.native_choice()`` says python."""
         found = list(before or ())
         kept = len(found)
         if native is not None and native_choice() == "c":

@@ -1,7 +1,8 @@
-/* What chunklab's C extensions share (document/_native.c, chunking/_chunks.c): reading a
- * record's slots (or, for another class, its attributes) and setting those of a frozen record
- * made in C, and reading the arrays of offsets a LineIndex or Breadcrumbs holds (4- or 8-byte
- * ints), binary search included. Static inline functions: each extension gets its own copy. */
+/* What chunklab's C extensions share (document/_native.c, chunking/_chunks.c and the files
+ * each is built with): reading a record's slots (or, for another class, its attributes) and
+ * setting those of a frozen record made in C, and reading the arrays of offsets a LineIndex or
+ * Breadcrumbs holds (4- or 8-byte ints), binary search included. Static inline functions: each
+ * extension gets its own copy. */
 
 #ifndef CHUNKLAB_CEXT_H
 #define CHUNKLAB_CEXT_H
@@ -11,6 +12,14 @@
 #include <structmember.h>
 
 #define MAX_SLOTS 32
+
+/* What one file of an extension gives the others: kept out of the module's exported symbols,
+ * so no other library loaded in the process can stand in for it. */
+#if defined(__GNUC__)
+#define INTERNAL __attribute__((visibility("hidden")))
+#else
+#define INTERNAL
+#endif
 
 /* The offset of each slot `names[i]` of `type` (a slotted class) into `offsets`, which are
  * left as they were when a name is not a slot of it. */
