@@ -27,7 +27,7 @@ from chunklab.chunking.build import (
 from chunklab.chunking.config import make_config
 from chunklab.chunking.records import Chunk, Piece
 from chunklab.chunking.registry import REGISTRY
-from chunklab.document.blocks import atomic_blocks
+from chunklab.document.blocks import ATOMIC, atomic_blocks
 from chunklab.document.corpus import make_document
 from chunklab.document.sections import Breadcrumbs
 from chunklab.evaluation.budget import truncate
@@ -145,6 +145,38 @@ def kind_the_long_way(blocks, span) -> str:
         return "table"
     code = body & {"fence", "code"}
     return ("code" if body == code else "mixed") if code else "prose"
+
+
+def nested_kinds_the_long_way(block, lo, hi) -> set[str]:
+    """What ``kind_bits`` finds, as kinds (table, code): those of the block and of every atomic
+    block nested in it that lies inside [lo, hi)."""
+    nested = atomic_blocks(block.children) if block.kind not in ATOMIC else []
+    kinds = {block.kind} | {a.kind for a in nested if lo <= a.start and a.end <= hi}
+    return ({"table"} & kinds) | ({"code"} if kinds & {"fence", "code"} else set())
+
+
+def kinds_of(bits: int) -> set[str]:
+    return {name for bit, name in ((TABLE, "table"), (CODE, "code")) if bits & bit}
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=markdown_docs(), data=st.data())
+@example(text="1. a\n\n   ```sh\n   x\n   ```\n\n2. b\n\n   | a |\n   |---|\n   | 1 |\n\n"
+              "3. c\n", data=None)
+def test_kind_bits_reads_the_nested_blocks_inside_the_span(text, data):
+    """The walk that starts at the span and stops past it (a chunk cut from a long list) finds
+    the fences and tables that every nested block inside the span gives."""
+    end = len(text) + 1
+    for block in make_document("gen.md", text).blocks:
+        spans = [(0, float("inf")), (block.start, block.end), (block.start + 1, block.end - 1)]
+        if data is None:  # the example: a grid of spans
+            spans += [(lo, hi) for lo in range(0, end, 7) for hi in range(lo, end, 5)]
+        else:
+            lo = data.draw(st.integers(0, end), label="lo")
+            spans.append((lo, data.draw(st.integers(lo, end), label="hi")))
+        for lo, hi in spans:
+            assert kinds_of(kind_bits(block, lo, hi)) == nested_kinds_the_long_way(
+                block, lo, hi), (block.kind, lo, hi)
 
 
 LABEL_CONFIGS = [

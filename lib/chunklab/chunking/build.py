@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cached_property, lru_cache, reduce
 from operator import or_
 
-from ..document.blocks import Block, atomic_blocks
+from ..document.blocks import ATOMIC, Block
 from ..document.corpus import Document, make_document
 from ..document.lines import native_choice, offset_type
 from ..document.sections import Breadcrumbs
@@ -111,13 +111,33 @@ _KIND_BITS = {"table": TABLE, "fence": CODE, "code": CODE}
 
 def kind_bits(block: Block, lo: float = 0, hi: float = float("inf")) -> int:
     """What content ``block`` adds to a chunk's kind, with the fences and tables nested in it
-    that lie inside [lo, hi)."""
+    (``atomic_blocks``) that lie inside [lo, hi)."""
     bits = _KIND_BITS.get(block.kind, OTHER)
-    if block.children:
-        for atom in atomic_blocks([block]):
-            if lo <= atom.start and atom.end <= hi:
-                bits |= _KIND_BITS.get(atom.kind, OTHER)
+    if block.children and block.kind not in ATOMIC:
+        bits |= _nested_bits(block.children, lo, hi)
     return bits
+
+
+def _nested_bits(children: Sequence[Block], lo: float, hi: float) -> int:
+    """The kind bits of the atomic blocks among ``children`` and their descendants that lie
+    inside [lo, hi). Siblings are in order and do not overlap, so the walk starts at the first
+    child ending at or past ``lo`` and stops at one starting past ``hi``: a chunk cut from a
+    list of thousands of items reads its own items, not the whole list."""
+    bits = 0
+    for at in range(bisect_left(children, lo, key=_end), len(children)):
+        child = children[at]
+        if child.start > hi:
+            break
+        if child.kind in ATOMIC:
+            if lo <= child.start and child.end <= hi:
+                bits |= _KIND_BITS.get(child.kind, OTHER)
+        elif child.children:
+            bits |= _nested_bits(child.children, lo, hi)
+    return bits
+
+
+def _end(block: Block) -> int:
+    return block.end
 
 
 def kind_named(bits: int, blocks: Sequence[Block]) -> str:
