@@ -88,6 +88,25 @@ def test_a_full_cache_starts_over_with_the_same_counts(monkeypatch):
     assert len(sizes.WORDS) <= 10
 
 
+def test_a_sweep_encodes_each_word_once_where_release_notes_hold_many(monkeypatch):
+    """Two texts of 30,000 distinct words each (18.5 MB of real release notes hold 208,000, most
+    of them hashes and links seen once): counted a second time, as the next config of a sweep
+    counts them, not a word is encoded again (a cache of 50,000 started over on each text and
+    encoded all 60,000 every time)."""
+    encoded: list[int] = []
+    counted = sizes.word_counts
+    monkeypatch.setattr(sizes, "word_counts",
+                        lambda words: encoded.append(len(words)) or counted(words))
+    sizes.WORDS.clear()
+    texts = [" ".join(f"{side}{n:x}" for n in range(30_000)) for side in "gh"]
+    first = [sizes.count_tokens([text]) for text in texts]
+    assert sum(encoded) == 60_000
+    assert [sizes.count_tokens([text]) for text in texts] == first
+    assert sum(encoded) == 60_000
+    assert first == [direct([text]) for text in texts]
+    sizes.WORDS.clear()
+
+
 @given(text=markdown_docs(), cuts=st.lists(st.integers(0, 10_000), max_size=6))
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_generated_documents_and_their_slices_count_the_same(text, cuts):
