@@ -14,6 +14,7 @@ from ..document.blocks import ATOMIC, Block
 from ..document.corpus import Document, make_document
 from ..document.lines import native_choice, offset_type
 from ..document.sections import Breadcrumbs
+from ..util.collector import collector_paused
 from .config import ChunkerConfig
 from .packing import TAIL_SHARE
 from .records import Chunk, Piece, StrategyFunc
@@ -44,6 +45,7 @@ def register(
     return decorate
 
 
+@collector_paused()
 def chunk_document(doc: Document, config: ChunkerConfig) -> list[Chunk]:
     """The chunks of one document under ``config``: the one way to chunk."""
     return get_strategy(config.strategy)(doc, config)

@@ -15,6 +15,7 @@ from markdown_it.token import Token
 from mdit_py_plugins.container import container_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 
+from ..util.collector import collector_paused
 from ..util.frozen import quick_init
 from .headings import EXPLICIT, MARKDOWN, infer_heading
 from .inline import plain_text
@@ -396,6 +397,7 @@ def _plain_text_blocks(text: str, lines: LineIndex) -> list[Block]:
     return blocks
 
 
+@collector_paused()
 def parse_blocks(
     text: str,
     is_markdown: bool = True,

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 
 from ..errors import ConfigError, MissingExtraError
+from ..util.collector import collector_paused
 from . import blocks as python_blocks
 from .blocks import Block
 from .lines import LineIndex
@@ -32,6 +33,7 @@ def parser_choice() -> str:
     return value
 
 
+@collector_paused()
 def parse_blocks(
     text: str,
     is_markdown: bool = True,
