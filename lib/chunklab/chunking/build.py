@@ -8,7 +8,7 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cached_property, lru_cache, reduce
-from operator import or_
+from operator import attrgetter, or_
 
 from ..document.blocks import ATOMIC, Block
 from ..document.corpus import Document, make_document
@@ -126,7 +126,7 @@ def _nested_bits(children: Sequence[Block], lo: float, hi: float) -> int:
     child ending at or past ``lo`` and stops at one starting past ``hi``: a chunk cut from a
     list of thousands of items reads its own items, not the whole list."""
     bits = 0
-    for at in range(bisect_left(children, lo, key=_end), len(children)):
+    for at in range(bisect_left(children, lo, key=_END), len(children)):
         child = children[at]
         if child.start > hi:
             break
@@ -138,8 +138,7 @@ def _nested_bits(children: Sequence[Block], lo: float, hi: float) -> int:
     return bits
 
 
-def _end(block: Block) -> int:
-    return block.end
+_END = attrgetter("end")
 
 
 def kind_named(bits: int, blocks: Sequence[Block]) -> str:
