@@ -8,13 +8,20 @@ HTML block that cannot be a heading by its ends is what reading it whole finds."
 from __future__ import annotations
 
 import re
+from array import array
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from chunklab import make_config, make_document
-from chunklab.chunking.build import ChunkBuilder, native_sections, use_native
+from chunklab.chunking.build import (
+    BODY,
+    ChunkBuilder,
+    native_pack,
+    native_sections,
+    use_native,
+)
 from chunklab.chunking.packing import Section, Sizer, sections
 from chunklab.chunking.records import Piece
 from chunklab.chunking.sentences import sentence_starts
@@ -186,6 +193,17 @@ def test_sections_found_in_c_give_the_pieces_python_finds(text, size, infer, min
     assert len(fitted) == len(list(sections(doc.blocks)))
     assert all(type(p) is Piece and p.size == p.end - p.start <= size
                for p in fitted if type(p) is not tuple)
+
+
+@needs_c
+def test_the_c_split_and_pack_refuse_spans_that_do_not_match_the_flags():
+    flags, starts, ends = bytes([BODY, BODY]), array("i", [0, 5]), array("i", [4])
+    with pytest.raises(ValueError, match="one flag, start and end per block"):
+        native_sections(Piece, flags, starts, ends, 100, 0, 10)
+    with pytest.raises(ValueError, match="one flag, start and end per block"):
+        native_pack(Piece, flags, starts, ends, 0, 2, 100, True, 300, 0.5)
+    found, _ = native_sections(Piece, flags, starts, array("i", [4, 9]), 100, 0, 10)
+    assert [(p.start, p.end) for p in found] == [(0, 9)]
 
 
 CAPTIONED = ("# Limits\n\nThe table below lists them.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n"

@@ -30,6 +30,28 @@ new_piece(PyTypeObject *type, Py_ssize_t start, Py_ssize_t end, Py_ssize_t size,
     return item;
 }
 
+/* The Piece slots of `type`, and the block starts and ends as buffers (released on an error),
+ * one per flag of the `n` blocks; -1 with an error set. */
+static int
+open_spans(PyTypeObject *type, PyObject *starts_obj, PyObject *ends_obj, Py_ssize_t n,
+           Py_buffer *starts, Py_buffer *ends)
+{
+    if (read_slots(&piece_slots, type) < 0 || get_offsets(starts_obj, starts) < 0) {
+        return -1;
+    }
+    if (get_offsets(ends_obj, ends) < 0) {
+        PyBuffer_Release(starts);
+        return -1;
+    }
+    if (offset_count(starts) != n || offset_count(ends) != n) {
+        PyBuffer_Release(starts);
+        PyBuffer_Release(ends);
+        PyErr_SetString(PyExc_ValueError, "one flag, start and end per block");
+        return -1;
+    }
+    return 0;
+}
+
 /* `sections(Piece, flags, block_starts, block_ends, limit, first, most)`: packing.sections
  * and the test of heading_aware.section_pieces in chars, from block `first` on, at most `most`
  * sections at a time (a document's pieces are never all held at once). A section opens at the
@@ -54,19 +76,10 @@ sections(PyObject *Py_UNUSED(module), PyObject *args)
         return NULL;
     }
     Py_buffer starts, ends;
-    if (read_slots(&piece_slots, type) < 0 || get_offsets(starts_obj, &starts) < 0) {
+    if (open_spans(type, starts_obj, ends_obj, n, &starts, &ends) < 0) {
         return NULL;
     }
-    if (get_offsets(ends_obj, &ends) < 0) {
-        PyBuffer_Release(&starts);
-        return NULL;
-    }
-    PyObject *found = NULL;
-    if (offset_count(&starts) != n || offset_count(&ends) != n) {
-        PyErr_SetString(PyExc_ValueError, "one flag, start and end per block");
-    } else {
-        found = PyList_New(0);
-    }
+    PyObject *found = PyList_New(0);
     Py_ssize_t first = from, next = n;
     int has_content = 0;
     for (Py_ssize_t i = from; i <= n && found != NULL; i++) {
@@ -123,11 +136,7 @@ pack(PyObject *Py_UNUSED(module), PyObject *args)
         return NULL;
     }
     Py_buffer starts, ends;
-    if (read_slots(&piece_slots, type) < 0 || get_offsets(starts_obj, &starts) < 0) {
-        return NULL;
-    }
-    if (get_offsets(ends_obj, &ends) < 0) {
-        PyBuffer_Release(&starts);
+    if (open_spans(type, starts_obj, ends_obj, n_blocks, &starts, &ends) < 0) {
         return NULL;
     }
     const unsigned char *flags = (const unsigned char *)PyBytes_AS_STRING(flags_obj);
@@ -139,10 +148,6 @@ pack(PyObject *Py_UNUSED(module), PyObject *args)
     int fits = g_start && g_end && cuts && greedy;
     if (!fits) {
         PyErr_NoMemory();
-    }
-    if (offset_count(&starts) != n_blocks || offset_count(&ends) != n_blocks) {
-        PyErr_SetString(PyExc_ValueError, "one flag, start and end per block");
-        fits = 0;
     }
     /* glue: group g holds blocks [g_start[g], g_end[g]] (every group is a run of blocks) */
     for (Py_ssize_t i = first; i < stop && fits; i++) {
