@@ -31,7 +31,7 @@ empty :=
 space := $(empty) $(empty)
 csv = $(subst $(space),$(comma),$(strip $(1)))
 
-.PHONY: install install-dense install-all test run bench bench-sweep bench-scale lint hooks lab clean
+.PHONY: install install-dense install-all test test-extras run bench bench-sweep bench-scale lint hooks lab clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -62,6 +62,11 @@ install-all: $(ALL_STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest -q -n 2
+
+# Only the tests marked `needs(...)` (an extra or Chromium): what `make install-all` adds to the
+# base suite. CI runs `make test` on the base install first, then this.
+test-extras: $(ALL_STAMP)
+	$(PY) -m pytest -q -n 2 -m needs
 
 run: $(STAMP)
 	$(PY) -m chunklab report --corpus $(CORPUS) $(if $(QUERIES),--queries $(QUERIES)) \

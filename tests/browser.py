@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -10,11 +9,10 @@ import numpy as np
 import pytest
 from PIL import Image
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-needs_chromium = [
-    pytest.mark.browser,
-    pytest.mark.skipif(CHROMIUM is None, reason="no headless Chromium: apt-get install chromium"),
-]
+from extras import chromium_path
+
+CHROMIUM = chromium_path()
+needs_chromium = [pytest.mark.needs("chromium")]
 # Every host name fails to resolve: a page that tried to fetch anything would show it.
 OFFLINE = "--host-resolver-rules=MAP * ~NOTFOUND"
 

@@ -18,17 +18,43 @@ os.environ.setdefault("CHUNKLAB_WORKERS", "1")
 
 from chunklab import load_corpus, make_document
 from chunklab.chunking.registry import REGISTRY
+from extras import EXTRAS
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "data" / "sample"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Skip a test marked ``needs(extra, ...)`` when a part it needs is missing, saying which
+    and the command that installs it."""
+    for mark in item.iter_markers("needs"):
+        for name in mark.args:
+            if name not in EXTRAS:
+                raise pytest.UsageError(f"needs({name!r}): no such extra; known: "
+                                        f"{', '.join(EXTRAS)}")
+            reason = EXTRAS[name].skip_reason()
+            if reason:
+                pytest.skip(reason)
+
+
+def strategy_params(names: list[str]) -> list:
+    """Strategy names as parameters, each marked ``needs`` the extras its registry entry
+    requires: a strategy whose packages are missing is listed and skipped with the command."""
+    params = []
+    for name in names:
+        extras = sorted({r.extra for r in REGISTRY[name].requires})
+        marks = [pytest.mark.needs(*extras)] if extras else []
+        params.append(pytest.param(name, id=name, marks=marks))
+    return params
+
+
 # Ours: held to the invariants (paragraph cuts at blank lines, so not to intact blocks).
 OURS = [name for name, s in REGISTRY.items() if s.family in ("ast", "paragraph")]
 # Measured as they are: LangChain baselines, routing, and the peers whose extra is installed.
-BASELINES = [name for name, s in REGISTRY.items()
-             if s.family not in ("ast", "paragraph") and s.available]
-AVAILABLE = [name for name, s in REGISTRY.items() if s.available]
+BASELINES = strategy_params([name for name, s in REGISTRY.items()
+                             if s.family not in ("ast", "paragraph")])
+EVERY = strategy_params(list(REGISTRY))
 
 
 def fixture_doc(name: str, **kwargs):

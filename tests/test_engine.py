@@ -152,7 +152,10 @@ def test_a_part_of_another_key_is_recomputed_by_local_workers(tmp_path):
     assert_same_files(out, fresh)
 
 
-@pytest.mark.parametrize("parser", ["python", "rust"])
+RUST = pytest.param("rust", marks=pytest.mark.needs("fast"))
+
+
+@pytest.mark.parametrize("parser", ["python", RUST])
 def test_workers_read_with_the_run_s_parser_and_every_document_is_counted(
         monkeypatch, tmp_path, parser):
     import os
@@ -161,8 +164,6 @@ def test_workers_read_with_the_run_s_parser_and_every_document_is_counted(
 
     from chunklab.evaluation.engine import LocalPool
 
-    if parser == "rust":
-        pytest.importorskip("markdown_it_pyrs", reason="the rust parser needs the fast extra")
     monkeypatch.setenv("CHUNKLAB_PARSER", parser)
     corpus = load_corpus(SAMPLE)
     pool = LocalPool(list(corpus), [], 2)

@@ -22,8 +22,10 @@ def test_chunk_text_is_chunk_document_of_one_string(corpus):
     assert [c.as_dict() for c in chunks] == [c.as_dict() for c in expected]
 
 
+@pytest.mark.needs("langchain")
 def test_langchain_splitter_documents_carry_chunklab_spans_and_texts(corpus):
-    langchain = pytest.importorskip("langchain_core.documents")
+    import langchain_core.documents as langchain
+
     from chunklab.integrations.langchain import ChunklabTextSplitter
 
     splitter = ChunklabTextSplitter(CONFIG)
@@ -38,8 +40,8 @@ def test_langchain_splitter_documents_carry_chunklab_spans_and_texts(corpus):
     assert all(p.metadata["team"] == "x" for p in pieces)  # the input's metadata is kept
 
 
+@pytest.mark.needs("langchain")
 def test_langchain_split_text_and_content_choice(corpus, tmp_path):
-    pytest.importorskip("langchain_core")
     from chunklab.integrations.langchain import ChunklabTextSplitter
 
     doc = corpus.get("guides/getting-started.md")
@@ -52,9 +54,10 @@ def test_langchain_split_text_and_content_choice(corpus, tmp_path):
         ChunklabTextSplitter(CONFIG, content="nope").split_text(doc.text)
 
 
+@pytest.mark.needs("llamaindex")
 def test_llamaindex_nodes_carry_chunklab_spans_and_texts(corpus):
-    schema = pytest.importorskip("llama_index.core.schema",
-                                 reason="needs the llamaindex extra (llama-index-core)")
+    import llama_index.core.schema as schema
+
     from chunklab.integrations.llamaindex import ChunklabNodeParser
 
     parser = ChunklabNodeParser.from_config(CONFIG, content="text")

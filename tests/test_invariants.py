@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from chunklab import chunk_document, make_config, make_document
 from chunklab.chunking.registry import REGISTRY
 from chunklab.evaluation.invariants import InvariantReport, check
-from conftest import AVAILABLE, BASELINES, OURS
+from conftest import BASELINES, EVERY, OURS
 from generated import markdown_docs
 
 SIZES = [200, 800]
@@ -75,7 +75,7 @@ def test_known_baseline_failures_show_up_in_the_figures(sample_corpus):
     assert corpus_report(sample_corpus, "emsts", 800).lost_chars > 0
 
 
-@pytest.mark.parametrize("strategy", AVAILABLE)
+@pytest.mark.parametrize("strategy", EVERY)
 def test_deterministic_across_runs(sample_corpus, strategy):
     config = make_config(strategy=strategy, size=500)
     doc = sample_corpus.documents[0]

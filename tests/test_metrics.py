@@ -13,7 +13,6 @@ from chunklab.chunking import sizes
 from chunklab.chunking.build import chunk_document
 from chunklab.chunking.config import make_config
 from chunklab.chunking.records import Chunk
-from chunklab.chunking.sizes import tokens_available
 from chunklab.document.corpus import make_document
 from chunklab.errors import MetricError
 from chunklab.evaluation.metrics import (
@@ -315,9 +314,8 @@ def test_chunk_stats_by_hand(monkeypatch):
     assert stats.config_id == config.config_id and stats.unit == "chars"
 
 
+@pytest.mark.needs("tokenizer")
 def test_chunk_stats_counts_tokens_with_the_tokenizer():
-    if not tokens_available():
-        pytest.skip("the encoder tokenizer (dense extra) is not installed")
     doc = make_document("d.md", "short text\n")
     long = make_chunk("d.md", 0, 10, "short text", embed="token " * 300)
     short = make_chunk("d.md", 0, 10, "short text")

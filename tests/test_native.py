@@ -21,6 +21,7 @@ from conftest import FIXTURES, SAMPLE
 from generated import line_mixes, markdown_docs
 
 native = lines_module.native
+pytestmark = pytest.mark.needs("fast")  # its parse helper reads with the rust parser
 needs_native = pytest.mark.skipif(native is None, reason="the install built no C code "
                                   "(no C compiler): the Python code is the only one")
 MARKDOWN = sorted(p for root in (FIXTURES, SAMPLE) for p in root.rglob("*.md"))

@@ -361,9 +361,9 @@ def test_the_encoder_limit_binds_no_bm25_choice_and_the_report_says_so(tmp_path)
 
 
 @pytest.mark.slow
+@pytest.mark.needs("dense")
 @pytest.mark.parametrize("strict", [False, True], ids=["default", "strict"])
 def test_a_report_where_no_config_meets_the_rule_still_completes(tmp_path, strict):
-    pytest.importorskip("sentence_transformers", reason="dense extra not installed")
     report = build_report(tmp_path / "run", retrievers=["dense"], strict=strict, **UNMET_GRID)
     assert not report.failed, [r.error for r in report.failed]
     data = yaml.safe_load((report.out_dir / "chosen_config.yaml").read_text())

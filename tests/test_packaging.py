@@ -106,6 +106,23 @@ def test_pyproject_lists_every_package_and_maps_the_notebooks_in():
     assert tool["package-data"]["chunklab._notebooks"] == ["*.ipynb"]
 
 
+def test_the_build_backend_is_the_pinned_one_and_dev_installs_it():
+    """The wheel test builds without isolation (no index at test time), so the venv's
+    backend must be the one pyproject pins: the dev extra installs it."""
+    from importlib import metadata
+
+    from packaging.requirements import Requirement
+
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    build = [Requirement(r) for r in pyproject["build-system"]["requires"]]
+    dev = {Requirement(r).name: Requirement(r) for r in
+           pyproject["project"]["optional-dependencies"]["dev"]}
+    for requirement in build:
+        assert requirement.name in dev and dev[requirement.name].specifier == \
+            requirement.specifier, requirement
+        assert requirement.specifier.contains(metadata.version(requirement.name)), requirement
+
+
 @pytest.mark.slow
 def test_the_built_wheel_carries_the_notebooks_and_the_index_template(tmp_path):
     import shutil

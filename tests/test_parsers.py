@@ -16,7 +16,7 @@ from chunklab.errors import ConfigError
 from conftest import FIXTURES, SAMPLE
 from generated import line_mixes, markdown_docs
 
-pytest.importorskip("markdown_it_pyrs", reason="the rust parser needs the extra 'fast'")
+pytestmark = pytest.mark.needs("fast")
 
 MARKDOWN = sorted(p for root in (FIXTURES, SAMPLE) for p in root.rglob("*.md"))
 HANDED_BACK = {"realworld/vitepress_page.md": "container", "deep_list.md": "nesting"}

@@ -22,7 +22,7 @@ from chunklab.evaluation.invariants import check
 from chunklab.evaluation.sweep import run_sweep
 from chunklab.notebooks import strategy_sweep
 from conftest import FIXTURES as FIXTURE_DIR
-from conftest import fixture_doc
+from conftest import fixture_doc, strategy_params
 
 PEERS = ["text_splitter_md", "chonkie_recursive", "llamaindex_md", "docling_hybrid",
          "semantic_embed"]
@@ -35,10 +35,6 @@ SOURCE_SLICES = {"text_splitter_md", "chonkie_recursive", "llamaindex_md", "sema
 """Peers that return slices of the source: aligned, they lose nothing."""
 
 
-def needs(strategy: str) -> None:
-    status = REGISTRY[strategy].status()
-    if not REGISTRY[strategy].available:
-        pytest.skip(f"{strategy}: {status}")
 
 
 def lost_by_hand(doc, chunks) -> int:
@@ -55,9 +51,8 @@ def test_every_peer_is_registered_in_its_own_family():
 
 
 @pytest.mark.parametrize("fixture", FIXTURES)
-@pytest.mark.parametrize("strategy", PEERS)
+@pytest.mark.parametrize("strategy", strategy_params(PEERS))
 def test_span_truth_and_measured_loss(strategy, fixture):
-    needs(strategy)
     doc = fixture_doc(fixture)
     config = make_config(strategy=strategy, size=200)
     chunks = chunk_document(doc, config)
@@ -75,9 +70,8 @@ def test_span_truth_and_measured_loss(strategy, fixture):
 
 
 @pytest.mark.parametrize("unit", ["chars", "words", "tokens"])
-@pytest.mark.parametrize("strategy", sorted(SIZED))
+@pytest.mark.parametrize("strategy", strategy_params(sorted(SIZED)))
 def test_size_is_counted_in_the_config_unit(strategy, unit):
-    needs(strategy)
     doc = fixture_doc("standard_deep.md")
     size = {"chars": 300, "words": 50, "tokens": 60}[unit]
     chunks = chunk_document(doc, make_config(strategy=strategy, size=size, unit=unit))
@@ -85,9 +79,8 @@ def test_size_is_counted_in_the_config_unit(strategy, unit):
     assert len(chunks) > 2 and max(sizes) <= size, sizes
 
 
-@pytest.mark.parametrize("strategy", PEERS)
+@pytest.mark.parametrize("strategy", strategy_params(PEERS))
 def test_deterministic_on_a_rebuilt_document(strategy):
-    needs(strategy)
     doc = fixture_doc("standard_deep.md")
     config = make_config(strategy=strategy, size=300)
     first = [c.as_dict() for c in chunk_document(doc, config)]
@@ -95,8 +88,8 @@ def test_deterministic_on_a_rebuilt_document(strategy):
     assert first == [c.as_dict() for c in chunk_document(rebuilt, config)]
 
 
+@pytest.mark.needs("peers")
 def test_llamaindex_header_path_is_the_breadcrumb():
-    needs("llamaindex_md")
     doc = fixture_doc("standard_deep.md")
     chunks = chunk_document(doc, make_config(strategy="llamaindex_md", size=300))
     body = [c for c in chunks if "Default value 12" in c.text]
@@ -104,8 +97,8 @@ def test_llamaindex_header_path_is_the_breadcrumb():
     assert body and body[0].breadcrumb == ("5 Classification", "5.9 Special cases")
 
 
+@pytest.mark.needs("peers")
 def test_docling_headings_are_the_breadcrumb_and_contextualize_the_embed_text():
-    needs("docling_hybrid")
     doc = fixture_doc("standard_deep.md")
     chunks = chunk_document(doc, make_config(strategy="docling_hybrid", size=300))
     body = [c for c in chunks if "Default value 12" in c.text]
@@ -140,10 +133,9 @@ def test_an_install_command_names_every_extra_missing(monkeypatch):
     assert "pip install -e '.[dense,peers]'" in status
 
 
+@pytest.mark.needs("peers")
 def test_available_peer_is_listed_with_its_package_version(capsys):
     available = [name for name in PEERS if REGISTRY[name].available]
-    if not available:
-        pytest.skip("no peer installed: pip install -e '.[peers]'")
     assert main(["strategies"]) == 0
     out = capsys.readouterr().out
     for name in available:
@@ -152,10 +144,9 @@ def test_available_peer_is_listed_with_its_package_version(capsys):
             assert f"{requirement.package} {requirement.version()}" in line
 
 
+@pytest.mark.needs("peers")
 def test_the_sweep_and_notebook_03_take_peers_like_any_strategy(tmp_path):
     peers = [name for name in PEERS if REGISTRY[name].available]
-    if not peers:
-        pytest.skip("no peer installed: pip install -e '.[peers]'")
     mini = FIXTURE_DIR / "mini_corpus"
     setup = strategy_sweep.validate(CORPUS=str(mini), QUERIES=str(mini / "queries.jsonl"),
                                     STRATEGIES=["rct", *peers], SIZES=[300],

@@ -11,10 +11,7 @@ from chunklab.evaluation.engine import Engine
 from chunklab.evaluation.sweep import run_sweep
 from test_engine import assert_same_files, small_params
 
-ray = pytest.importorskip(
-    "ray", reason="the ray extra is not installed (pip install 'chunklab[ray]')")
-
-pytestmark = [pytest.mark.slow, pytest.mark.ray]
+pytestmark = [pytest.mark.slow, pytest.mark.needs("ray")]
 
 START_ATTEMPTS = 2
 AGENTS_LATE = "Timed out waiting for file"
@@ -44,6 +41,8 @@ def without_slow_import(folder: Path) -> str:
 
 @pytest.fixture(scope="module")
 def local_ray(tmp_path_factory):
+    import ray
+
     with pytest.MonkeyPatch.context() as env:
         env.setenv("PYTHONPATH", without_slow_import(tmp_path_factory.mktemp("ray_path")))
         for attempt in range(1, START_ATTEMPTS + 1):

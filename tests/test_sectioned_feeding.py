@@ -8,10 +8,9 @@ import pytest
 
 from chunklab import chunk_document, make_config, make_document
 from chunklab.bench_scale import generated_markdown
-from chunklab.chunking.registry import REGISTRY
 from chunklab.chunking.strategies import peers, sectioned
 from chunklab.chunking.strategies.sectioned import fed_in_sections, top_level_cuts
-from conftest import fixture_doc
+from conftest import fixture_doc, strategy_params
 
 FIXTURES = ["sectioned_guide.md", "standard_deep.md", "hostile.md", "h1_h3_jump.md",
             "fence_hash.md", "long_fence.md", "contract_renewal.md", "deep_list.md",
@@ -20,9 +19,6 @@ LIMITS = [1, 300]
 """Piece sizes that cut each fixture at every top-level heading, or at some of them."""
 
 
-def needs(strategy: str) -> None:
-    if not REGISTRY[strategy].available:
-        pytest.skip(f"{strategy}: {REGISTRY[strategy].status()}")
 
 
 def spans(chunks) -> list[tuple]:
@@ -42,28 +38,27 @@ def test_pieces_start_at_the_sections_below_the_title():
 @pytest.mark.parametrize("fixture", FIXTURES)
 @pytest.mark.parametrize(("size", "overlap"), [(60, 0), (200, 0), (1000, 0), (200, 50)])
 @pytest.mark.parametrize("limit", LIMITS)
+@pytest.mark.needs("peers")
 def test_text_splitter_in_pieces_gives_the_whole_run(fixture, size, overlap, limit):
-    needs("text_splitter_md")
     doc = fixture_doc(fixture)
     splitter = peers._markdown_splitter(size, overlap, "chars")
     assert fed_in_sections(doc, splitter.chunk_indices, limit=limit) == splitter.chunks(doc.text)
 
 
+@pytest.mark.needs("peers")
 @pytest.mark.parametrize("fixture", FIXTURES)
 @pytest.mark.parametrize("limit", LIMITS)
 def test_llamaindex_sections_in_pieces_give_the_whole_run(fixture, limit):
     """Heading paths included: the guide's ``# copied log line`` inside a ``~~~`` fence is a
     heading to MarkdownNodeParser, and stays in the path it carries past a piece's start."""
-    needs("llamaindex_md")
     doc = fixture_doc(fixture)
     whole = [section for _, section in peers._markdown_sections(doc.text)]
     fed = fed_in_sections(doc, peers._markdown_sections, lead=peers._heading_lines, limit=limit)
     assert fed == whole
 
 
-@pytest.mark.parametrize("strategy", ["text_splitter_md", "llamaindex_md"])
+@pytest.mark.parametrize("strategy", strategy_params(["text_splitter_md", "llamaindex_md"]))
 def test_the_strategy_chunks_in_pieces_as_in_one(strategy, monkeypatch):
-    needs(strategy)
     doc = fixture_doc("sectioned_guide.md")
     config = make_config(strategy=strategy, size=120)
     monkeypatch.setattr(sectioned, "SECTION_CHARS", 1)
@@ -104,9 +99,8 @@ def _recorded(monkeypatch, strategy: str) -> list[int]:
     return calls
 
 
-@pytest.mark.parametrize("strategy", ["text_splitter_md", "llamaindex_md"])
+@pytest.mark.parametrize("strategy", strategy_params(["text_splitter_md", "llamaindex_md"]))
 def test_a_long_document_reaches_the_library_in_bounded_pieces(strategy, monkeypatch):
-    needs(strategy)
     doc = make_document("long.md", generated_markdown(0.3))
     config = make_config(strategy=strategy, size=1000)
     calls = _recorded(monkeypatch, strategy)

