@@ -45,3 +45,12 @@ def test_the_help_loads_nothing_heavy(argv):
 def test_a_name_is_imported_when_first_used():
     modules = loaded_after("import chunklab\nchunklab.make_config")
     assert "chunklab.chunking.config" in modules and "pandas" not in modules
+
+
+def test_a_chart_module_loads_altair_without_the_iri_grammar():
+    """jsonschema's optional IRI grammar (``rfc3987_syntax``) costs each kernel more CPU than
+    altair itself; a notebook that draws imports altair without it."""
+    modules = loaded_after("import chunklab.viz.charts, chunklab.viz.choice_charts\n"
+                           "import sys\n"
+                           "assert sys.modules['rfc3987_syntax'] is None")
+    assert "altair" in modules and "jsonschema" in modules

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-import altair as alt
 import numpy as np
 import pandas as pd
 
@@ -12,6 +11,7 @@ from ..chunking.sizes import ENCODER_WINDOW, SIZE_FIELDS
 from ..errors import ChartError
 from ..evaluation.families import EXPLORATORY, PLANNED, swap_sides
 from . import render
+from .altair_import import alt
 
 # The notebooks and the report draw through charts.*; the renderer is render.py's.
 RENDERER, SVG, LAB_MIME = render.RENDERER, render.SVG, render.LAB_MIME

@@ -5,12 +5,12 @@ histograms that show the many tiny chunks a min-max box hides."""
 
 from __future__ import annotations
 
-import altair as alt
 import numpy as np
 import pandas as pd
 
 from ..errors import ChartError
 from ..evaluation.rules import BUNDLE_TOKENS
+from .altair_import import alt
 from .charts import REALISED, config_label
 
 ROLES = ("chosen", "runner-up", "meets the rule", "excluded by a constraint")

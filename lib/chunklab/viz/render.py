@@ -3,8 +3,7 @@ drawn in process by vl-convert (every URL refused) for the HTML export."""
 
 from __future__ import annotations
 
-import altair as alt
-
+from .altair_import import alt
 from .tables import enable_table_format
 
 RENDERER = "chunklab_offline"
