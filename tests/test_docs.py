@@ -1,0 +1,58 @@
+"""The reference pages made from code (docs/cli.md, docs/results.md's tables) are what the code
+renders today, and every page the documentation links to exists or is announced."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from chunklab import docs
+from chunklab.cli_args import build_parser
+from conftest import ROOT
+
+DOCS = ROOT / "docs"
+ANNOUNCED = {"statistics.md", "queries.md", "dialects.md", "troubleshooting.md"}
+"""Pages linked before they are written."""
+
+
+@pytest.mark.parametrize("page", ["cli.md", "results.md"])
+def test_a_generated_page_is_what_the_code_renders(page):
+    rendered = docs.pages(DOCS)[DOCS / page]
+    assert (DOCS / page).read_text(encoding="utf-8") == rendered, \
+        f"docs/{page} is out of date: run {docs.REGENERATE}"
+
+
+def test_the_cli_page_holds_every_command_s_help():
+    page = docs.cli_page()
+    parser = build_parser()
+    commands = {"chunklab", *(f"chunklab {name}" for name in
+                              parser._subparsers._group_actions[0].choices)}
+    assert commands | {"chunklab queries mine"} == set(re.findall(r"^## `(.+)`$", page, re.M))
+    assert docs._help(parser).strip() in page
+
+
+def test_the_check_names_a_stale_page_and_the_command_that_remakes_it(tmp_path, capsys):
+    (tmp_path / "results.md").write_text(f"x\n{docs.TABLES_START}\nSTALE TEXT\n{docs.TABLES_END}\n")
+    assert docs.main([str(tmp_path), "--check"]) == 1
+    assert docs.REGENERATE in capsys.readouterr().err
+    assert docs.main([str(tmp_path)]) == 0 and docs.main([str(tmp_path), "--check"]) == 0
+    assert "STALE TEXT" not in (tmp_path / "results.md").read_text()
+
+
+def test_a_page_without_the_table_markers_is_refused(tmp_path):
+    (tmp_path / "results.md").write_text("no markers\n")
+    with pytest.raises(ValueError, match="markers"):
+        docs.pages(tmp_path)
+
+
+@pytest.mark.parametrize("page", ["README.md", *(f"docs/{p.name}" for p in DOCS.glob("*.md")),
+                                  "ARCHITECTURE.md"])
+def test_every_local_link_leads_to_a_file(page):
+    path = ROOT / page
+    for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", path.read_text(encoding="utf-8")):
+        if "://" in target:
+            continue
+        found = (path.parent / target).resolve()
+        assert found.exists() or (found.parent == DOCS and found.name in ANNOUNCED), \
+            f"{page} links to {target}, which does not exist"
