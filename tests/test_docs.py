@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from markdown_it import MarkdownIt
 
 from chunklab import docs
 from chunklab.cli_args import build_parser
@@ -46,13 +47,28 @@ def test_a_page_without_the_table_markers_is_refused(tmp_path):
         docs.pages(tmp_path)
 
 
+def local_links(text: str) -> list[str]:
+    """The targets of a page's links and images (markdown-it reads them: code spans are not
+    links), without their #fragment, that are not URLs."""
+    found = []
+    for token in MarkdownIt("commonmark").parse(text):
+        for child in token.children or []:
+            target = child.attrGet("href") or child.attrGet("src")
+            if isinstance(target, str) and "://" not in target and not target.startswith("#"):
+                found.append(target.partition("#")[0])
+    return found
+
+
+def test_links_are_read_as_markdown_reads_them():
+    page = "[a](x.md#top) `[b](url)` ![c](img/c.png) [d](https://e.org) [f](#here)\n"
+    assert local_links(page) == ["x.md", "img/c.png"]
+
+
 @pytest.mark.parametrize("page", ["README.md", *(f"docs/{p.name}" for p in DOCS.glob("*.md")),
                                   "ARCHITECTURE.md"])
 def test_every_local_link_leads_to_a_file(page):
     path = ROOT / page
-    for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", path.read_text(encoding="utf-8")):
-        if "://" in target:
-            continue
+    for target in local_links(path.read_text(encoding="utf-8")):
         found = (path.parent / target).resolve()
         assert found.exists() or (found.parent == DOCS and found.name in ANNOUNCED), \
             f"{page} links to {target}, which does not exist"
