@@ -72,3 +72,25 @@ def test_every_local_link_leads_to_a_file(page):
         found = (path.parent / target).resolve()
         assert found.exists() or (found.parent == DOCS and found.name in ANNOUNCED), \
             f"{page} links to {target}, which does not exist"
+
+
+def table_names(text: str, heading: str) -> set[str]:
+    """The `names` in the first column of the tables under ``heading`` (up to the next one)."""
+    section = text.split(heading, 1)[1].split("\n## ", 1)[0]
+    return set(re.findall(r"^\| `([a-z_]+)`", section, re.M))
+
+
+def test_the_readme_s_strategy_table_names_every_registered_strategy():
+    from chunklab.chunking.registry import REGISTRY
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert table_names(readme, "## Strategies") == set(REGISTRY)
+
+
+def test_the_options_table_names_every_config_field():
+    from chunklab.chunking.config import ChunkerConfig
+
+    page = (DOCS / "strategies.md").read_text(encoding="utf-8")
+    section = page.split("## Options", 1)[1].split("\n## ", 1)[0]
+    for name in set(ChunkerConfig.model_fields) - {"strategy"}:
+        assert f"`{name}`" in section, f"docs/strategies.md's options do not name {name}"
