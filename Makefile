@@ -31,7 +31,7 @@ empty :=
 space := $(empty) $(empty)
 csv = $(subst $(space),$(comma),$(strip $(1)))
 
-.PHONY: install install-dense install-all test test-extras run bench bench-sweep bench-scale lint hooks lab clean
+.PHONY: install install-dense install-all test test-extras run bench bench-sweep bench-scale lint docs hooks lab clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -90,6 +90,11 @@ bench-scale: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check lib tests
 	$(VENV)/bin/mypy
+
+# The reference pages made from code: docs/cli.md and the result tables of docs/results.md
+# (tests/test_docs.py fails when they differ from what this writes).
+docs: $(STAMP)
+	$(PY) -m chunklab.docs docs
 
 # Strip notebook outputs and run ruff before every commit (.pre-commit-config.yaml).
 hooks: $(STAMP)

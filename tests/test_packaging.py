@@ -159,4 +159,4 @@ def test_the_dense_install_command_names_the_makefiles_torch_and_the_cpu_index()
         INSTALL_COMMANDS["dense"]
     assert "$(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))" in (ROOT / "Makefile").read_text()
     assert f"torch=={version.group(1)} --index-url {TORCH_CPU_INDEX}" in \
-        (ROOT / "README.md").read_text()
+        (ROOT / "docs" / "install.md").read_text()

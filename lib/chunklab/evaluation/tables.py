@@ -1,6 +1,6 @@
 """The declared schema of every result table a sweep writes: file, meaning, and each column's
-type and meaning. The sweep writes through it, the run reader reads through it, the README's
-table of files is made from it, and a test checks written files against it."""
+type and meaning. The sweep writes through it, the run reader reads through it, the table of
+files in docs/results.md is made from it, and a test checks written files against it."""
 
 from __future__ import annotations
 
@@ -297,7 +297,7 @@ RUN_FILES = ("run.json", *(t.file for t in RESULT_TABLES if t is not SIGNIFICANC
 
 
 def markdown() -> str:
-    """The README's table of result files, then each file's columns (type and meaning)."""
+    """docs/results.md's table of result files, then each file's columns (type and meaning)."""
     lines = ["| file | what it holds |", "|---|---|"]
     lines += [f"| `{t.file}` | {t.meaning} |" for t in RESULT_TABLES]
     for table in RESULT_TABLES:
