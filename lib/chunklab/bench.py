@@ -31,13 +31,12 @@ import time
 from typing import Any
 
 from . import bench_scale
-from .chunking import sizes, word_table
+from .chunking import sizes
 from .chunking.build import chunk_document
 from .chunking.config import make_config
 from .chunking.registry import REGISTRY, available_names
 from .document.blocks import parse_blocks
 from .document.corpus import load_corpus, make_document
-from .document.lines import NATIVE_VARIABLE, native_choice
 from .document.rust_blocks import available as rust_available
 
 
@@ -113,9 +112,7 @@ def run(corpus_dir: str, megabytes: float, size: int, repeat: int,
         for column, seconds in row.pop("references").items():
             row[column] = seconds / row["seconds"]
     print(f"{len(docs)} documents, {rows[0]['MB']:.2f} MB, size={size} chars, best of {repeat}"
-          "; each row's ratios are to the references timed pass by pass with it; word table "
-          f"{word_table.kind_of(sizes.WORDS)} ({word_table.ENV}=c|python), document code "
-          f"{native_choice()} ({NATIVE_VARIABLE}=c|python)")
+          "; each row's ratios are to the references timed pass by pass with it")
     for name, strategy in REGISTRY.items():
         if not strategy.available:
             print(f"not timed: {name} ({strategy.status()})")

@@ -19,7 +19,7 @@ from ..util.collector import collector_paused
 from ..util.frozen import quick_init
 from .headings import EXPLICIT, MARKDOWN, infer_heading
 from .inline import plain_text
-from .lines import LineIndex, native, native_choice
+from .lines import LineIndex
 from .nesting import LIMIT_KEY, limit_nesting
 
 _CONTAINERS = {
@@ -343,7 +343,7 @@ def _fold(tokens: list[Token], text: str, lines: LineIndex, infer: bool,
 def _with_gaps(blocks: list[Block], text: str) -> list[Block]:
     """Blocks plus a ``text`` block for any non-whitespace text between them, so every
     character of the document lies in some block."""
-    found = native.gaps(blocks, text) if native_choice() == "c" else _gaps(blocks, text)
+    found = _gaps(blocks, text)
     if not found:
         return blocks
     result: list[Block] = []
@@ -357,8 +357,7 @@ def _with_gaps(blocks: list[Block], text: str) -> list[Block]:
 
 def _gaps(blocks: list[Block], text: str) -> list[tuple[int, int, int]]:
     """(i, start, end) of each run of text that is not whitespace between ``blocks`` (before
-    ``blocks[i]``; i = len(blocks): after the last), trimmed of the whitespace around it
-    (``_native.gaps`` in C)."""
+    ``blocks[i]``; i = len(blocks): after the last), trimmed of the whitespace around it."""
     found = []
     pos = 0
     for i, block in enumerate([*blocks, Block("end", len(text), len(text))]):

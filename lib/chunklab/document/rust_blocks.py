@@ -22,9 +22,7 @@ from typing import Any
 from markdown_it.common.utils import normalizeReference
 
 from .blocks import (
-    _ALWAYS_CONTENT,
     _WORD_CHAR,
-    _WORDLESS,
     Block,
     _has_words,
     _retitled,
@@ -33,8 +31,8 @@ from .blocks import (
     with_final_newline,
 )
 from .headings import infer_heading
-from .inline import INLINE_MARKS, plain_text
-from .lines import SHARED_OFFSETS, line_ends, native, native_choice, offset_type
+from .inline import plain_text
+from .lines import line_ends, offset_type
 from .nesting import MAX_NESTING
 from .rust_differences import (
     TAB_INDENT,
@@ -205,21 +203,10 @@ class _Folder:
                 self.collect_references(node.children)
 
     def fold(self, nodes: Any, depth: int, before: list | None = None) -> list:
-        """Blocks of ``nodes`` (``before``: the block preceding them, from an earlier window),
-        folded in C (``_fold.c``) unless ``lines.native_choice()`` says python."""
+        """Blocks of ``nodes`` (``before``: the block preceding them, from an earlier window)."""
         found = list(before or ())
         kept = len(found)
-        if native is not None and native_choice() == "c":
-            where, lines = self.where, self.lines
-            native.fold(self.text, lines.starts, where.starts, where.base, where.shift,
-                       lines.shared, SHARED_OFFSETS, Block, _CONTAINERS, _LEAVES, _PLAIN,
-                       _WORDLESS, _ALWAYS_CONTENT, "paragraph", _TIGHT_TEXT, "list", Fallback,
-                       self.special, self.check_node, MAX_NESTING, self.infer, nodes,
-                       depth, found,
-                       (plain_text, self.ref_map, "heading", "empty_heading", "lheading",
-                        "markdown_atx", "markdown_setext", INLINE_MARKS))
-        else:
-            self.fold_into(nodes, depth, found)
+        self.fold_into(nodes, depth, found)
         return found[kept:]
 
     def fold_into(self, nodes: Any, depth: int, found: list) -> None:
