@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-dev
 DENSE_STAMP := $(VENV)/.installed-dense
 ALL_STAMP := $(VENV)/.installed-all
-EXTRAS := dev,dense,langchain,llamaindex,peers,fast,ray
+EXTRAS := dev,dense,langchain,llamaindex,peers,ray
 TORCH_VERSION ?= 2.13.0
 # Where pip finds torch: empty for the configured index; TORCH_INDEX=https://download.pytorch.org/whl/cpu
 # for PyTorch's CPU-only wheels (a plain `pip install torch` may pick a multi-GB CUDA build).

@@ -33,7 +33,7 @@ def test_every_row_has_its_ratio_to_the_parse_timed_with_it(capsys):
     rows = run("data/sample", 0.05, 1000, 1, strategies=["ast_breadcrumb"])
     stages = [row["stage"] for row in rows]
     assert stages[0] == "block parse (markdown-it)" and rows[0]["x parse"] == 1
-    assert any(stage.startswith("ast_breadcrumb [python]") for stage in stages)
+    assert "ast_breadcrumb" in stages
     for row in rows:
         assert row["x parse"] > 0 and row["MB/s"] > 0 and "references" not in row
     out = capsys.readouterr().out
@@ -49,7 +49,7 @@ def test_langchain_header_and_recursive_splitter_is_a_reference():
     rows = run("data/sample", 0.05, 1000, 1, strategies=["ast_breadcrumb"])
     stages = [row["stage"] for row in rows]
     assert "LangChain header + recursive" in stages
-    ours = next(row for row in rows if row["stage"].startswith("ast_breadcrumb ["))
+    ours = next(row for row in rows if row["stage"] == "ast_breadcrumb")
     reference = next(row for row in rows if row["stage"] == "LangChain header + recursive")
     assert reference["x LC+RCT"] == 1 and ours["x LC+RCT"] > 0
 

@@ -142,16 +142,14 @@ WINDOW = 64_000
 """Characters handed to markdown-it at once. It holds tens of bytes per character it parses
 (a token per block, five numbers per line), so a long document is parsed window by window:
 each window ends at a line end and the next restarts at the first line of its last top-level
-block, the only block that lines beyond the window can still change. The rust parser
-(``rust_blocks.py``, chosen in ``parsers.py``) reads a document in windows the same way. A
+block, the only block that lines beyond the window can still change. A
 deep region (``nesting.py``) lies inside one top-level block, so inside one window."""
 
 
 def with_final_newline(source: str) -> str:
     """``source`` ending at a line end: the same lines and blocks to markdown-it, but a rule
     that reads the char at a line's start (the ``:::`` container's, in a table's body inside
-    a quote) would read past a last line left open and raise IndexError, and markdown-it-pyrs
-    reads a last line with no newline otherwise in a quote."""
+    a quote) would read past a last line left open and raise IndexError."""
     return source if not source or source[-1] in "\n\r" else source + "\n"
 
 
@@ -411,7 +409,7 @@ def parse_blocks(
     markdown-it's parse environment: ``env["references"]`` holds the link reference
     definitions, ``env[nesting.LIMIT_KEY]`` the lines where the nesting limit was reached.
     Markdown is parsed ``window`` characters at a time (the blocks are the same for any
-    window). ``parsers.parse_blocks`` picks this parser or the rust one."""
+    window)."""
     lines = lines or LineIndex(text)
     if is_markdown:
         return tuple(_markdown_blocks(text, lines, infer, {} if env is None else env, window))
