@@ -76,10 +76,10 @@ bench: $(STAMP)
 bench-sweep: $(STAMP)
 	$(PY) -m chunklab.bench --sweep
 
-# Generated documents of 5-50 MB and 10k-40k headings, each strategy (bench_scale.py), each
+# Generated documents of 5-50 MB and 10k-40k headings, each strategy (bench/scale.py), each
 # point in a fresh process: CPU s per MB and per 1000 headings, memory per input byte.
 bench-scale: $(STAMP)
-	$(PY) -m chunklab.bench_scale
+	$(PY) -m chunklab.bench.scale
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check lib tests

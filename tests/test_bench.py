@@ -3,7 +3,7 @@ takes turns with the references it is compared with."""
 
 from __future__ import annotations
 
-from chunklab.bench import copies_within
+from chunklab.bench.throughput import copies_within
 
 
 def test_every_copy_when_the_passes_fit_the_budget():
@@ -19,7 +19,7 @@ def test_never_fewer_than_one_copy():
 
 
 def test_timers_take_turns_pass_by_pass():
-    from chunklab.bench import _together
+    from chunklab.bench.throughput import _together
 
     calls = []
     best = _together({"a": (calls.append, ["a1", "a2"]), "b": (calls.append, ["b1"])}, 2)
@@ -28,7 +28,7 @@ def test_timers_take_turns_pass_by_pass():
 
 
 def test_every_row_has_its_ratio_to_the_parse_timed_with_it(capsys):
-    from chunklab.bench import run
+    from chunklab.bench.throughput import run
 
     rows = run("data/sample", 0.05, 1000, 1, strategies=["ast_breadcrumb"])
     stages = [row["stage"] for row in rows]
@@ -44,7 +44,7 @@ def test_langchain_header_and_recursive_splitter_is_a_reference():
     import pytest
 
     pytest.importorskip("langchain_text_splitters", reason="the langchain extra is not installed")
-    from chunklab.bench import run
+    from chunklab.bench.throughput import run
 
     rows = run("data/sample", 0.05, 1000, 1, strategies=["ast_breadcrumb"])
     stages = [row["stage"] for row in rows]
@@ -55,7 +55,7 @@ def test_langchain_header_and_recursive_splitter_is_a_reference():
 
 
 def test_the_strategy_is_timed_with_its_size_in_tokens_too():
-    from chunklab.bench import run
+    from chunklab.bench.throughput import run
     from chunklab.chunking.sizes import tokens_available
 
     if not tokens_available():
@@ -70,10 +70,10 @@ def test_the_strategy_is_timed_with_its_size_in_tokens_too():
 
 def test_the_scale_bench_takes_its_points_and_strategies_from_the_command_line(
         monkeypatch, capsys):
-    from chunklab import bench_scale
+    from chunklab.bench import scale
 
-    monkeypatch.setattr(bench_scale, "_in_fresh_process", lambda func, *args: func(*args))
-    assert bench_scale.main(["--scale-mb", "0.02", "--headings", "30", "--size", "400",
+    monkeypatch.setattr(scale, "_in_fresh_process", lambda func, *args: func(*args))
+    assert scale.main(["--scale-mb", "0.02", "--headings", "30", "--size", "400",
                              "--strategies", "rct"]) == 0
     out = capsys.readouterr().out
     rows = [line.split() for line in out.splitlines() if line.startswith("rct ")]

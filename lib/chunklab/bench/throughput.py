@@ -6,7 +6,7 @@ the row's).
     python -m chunklab.bench [--corpus data/sample] [--mb 5] [--size 1000] [--repeat 3]
                              [--budget 60]
     python -m chunklab.bench --scale [--scale-mb 5 10 20 50] [--headings 10000 20000 40000]
-    python -m chunklab.bench --sweep   (the sweep's costs: see chunklab.sweep_bench)
+    python -m chunklab.bench --sweep   (the sweep's costs: see chunklab.bench.sweep)
 
 Below the strategies, ast_breadcrumb with its size in tokens (``--size`` / 4), alone and with
 tiny sections merged; what a sweep pays per config beyond the first (``ast_breadcrumb, one
@@ -28,13 +28,13 @@ import argparse
 import time
 from typing import Any
 
-from . import bench_scale
-from .chunking import sizes
-from .chunking.build import chunk_document
-from .chunking.config import make_config
-from .chunking.registry import REGISTRY, available_names
-from .document.blocks import parse_blocks
-from .document.corpus import load_corpus, make_document
+from ..chunking import sizes
+from ..chunking.build import chunk_document
+from ..chunking.config import make_config
+from ..chunking.registry import REGISTRY, available_names
+from ..document.blocks import parse_blocks
+from ..document.corpus import load_corpus, make_document
+from . import scale
 
 
 def replicate(corpus, megabytes: float) -> list:
@@ -208,7 +208,7 @@ def _references(size: int) -> dict[str, tuple[str, Any]]:
         from langchain_text_splitters import MarkdownHeaderTextSplitter
     except ImportError:
         return found
-    from .chunking.strategies.baselines import MHS_HEADERS, _rct
+    from ..chunking.strategies.baselines import MHS_HEADERS, _rct
 
     splitter = MarkdownHeaderTextSplitter(MHS_HEADERS, strip_headers=False)
     recursive = _rct(make_config(strategy="rct", size=size))
@@ -232,8 +232,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="time only these strategies (default: every available one)")
     parser.add_argument("--scale", action="store_true",
                         help="time generated documents of growing size and heading count "
-                             "instead (bench_scale.py)")
-    bench_scale.add_arguments(parser)
+                             "instead (scale.py)")
+    scale.add_arguments(parser)
     parser.add_argument("--sweep", action="store_true",
                         help="benchmark the sweep instead: sizes, workers, statistics share, "
                              "start time, CPU and memory per MB of one file")
@@ -246,16 +246,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.sweep:
         from pathlib import Path
 
-        from . import sweep_bench
+        from . import sweep
 
         queries = args.queries or str(Path(args.corpus) / "queries.jsonl")
-        sweep_bench.run(args.corpus, queries, args.mb or 1.0,
+        sweep.run(args.corpus, queries, args.mb or 1.0,
                         [float(x) for x in args.file_mb.split(",") if x])
         return 0
     if args.scale:
-        from .evaluation.defaults import DEFAULT_STRATEGIES
+        from ..evaluation.defaults import DEFAULT_STRATEGIES
 
-        bench_scale.run_scale(args.scale_mb, args.headings, args.size,
+        scale.run_scale(args.scale_mb, args.headings, args.size,
                   tuple(args.strategies or DEFAULT_STRATEGIES))
         return 0
     rows = run(args.corpus, args.mb or 5.0, args.size, args.repeat, args.budget, args.strategies)
