@@ -160,15 +160,12 @@ class ChunkBuilder:
         self.lines = doc.lines
         self.folded_title = normalise(doc.title)
         self._template = template_parts(config.prefix_template)
-        self._labels: list[tuple[tuple[str, ...], tuple[str, ...], str, str]] | None = None
         self._label: tuple[tuple, tuple[tuple[str, ...], tuple[str, ...]]] | None = None
         """The last label made, by its (path, provenance): the chunks of one section, which
         come one after another, share its tuples."""
         self._prefix: tuple[tuple[str, ...], tuple[str, str]] | None = None
         """The last path's prefixes, shared the same way."""
         self._parts: dict[tuple[int, int], str] = {}
-        self._plain_paths = self.crumbs.has_headings or not config.position_anchors
-        """Whether a path is made of headings alone (not ``lines a-b``, without headings)."""
 
     def blocks_in(self, start: int, end: int) -> tuple[Block, ...]:
         """The top-level blocks overlapping [start, end)."""
@@ -239,23 +236,6 @@ class ChunkBuilder:
             self._parts[part] = f"{part[0]} of {part[1]}"
         return self._parts[part]
 
-    def _plain(self, piece: Piece) -> bool:
-        """Whether ``piece`` is labelled by the content blocks it holds and nothing else (no
-        breadcrumb or anchors of its own, no line range or part number in its path): the
-        chunks of the heading-aware strategies, which ``build`` labels without ``label``."""
-        return (piece.breadcrumb is None and not piece.anchors and self._plain_paths
-                and not (piece.part and self.config.number_parts))
-
-    def _heading_of(self, piece: Piece, content: Sequence[Block]) -> int:
-        """The heading (its number in ``crumbs``) whose path labels a plain piece holding
-        ``content``: that of its first anchor (where its first content block starts, clipped
-        to the piece) when its last anchor lies under the same one, else -1."""
-        start, starts = piece.start, self.crumbs.starts
-        head = content[0].start if content else start
-        tail = content[-1].start if content else start
-        at = bisect_right(starts, head if head > start else start) - 1
-        return at if at == bisect_right(starts, tail if tail > start else start) - 1 else -1
-
     @cached_property
     def block_bits(self) -> list[int]:
         """Each block's ``kind_bits`` when it is content, else 0."""
@@ -263,47 +243,17 @@ class ChunkBuilder:
                 if is_body else 0 for b, is_body in zip(self.blocks, self.crumbs.body,
                                                         strict=True)]
 
-    def label_at(self, at: int) -> tuple[tuple[str, ...], tuple[str, ...], str, str]:
-        """Path, provenance and prefixes of a plain piece under heading ``at`` (its number in
-        ``crumbs``): the path in force there, the document title deduplicated."""
-        return self.labels[at]
-
-    @property
-    def labels(self) -> list[tuple[tuple[str, ...], tuple[str, ...], str, str]]:
-        """``label_at`` of every heading, made once (``_made_labels``)."""
-        if self._labels is None:
-            self._labels = self._made_labels()
-        return self._labels
-
-    def _made_labels(self) -> list[tuple[tuple[str, ...], tuple[str, ...], str, str]]:
-        """``label_at`` of every heading in one pass (``dedup_title`` inlined: a first heading
-        that repeats the title, compared through ``normalise``'s cache)."""
-        paths, provenances, folded = self.crumbs.paths, self.crumbs.provenances, self.folded_title
-        repeated = {path[0] for path in paths if path and normalise(path[0]) == folded}
-        made = []
-        rendered = self._rendered if self.prefix else lambda _path: ("", "")
-        for path, provenance in zip(paths, provenances, strict=True):
-            if path and path[0] in repeated:
-                path, provenance = path[1:], provenance[1:]
-            made.append((path, provenance, *rendered(path)))
-        return made
-
     def chunk(self, piece: Piece, text: str, size: tuple[int, int, int], ordinal: int) -> Chunk:
-        """The Chunk of ``piece`` (its ``text`` and ``size`` measured). A plain piece
-        (``_plain``) is labelled as ``label`` would: its content blocks lie under one heading
-        path unless its first and last anchors do not. Its kind adds up each content block's
-        ``block_bits`` (a container the span cuts is weighed again, within the span)."""
+        """The Chunk of ``piece`` (its ``text`` and ``size`` measured), labelled by ``label``.
+        Its kind adds up each content block's ``block_bits`` (a container the span cuts is
+        weighed again, within the span)."""
         start, end = piece.start, piece.end
         crumbs = self.crumbs
         first = bisect_right(crumbs.block_ends, start)
         found = self.blocks[first : bisect_left(crumbs.block_starts, end, first)]
         content = [b for n, b in enumerate(found, first) if crumbs.body[n]]
-        at = self._heading_of(piece, content) if self._plain(piece) else -1
-        if at < 0:  # labelled by ``label``
-            path, provenance = self.label(piece, content)
-            embed, context = self.prefixes(path)
-        else:
-            path, provenance, embed, context = self.label_at(at)
+        path, provenance = self.label(piece, content)
+        embed, context = self.prefixes(path)
         bits = reduce(or_, self.block_bits[first : first + len(found)], 0)
         if found and ((found[0].start < start and found[0].children)
                       or (found[-1].end > end and found[-1].children)):
