@@ -6,8 +6,8 @@ import hashlib
 import itertools
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from functools import cached_property, lru_cache, reduce
-from operator import attrgetter, or_
+from functools import lru_cache
+from operator import attrgetter
 
 from ..document.blocks import ATOMIC, Block
 from ..document.corpus import Document, make_document
@@ -236,17 +236,9 @@ class ChunkBuilder:
             self._parts[part] = f"{part[0]} of {part[1]}"
         return self._parts[part]
 
-    @cached_property
-    def block_bits(self) -> list[int]:
-        """Each block's ``kind_bits`` when it is content, else 0."""
-        return [(_KIND_BITS.get(b.kind, OTHER) if not b.children else kind_bits(b))
-                if is_body else 0 for b, is_body in zip(self.blocks, self.crumbs.body,
-                                                        strict=True)]
-
     def chunk(self, piece: Piece, text: str, size: tuple[int, int, int], ordinal: int) -> Chunk:
-        """The Chunk of ``piece`` (its ``text`` and ``size`` measured), labelled by ``label``.
-        Its kind adds up each content block's ``block_bits`` (a container the span cuts is
-        weighed again, within the span)."""
+        """The Chunk of ``piece`` (its ``text`` and ``size`` measured), labelled by ``label``,
+        its kind by ``block_kind``."""
         start, end = piece.start, piece.end
         crumbs = self.crumbs
         first = bisect_right(crumbs.block_ends, start)
@@ -254,19 +246,13 @@ class ChunkBuilder:
         content = [b for n, b in enumerate(found, first) if crumbs.body[n]]
         path, provenance = self.label(piece, content)
         embed, context = self.prefixes(path)
-        bits = reduce(or_, self.block_bits[first : first + len(found)], 0)
-        if found and ((found[0].start < start and found[0].children)
-                      or (found[-1].end > end and found[-1].children)):
-            bits = 0  # a container cut by the span: only its fences and tables inside count
-            for block in content:
-                bits |= kind_bits(block, start, end)
         config_id, doc_id, starts = self.config_id, self.doc.id, self.lines.starts
         digest = hashlib.sha256(
             f"{config_id}\0{doc_id}\0{start}\0{end}\0{text}".encode()
         ).hexdigest()[:16]
         return Chunk(  # positional, in the order of the fields: called for every chunk
             digest, doc_id, ordinal, start, end, text, path, self._part(piece.part),
-            kind_named(bits, found), self.config.strategy, config_id,
+            block_kind(found, (start, end), content), self.config.strategy, config_id,
             self.doc.structure_source,
             piece.text is None or text == self.doc.text[start:end],
             bisect_right(starts, start), bisect_right(starts, max(end - 1, start)),
