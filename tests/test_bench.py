@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from chunklab.bench import copies_within
+from chunklab.bench.throughput import copies_within
 
 
 def test_every_copy_when_the_passes_fit_the_budget():
@@ -21,7 +21,7 @@ def test_never_fewer_than_one_copy():
 
 
 def test_timers_take_turns_pass_by_pass():
-    from chunklab.bench import _together
+    from chunklab.bench.throughput import _together
 
     calls = []
     best = _together({"a": (calls.append, ["a1", "a2"]), "b": (calls.append, ["b1"])}, 2)
@@ -30,34 +30,32 @@ def test_timers_take_turns_pass_by_pass():
 
 
 def test_every_row_has_its_ratio_to_the_parse_timed_with_it(capsys):
-    from chunklab.bench import run
+    from chunklab.bench.throughput import run
 
     rows = run("data/sample", 0.05, 1000, 1, strategies=["ast_breadcrumb"])
     stages = [row["stage"] for row in rows]
     assert stages[0] == "block parse (markdown-it)" and rows[0]["x parse"] == 1
-    assert any(stage.startswith("ast_breadcrumb [python]") for stage in stages)
+    assert "ast_breadcrumb" in stages
     for row in rows:
         assert row["x parse"] > 0 and row["MB/s"] > 0 and "references" not in row
     out = capsys.readouterr().out
     assert "timed pass by pass" in out
-    from chunklab.document.lines import native_choice
-    assert f"document code {native_choice()} (CHUNKLAB_NATIVE=c|python)" in out
 
 
 def test_langchain_header_and_recursive_splitter_is_a_reference():
-    from chunklab.bench import run
+    from chunklab.bench.throughput import run
 
     rows = run("data/sample", 0.05, 1000, 1, strategies=["ast_breadcrumb"])
     stages = [row["stage"] for row in rows]
     assert "LangChain header + recursive" in stages
-    ours = next(row for row in rows if row["stage"].startswith("ast_breadcrumb ["))
+    ours = next(row for row in rows if row["stage"] == "ast_breadcrumb")
     reference = next(row for row in rows if row["stage"] == "LangChain header + recursive")
     assert reference["x LC+RCT"] == 1 and ours["x LC+RCT"] > 0
 
 
 @pytest.mark.needs("tokenizer")
 def test_the_strategy_is_timed_with_its_size_in_tokens_too():
-    from chunklab.bench import run
+    from chunklab.bench.throughput import run
 
     rows = {row["stage"]: row for row in run("data/sample", 0.05, 1000, 1,
                                              strategies=["ast_breadcrumb"])}
@@ -67,10 +65,10 @@ def test_the_strategy_is_timed_with_its_size_in_tokens_too():
 
 def test_the_scale_bench_takes_its_points_and_strategies_from_the_command_line(
         monkeypatch, capsys):
-    from chunklab import bench_scale
+    from chunklab.bench import scale
 
-    monkeypatch.setattr(bench_scale, "_in_fresh_process", lambda func, *args: func(*args))
-    assert bench_scale.main(["--scale-mb", "0.02", "--headings", "30", "--size", "400",
+    monkeypatch.setattr(scale, "_in_fresh_process", lambda func, *args: func(*args))
+    assert scale.main(["--scale-mb", "0.02", "--headings", "30", "--size", "400",
                              "--strategies", "rct"]) == 0
     out = capsys.readouterr().out
     rows = [line.split() for line in out.splitlines() if line.startswith("rct ")]

@@ -6,12 +6,15 @@ import pytest
 
 from chunklab.document import lines as lines_module
 from chunklab.document.blocks import (
+    Block,
+    _with_gaps,
     atomic_blocks,
     inside_block,
     parse_blocks,
     references_of,
     structure_source_of,
 )
+from chunklab.document.corpus import make_document
 from chunklab.document.lines import LineIndex
 
 TEXT = """---
@@ -240,3 +243,26 @@ def test_line_index_starts_every_line_where_markdown_it_splits(text, monkeypatch
     monkeypatch.setattr(lines_module, "LINE_SLAB", 7)
     expected = [0] + [m.end() for m in lines_module._NEWLINE.finditer(text)]
     assert list(LineIndex(text).starts) == expected
+
+
+def test_text_between_blocks_becomes_a_text_block_in_place():
+    text = "para one\n\n  stray words  \n\npara two\ntail"
+    blocks = [Block("paragraph", 0, 8), Block("paragraph", 27, 35)]
+    made = _with_gaps(blocks, text)
+    assert [(b.kind, b.start, b.end) for b in made] == [
+        ("paragraph", 0, 8), ("text", 12, 23), ("paragraph", 27, 35), ("text", 36, 40)]
+    assert text[12:23] == "stray words" and made[1].content
+    assert _with_gaps(blocks[:1], "para one\n") == blocks[:1]
+
+
+def test_blocks_are_frozen_records_holding_their_children():
+    doc = make_document("a.md", "# T\n\n- one\n- two\n\n  text\n\n---\n\n    code\n")
+    blocks = {b.kind: b for b in doc.blocks}
+    assert set(blocks) == {"heading", "list", "hr", "code"}
+    listed = blocks["list"]
+    assert [c.kind for c in listed.children] == ["item", "item"]
+    assert listed.children[1].children[1].kind == "paragraph"
+    assert (blocks["hr"].content, blocks["code"].content, listed.content) == (False, True, True)
+    assert hash(listed) == hash(make_document("a.md", doc.text).blocks[1])
+    with pytest.raises(AttributeError):
+        listed.start = 0  # type: ignore[misc]

@@ -10,23 +10,15 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from chunklab.chunking.build import (
-    BODY,
-    CHILDREN,
     CODE,
-    FRONT_MATTER,
-    HEADING,
-    PARAGRAPH,
     TABLE,
     ChunkBuilder,
-    block_flags,
     block_kind,
     chunk_document,
     kind_bits,
-    use_native,
 )
 from chunklab.chunking.config import make_config
 from chunklab.chunking.records import Chunk, Piece
-from chunklab.chunking.registry import REGISTRY
 from chunklab.document.blocks import ATOMIC, atomic_blocks
 from chunklab.document.corpus import make_document
 from chunklab.document.sections import Breadcrumbs
@@ -219,120 +211,50 @@ def test_built_labels_and_kinds_hold_on_generated_markdown(text, options):
     assert_built_as_label_and_block_kind(make_document("gen.md", text), options)
 
 
-needs_c = pytest.mark.skipif(not use_native(), reason="the install built no C chunk builder "
-                             "(no C compiler), or CHUNKLAB_NATIVE=python: Python makes them all")
-BUILDERS = ["ast_breadcrumb", "ast_merge", "heading_flush", "structure_routed", "paragraph",
-            "rct", "mhs_rct", "emsts"]
-"""Strategies whose chunks ChunkBuilder makes: the plain pieces of the heading-aware ones, and
-pieces with texts, breadcrumbs or anchors of their own (the baselines, routed)."""
+def folded(text: str) -> str:
+    return " ".join(text.casefold().replace("`", "").split())
 
 
-def made_in(choice: str, doc, config) -> list[Chunk]:
-    mp = pytest.MonkeyPatch()
-    mp.setenv("CHUNKLAB_NATIVE", choice)
-    try:
-        return chunk_document(doc, config)
-    finally:
-        mp.undo()
+def labels_the_long_way(doc, template: str, prefix: bool) -> list:
+    """Each heading's path and provenance, a first heading that repeats the title (in any
+    case, backticks aside) dropped, and the prefixes rendered from the template."""
+    crumbs, title = Breadcrumbs(doc.blocks), doc.title
+    made = []
+    for path, provenance in zip(crumbs.paths[1:], crumbs.provenances[1:], strict=True):
+        if path and folded(path[0]) == folded(title):
+            path, provenance = path[1:], provenance[1:]
+        full = " > ".join((title, *path))
+        source = f"{title} — {' > '.join(path)}" if path else title
+        embed, context = ((template.format(path=full) + "\n\n", source + "\n\n") if prefix
+                          else ("", ""))
+        made.append((path, provenance, embed, context))
+    return made
 
 
-def assert_c_makes_what_python_makes(doc, config) -> None:
-    c, python = made_in("c", doc, config), made_in("python", doc, config)
-    assert [x.as_dict() for x in c] == [y.as_dict() for y in python]
-    assert c == python and [hash(x) for x in c] == [hash(y) for y in python]
+def heading_labels(doc, config, prefix: bool) -> list:
+    """``label`` and ``prefixes`` of a piece holding each heading of ``doc``."""
+    builder = ChunkBuilder(doc, config, prefix=prefix, strategy=config.strategy)
+    made = []
+    for heading in (b for b in doc.blocks if b.kind == "heading"):
+        path, provenance = builder.label(Piece(heading.start, heading.end))
+        made.append((path, provenance, *builder.prefixes(path)))
+    return made
 
 
-@needs_c
-@pytest.mark.parametrize("strategy", BUILDERS)
-@pytest.mark.parametrize("options", [{"size": 120}, {"size": 40, "unit": "tokens", "min_size": 10,
-                                     "number_parts": True}], ids=["chars", "tokens"])
-def test_chunks_made_in_c_are_those_made_in_python(strategy, options, sample_corpus):
-    if not REGISTRY[strategy].available:
-        pytest.skip(f"{strategy}: {REGISTRY[strategy].status()}")
-    config = make_config(strategy=strategy, **options)
-    docs = [*sample_corpus, *(make_document(p.name, p.read_text(encoding="utf-8"))
-                              for p in sorted(REALWORLD.glob("*.md")))]
-    for doc in docs:
-        assert_c_makes_what_python_makes(doc, config)
-
-
-@needs_c
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(text=markdown_docs(), options=st.sampled_from(LABEL_CONFIGS))
-def test_chunks_made_in_c_are_those_made_in_python_on_generated_markdown(text, options):
-    assert_c_makes_what_python_makes(make_document("gen.md", text), make_config(**options))
-
-
-@needs_c
-def test_c_chunks_are_frozen_records_that_pickle(install_chunks):
-    import pickle
-
-    chunk = install_chunks[0]
-    assert pickle.loads(pickle.dumps(chunk)) == chunk
-    with pytest.raises(AttributeError):
-        chunk.text = ""  # type: ignore[misc]
-
-
-@needs_c
-def test_c_makes_the_plain_chunks_itself(sample_corpus, monkeypatch):
-    handed: list[int] = []
-    python_chunk = ChunkBuilder.chunk
-
-    def counted(self, piece, text, size, ordinal):
-        handed.append(ordinal)
-        return python_chunk(self, piece, text, size, ordinal)
-
-    monkeypatch.setattr(ChunkBuilder, "chunk", counted)
-    config = make_config(strategy="ast_breadcrumb", size=1000)
-    made = [c for doc in sample_corpus for c in chunk_document(doc, config)]
-    assert len(made) > 100 and len(handed) < len(made) / 10  # a piece under two headings, rarely
-
-
-def labels_in(choice: str, doc, config, prefix: bool) -> list:
-    mp = pytest.MonkeyPatch()
-    mp.setenv("CHUNKLAB_NATIVE", choice)
-    try:
-        return ChunkBuilder(doc, config, prefix=prefix, strategy=config.strategy).labels
-    finally:
-        mp.undo()
-
-
-@needs_c
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=markdown_docs(), prefix=st.booleans(),
        template=st.sampled_from(["Context: {path}", "{path}", "{{doc}} {path}"]))
 @example(text="# Guide\n\n## Install\n\n# guide\n\n### Deep\n\n# Other\n\ntext\n",
          prefix=True, template="Context: {path}")
-def test_heading_labels_made_in_c_are_those_made_in_python(text, prefix, template):
-    # The title repeated by first headings (in any case) is dropped from their paths alone.
+def test_heading_labels_drop_the_title_a_first_heading_repeats(text, prefix, template):
     doc = make_document("guide.md", text)
     config = make_config(strategy="ast_breadcrumb", prefix_template=template)
-    c = labels_in("c", doc, config, prefix)
-    assert c == labels_in("python", doc, config, prefix)
-    assert len(c) == len(Breadcrumbs(doc.blocks).paths)
+    assert heading_labels(doc, config, prefix) == labels_the_long_way(doc, template, prefix)
 
 
-def flags_the_long_way(blocks) -> bytes:
-    """What ``_chunks.block_flags`` gives, from ``kind_bits`` and the blocks' fields."""
-    return bytes((kind_bits(b) | BODY if b.is_body else 0) | (CHILDREN if b.children else 0)
-                 | (HEADING if b.kind == "heading" else 0)
-                 | (FRONT_MATTER if b.kind == "front_matter" else 0)
-                 | (PARAGRAPH if b.kind == "paragraph" else 0) for b in blocks)
-
-
-@needs_c
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(text=markdown_docs(), infer=st.booleans())
-def test_c_block_flags_are_those_of_kind_bits(text, infer):
-    blocks = make_document("gen.md", text, infer_headings=infer).blocks
-    assert block_flags(blocks) == flags_the_long_way(blocks)
-
-
-@needs_c
-def test_c_block_flags_of_the_fixtures(sample_corpus):
-    docs = [*sample_corpus, *(make_document(p.name, p.read_text(encoding="utf-8"))
-                              for p in sorted(REALWORLD.glob("*.md")))]
-    for doc in docs:
-        assert block_flags(doc.blocks) == flags_the_long_way(doc.blocks)
-    assert any(flag & CHILDREN and flag & (TABLE | CODE) for doc in docs
-               for flag in block_flags(doc.blocks))  # a fence nested in a list item, say
+def test_a_first_heading_repeating_the_title_leaves_the_paths():
+    doc = make_document("guide.md", "# Guide\n\n## Install\n\n# guide\n\n### Deep\n\n"
+                        "# Other\n\ntext\n")
+    labels = heading_labels(doc, make_config(strategy="ast_breadcrumb"), True)
+    assert [label[0] for label in labels] == [(), ("Install",), (), ("Deep",), ("Other",)]
+    assert labels[1][2:] == ("Context: Guide > Install\n\n", "Guide — Install\n\n")

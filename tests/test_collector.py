@@ -7,7 +7,7 @@ import pytest
 
 from chunklab.chunking import build
 from chunklab.chunking.config import make_config
-from chunklab.document import blocks, parsers
+from chunklab.document import blocks
 from chunklab.document.corpus import make_document
 from chunklab.util.collector import collector_paused
 
@@ -25,15 +25,11 @@ def note_collector(monkeypatch, owner, name: str, seen: list[bool]) -> None:
     monkeypatch.setattr(owner, name, spy)
 
 
-RUST = pytest.param("rust", marks=pytest.mark.needs("fast"))
-
-
-@pytest.mark.parametrize("parser", ["python", RUST])
-def test_a_parse_holds_the_collector_off_and_turns_it_back_on(monkeypatch, parser):
+def test_a_parse_holds_the_collector_off_and_turns_it_back_on(monkeypatch):
     seen: list[bool] = []
-    note_collector(monkeypatch, parsers, "LineIndex", seen)  # made inside either parse
+    note_collector(monkeypatch, blocks, "LineIndex", seen)  # made inside the parse
     assert gc.isenabled()
-    found = parsers.parse_blocks(STEPS, parser=parser)
+    found = blocks.parse_blocks(STEPS)
     assert [b.kind for b in found] == ["list"]
     assert seen == [False] and gc.isenabled()
 

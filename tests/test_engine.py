@@ -150,32 +150,3 @@ def test_a_part_of_another_key_is_recomputed_by_local_workers(tmp_path):
     fresh = tmp_path / "fresh"
     run_sweep(params, fresh, progress=False, engine=Engine(workers=1))
     assert_same_files(out, fresh)
-
-
-RUST = pytest.param("rust", marks=pytest.mark.needs("fast"))
-
-
-@pytest.mark.parametrize("parser", ["python", RUST])
-def test_workers_read_with_the_run_s_parser_and_every_document_is_counted(
-        monkeypatch, tmp_path, parser):
-    import os
-
-    import pandas as pd
-
-    from chunklab.evaluation.engine import LocalPool
-
-    monkeypatch.setenv("CHUNKLAB_PARSER", parser)
-    corpus = load_corpus(SAMPLE)
-    pool = LocalPool(list(corpus), [], 2)
-    try:
-        assert pool.pool.submit(os.getenv, "CHUNKLAB_PARSER").result() == parser
-    finally:
-        pool.close()
-    out = tmp_path / "run"
-    run_sweep(small_params(), out, progress=False, engine=Engine(workers=2))
-    info = json.loads((out / "run.json").read_text(encoding="utf-8"))
-    assert info["parser"]["chosen"] == parser
-    assert sum(info["parser"]["documents"].values()) == info["corpus"]["documents"] == len(corpus)
-    chunks = pd.read_parquet(out / "chunks.parquet", columns=["doc_id", "parser"])
-    by_doc = {doc.id: doc.parser for doc in corpus}
-    assert (chunks["parser"] == chunks["doc_id"].map(by_doc)).all()

@@ -19,8 +19,8 @@ LAYERS = [
     ("chunklab.evaluation",),
     ("chunklab.viz",),
     ("chunklab.notebooks",),
-    ("chunklab.cli", "chunklab.__main__", "chunklab.bench", "chunklab.sweep_bench",
-     "chunklab.integrations", "chunklab"),
+    ("chunklab.cli", "chunklab.__main__", "chunklab.bench", "chunklab.integrations",
+     "chunklab"),
 ]
 
 

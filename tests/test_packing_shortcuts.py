@@ -8,20 +8,12 @@ HTML block that cannot be a heading by its ends is what reading it whole finds."
 from __future__ import annotations
 
 import re
-from array import array
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from chunklab import make_config, make_document
-from chunklab.chunking.build import (
-    BODY,
-    ChunkBuilder,
-    native_pack,
-    native_sections,
-    use_native,
-)
 from chunklab.chunking.packing import Section, Sizer, sections
 from chunklab.chunking.records import Piece
 from chunklab.chunking.sentences import sentence_starts
@@ -36,10 +28,8 @@ from chunklab.chunking.strategies.heading_aware import (
 from chunklab.chunking.word_table import SPLIT_UNSAFE, split_unsafe
 from chunklab.document.blocks import _HeadingText, html_heading
 from chunklab.document.sections import Breadcrumbs, common_prefix
-from conftest import FIXTURES
 from generated import markdown_docs
 
-REALWORLD = FIXTURES / "realworld"
 CONTROL = "\x0b\x0c\x1c\x1d\x1e\x1f\x85"
 
 
@@ -171,92 +161,6 @@ def test_an_html_heading_is_found_as_reading_it_whole_finds_it(parts):
     assert html_heading(html) == _heading_read_whole(html)
 
 
-needs_c = pytest.mark.skipif(not use_native(), reason="the install built no C code (no C "
-                             "compiler), or CHUNKLAB_NATIVE=python: sections are found and "
-                             "packed in Python only")
-
-
-@needs_c
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(text=markdown_docs(), size=st.sampled_from([1, 20, 60, 200, 1000]),
-       infer=st.booleans(), min_size=st.sampled_from([0, 15]))
-@example(text="---\ntitle: T\n---\n\n# A\n\n# B\n\ntext\n\n## C\n\n---\n", size=60, infer=False,
-         min_size=0)
-@example(text="", size=60, infer=False, min_size=0)
-def test_sections_found_in_c_give_the_pieces_python_finds(text, size, infer, min_size):
-    doc = make_document("gen.md", text, infer_headings=infer)
-    config = make_config(strategy="ast_merge", size=size, min_size=min(min_size, size))
-    builder = ChunkBuilder(doc, config, prefix=False, strategy="ast_merge")
-    in_c = list(ast_pieces(doc, config, builder.crumbs, builder))
-    assert in_c == list(ast_pieces(doc, config, builder.crumbs))
-    fitted = list(builder.fitted_sections())
-    assert len(fitted) == len(list(sections(doc.blocks)))
-    assert all(type(p) is Piece and p.size == p.end - p.start <= size
-               for p in fitted if type(p) is not tuple)
-
-
-@needs_c
-def test_the_c_split_and_pack_refuse_spans_that_do_not_match_the_flags():
-    flags, starts, ends = bytes([BODY, BODY]), array("i", [0, 5]), array("i", [4])
-    with pytest.raises(ValueError, match="one flag, start and end per block"):
-        native_sections(Piece, flags, starts, ends, 100, 0, 10)
-    with pytest.raises(ValueError, match="one flag, start and end per block"):
-        native_pack(Piece, flags, starts, ends, 0, 2, 100, True, 300, 0.5)
-    found, _ = native_sections(Piece, flags, starts, array("i", [4, 9]), 100, 0, 10)
-    assert [(p.start, p.end) for p in found] == [(0, 9)]
-
-
-CAPTIONED = ("# Limits\n\nThe table below lists them.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n"
-             "Some prose that follows the table and runs on for a while.\n\n---\n\n"
-             "- an item\n- another item\n\n> a quote\n\nlast words.\n")
-
-
-@needs_c
-@pytest.mark.parametrize("most", [1, 2, 3, 1000])
-def test_sections_found_a_few_at_a_time_are_those_found_at_once(most):
-    # The C split resumes where it stopped: a section opens there, so it starts afresh.
-    doc = make_document("s.md", "---\nt: 1\n---\n\n# A\n\n# B\n\ntext\n\n## C\n\n"
-                        + "word " * 60 + "\n\n### D\n\n---\n\n# E\n\nend\n")
-    builder = ChunkBuilder(doc, make_config(strategy="ast_merge", size=100), prefix=False,
-                           strategy="ast_merge")
-    crumbs, args = builder.crumbs, (Piece, builder.flags)
-    whole, stop = native_sections(*args, crumbs.block_starts, crumbs.block_ends, 100, 0, 10**6)
-    assert stop == len(doc.blocks) and len(whole) == len(list(sections(doc.blocks))) == 3
-    found, start = [], 0
-    while start < len(doc.blocks):
-        part, start = native_sections(*args, crumbs.block_starts, crumbs.block_ends, 100, start,
-                                      most)
-        assert 1 <= len(part) <= most
-        found += part
-    assert found == whole
-    with pytest.raises(ValueError, match="most above 0"):
-        native_sections(*args, crumbs.block_starts, crumbs.block_ends, 100, 0, 0)
-
-
-@needs_c
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(text=markdown_docs(), size=st.sampled_from([10, 40, 80, 200, 600]),
-       caption=st.booleans(), caption_max=st.sampled_from([1, 30, 300]))
-@example(text=CAPTIONED, size=80, caption=True, caption_max=300)
-@example(text=CAPTIONED, size=80, caption=True, caption_max=10)
-@example(text=CAPTIONED, size=40, caption=False, caption_max=300)
-def test_sections_packed_in_c_are_those_packed_in_python(text, size, caption, caption_max):
-    # Every oversized section whose glued groups all fit is packed in C: greedy, then a short
-    # last piece rebalanced, a table kept with its caption; any other is handed back (None).
-    doc = make_document("gen.md", text)
-    config = make_config(strategy="ast_merge", size=size, table_caption=caption,
-                         caption_max_chars=caption_max)
-    builder = ChunkBuilder(doc, config, prefix=False, strategy="ast_merge")
-    sizer = Sizer(doc.text, "chars")
-    for item in builder.fitted_sections():
-        if type(item) is tuple:
-            python = packed_pieces(doc, Section(list(doc.blocks[item[0]:item[1]])), config,
-                                   sizer)
-            in_c = builder.packed(*item)
-            assert in_c is None or in_c == python
-
-
-@needs_c
 @pytest.mark.parametrize(("text", "size", "expected"), [
     # greedy gives [p0 p1 p2] [p3] (a last piece under a quarter): rebalanced, the first cut
     # at an exact tie between two group ends taken at the earlier one
@@ -269,32 +173,8 @@ def test_sections_packed_in_c_are_those_packed_in_python(text, size, caption, ca
     ("a" * 30 + "\n\nitem\n\n| a |\n|---|\n| 1 |\n", 45,
      [(0, 30, (1, 2)), (32, 55, (2, 2))]),
 ], ids=["even-tie", "no-caption", "caption"])
-def test_the_c_packer_on_cases_that_decide_a_cut(text, size, expected):
+def test_the_packer_on_cases_that_decide_a_cut(text, size, expected):
     doc = make_document("case.md", text)
     config = make_config(strategy="ast_merge", size=size)
-    builder = ChunkBuilder(doc, config, prefix=False, strategy="ast_merge")
-    (item,) = builder.fitted_sections()
-    in_c = builder.packed(*item)
-    python = packed_pieces(doc, Section(list(doc.blocks)), config, Sizer(doc.text, "chars"))
-    assert in_c == python
-    assert [(p.start, p.end, p.part) for p in in_c] == expected
-
-
-@needs_c
-def test_the_c_packer_packs_oversized_sections_of_real_pages_as_python_does():
-    # A group longer than the size (a long paragraph, a big fence) goes back to Python.
-    config = make_config(strategy="ast_merge", size=300)
-    packed = handed_back = 0
-    for path in sorted(REALWORLD.glob("*.md")):
-        doc = make_document(path.name, path.read_text(encoding="utf-8"))
-        builder = ChunkBuilder(doc, config, prefix=False, strategy="ast_merge")
-        sizer = Sizer(doc.text, "chars")
-        for item in builder.fitted_sections():
-            if type(item) is tuple:
-                in_c = builder.packed(*item)
-                section = Section(list(doc.blocks[item[0]:item[1]]))
-                assert in_c is None or in_c == packed_pieces(doc, section, config, sizer)
-                packed, handed_back = packed + (in_c is not None), handed_back + (in_c is None)
-    assert packed and handed_back  # both ways are taken on these pages
-    overlapping = ChunkBuilder(doc, config.replace(overlap=20), prefix=False, strategy="x")
-    assert overlapping.packed(0, len(doc.blocks)) is None  # overlap: packed in Python
+    packed = packed_pieces(doc, Section(list(doc.blocks)), config, Sizer(doc.text, "chars"))
+    assert [(p.start, p.end, p.part) for p in packed] == expected

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from chunklab import chunk_document, make_config, make_document
-from chunklab.bench_scale import generated_markdown
+from chunklab.bench.scale import generated_markdown
 from chunklab.chunking.strategies import peers, sectioned
 from chunklab.chunking.strategies.sectioned import fed_in_sections, top_level_cuts
 from conftest import fixture_doc, strategy_params

@@ -10,7 +10,6 @@ import pandas as pd
 import pytest
 
 from chunklab.chunking.records import Chunk
-from chunklab.document.corpus import Document
 from chunklab.evaluation import tables
 from chunklab.evaluation.metrics import ChunkStats
 from chunklab.evaluation.runs import RunInfo, SweepParams, load_run
@@ -54,9 +53,7 @@ def test_a_frame_that_is_not_the_schema_is_refused():
 
 def test_records_agree_with_the_schemas():
     chunk_fields = Chunk.column_names()
-    assert set(tables.CHUNKS.names) == (set(chunk_fields) | set(tables.CONFIG_NAMES)
-                                        | set(tables.DOCUMENT_NAMES))
-    assert {f.name for f in fields(Document)} >= set(tables.DOCUMENT_NAMES)
+    assert set(tables.CHUNKS.names) == set(chunk_fields) | set(tables.CONFIG_NAMES)
     stats_fields = [f.name for f in fields(ChunkStats)]
     assert [n for n in tables.CHUNK_STATS.names if n != "options"] == stats_fields
 
@@ -87,12 +84,10 @@ def test_a_config_s_chunk_rows_made_a_column_at_a_time_are_the_rows_made_one_by_
 
     config = make_config(strategy=strategy, size=300)
     chunks = chunk_corpus(sample_corpus, config)
-    of_doc = {d.id: {n: getattr(d, n) for n in tables.DOCUMENT_NAMES} for d in sample_corpus}
-    by_rows = tables.CHUNKS.frame({**config_columns(config), **c.as_dict(), **of_doc[c.doc_id]}
-                                  for c in chunks)
+    by_rows = tables.CHUNKS.frame({**config_columns(config), **c.as_dict()} for c in chunks)
     assert len(by_rows) == len(chunks) > 0
-    pd.testing.assert_frame_equal(chunks_frame(config, chunks, of_doc), by_rows)
-    assert list(chunks_frame(config, [], of_doc).columns) == tables.CHUNKS.names
+    pd.testing.assert_frame_equal(chunks_frame(config, chunks), by_rows)
+    assert list(chunks_frame(config, []).columns) == tables.CHUNKS.names
 
 
 def test_chunks_written_to_a_part_are_read_back_the_same(sample_corpus, tmp_path):
@@ -101,8 +96,7 @@ def test_chunks_written_to_a_part_are_read_back_the_same(sample_corpus, tmp_path
 
     config = make_config(strategy="ast_breadcrumb", size=300)
     chunks = chunk_corpus(sample_corpus, config)
-    of_doc = {d.id: {n: getattr(d, n) for n in tables.DOCUMENT_NAMES} for d in sample_corpus}
-    write_part(tmp_path / "chunks.parquet", chunks_frame(config, chunks, of_doc))
+    write_part(tmp_path / "chunks.parquet", chunks_frame(config, chunks))
     back = read_chunks(tmp_path / "chunks.parquet")
     assert back == chunks
     assert {type(c.breadcrumb) for c in back} == {tuple} and any(c.breadcrumb for c in back)

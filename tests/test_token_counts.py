@@ -22,14 +22,12 @@ if not sizes.tokens_available():
 
 
 
-@pytest.fixture(autouse=True, scope="module", params=word_table.TABLES)
-def table(request):
-    """Every test here once with each word table (C: skipped when the install built none)."""
-    if request.param == "c" and not word_table.c_available():
-        pytest.skip("the C word table was not built (no C compiler at install)")
+@pytest.fixture(autouse=True, scope="module")
+def table():
+    """The tests here start from an empty word table."""
     previous = sizes.WORDS
-    sizes.use_word_table(request.param)
-    yield request.param
+    sizes.WORDS = word_table.WordTable()
+    yield sizes.WORDS
     sizes.WORDS = previous
 
 

@@ -17,8 +17,7 @@ _HOMES = {
         "MetricError", "MissingExtraError", "QueryValidationError", "RetrieverError",
         "UnknownRetrieverError", "UnknownStrategyError",
     ),
-    "chunklab.document.blocks": ("Block",),
-    "chunklab.document.parsers": ("parse_blocks",),
+    "chunklab.document.blocks": ("Block", "parse_blocks"),
     "chunklab.document.corpus": ("Corpus", "Document", "load_corpus", "make_document"),
     "chunklab.document.sections": ("Breadcrumbs", "breadcrumb_at", "dominant_level"),
     "chunklab.chunking.records": ("Chunk",),
@@ -94,9 +93,8 @@ if TYPE_CHECKING:
     from .chunking.config import ChunkerConfig, load_config, make_config, save_config
     from .chunking.records import Chunk
     from .chunking.registry import get_strategy, strategy_names
-    from .document.blocks import Block
+    from .document.blocks import Block, parse_blocks
     from .document.corpus import Corpus, Document, load_corpus, make_document
-    from .document.parsers import parse_blocks
     from .document.sections import Breadcrumbs, breadcrumb_at, dominant_level
     from .errors import (
         ChunklabError,

@@ -4,31 +4,19 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from functools import cached_property, lru_cache, reduce
-from operator import attrgetter, or_
+from functools import lru_cache
+from operator import attrgetter
 
 from ..document.blocks import ATOMIC, Block
 from ..document.corpus import Document, make_document
-from ..document.lines import native_choice, offset_type
 from ..document.sections import Breadcrumbs
 from ..util.collector import collector_paused
 from .config import ChunkerConfig
-from .packing import TAIL_SHARE
 from .records import Chunk, Piece, StrategyFunc
 from .registry import Requirement, Strategy, add, get_strategy
 from .sizes import COUNT_BATCH, all_sizes
-
-try:
-    from ._chunks import block_flags
-    from ._chunks import build as native_build
-    from ._chunks import labels as native_labels
-    from ._chunks import pack as native_pack
-    from ._chunks import sections as native_sections
-except ImportError:  # built by the install only where a C compiler was found
-    native_build = block_flags = native_labels = native_pack = native_sections = None
 
 
 def register(
@@ -87,11 +75,6 @@ def body_of(blocks: Sequence[Block]) -> list[Block]:
 TABLE, CODE, OTHER = 1, 2, 4
 """What a content block adds to a chunk's kind: a table, code (a fence or indented code), or
 anything else."""
-BODY, CHILDREN, HEADING, FRONT_MATTER, PARAGRAPH = 8, 16, 32, 64, 128
-"""What else a block's flags say, for ``_chunks.h``: content, holding blocks, a heading,
-front matter, a paragraph."""
-KINDS = ("prose", "code", "table", "mixed", "heading", "front_matter")
-"""The kinds of a chunk, in the order ``_build.c`` names them."""
 
 
 @lru_cache(maxsize=64)
@@ -104,10 +87,6 @@ def template_parts(template: str) -> tuple[str, str] | str:
     return template
 
 
-def use_native() -> bool:
-    """Whether chunks are made in C: built by the install and not turned off by
-    ``CHUNKLAB_NATIVE=python``."""
-    return native_build is not None and native_choice() == "c"
 _KIND_BITS = {"table": TABLE, "fence": CODE, "code": CODE}
 
 
@@ -176,23 +155,17 @@ class ChunkBuilder:
         self.prefix = prefix
         self.strategy = strategy
         self.blocks = doc.blocks
-        self.in_c = use_native()
-        """Whether chunks (and sections, in chars) are made in C: read once per document."""
-        self.crumbs = Breadcrumbs(self.blocks, in_c=self.in_c)
+        self.crumbs = Breadcrumbs(self.blocks)
         self.config_id = config.config_id
         self.lines = doc.lines
         self.folded_title = normalise(doc.title)
         self._template = template_parts(config.prefix_template)
-        self._flags: bytes | None = None
-        self._labels: list[tuple[tuple[str, ...], tuple[str, ...], str, str]] | None = None
         self._label: tuple[tuple, tuple[tuple[str, ...], tuple[str, ...]]] | None = None
         """The last label made, by its (path, provenance): the chunks of one section, which
         come one after another, share its tuples."""
         self._prefix: tuple[tuple[str, ...], tuple[str, str]] | None = None
         """The last path's prefixes, shared the same way."""
         self._parts: dict[tuple[int, int], str] = {}
-        self._plain_paths = self.crumbs.has_headings or not config.position_anchors
-        """Whether a path is made of headings alone (not ``lines a-b``, without headings)."""
 
     def blocks_in(self, start: int, end: int) -> tuple[Block, ...]:
         """The top-level blocks overlapping [start, end)."""
@@ -263,147 +236,33 @@ class ChunkBuilder:
             self._parts[part] = f"{part[0]} of {part[1]}"
         return self._parts[part]
 
-    def _plain(self, piece: Piece) -> bool:
-        """Whether ``piece`` is labelled by the content blocks it holds and nothing else (no
-        breadcrumb or anchors of its own, no line range or part number in its path): the
-        chunks of the heading-aware strategies, which ``build`` labels without ``label``."""
-        return (piece.breadcrumb is None and not piece.anchors and self._plain_paths
-                and not (piece.part and self.config.number_parts))
-
-    def _heading_of(self, piece: Piece, content: Sequence[Block]) -> int:
-        """The heading (its number in ``crumbs``) whose path labels a plain piece holding
-        ``content``: that of its first anchor (where its first content block starts, clipped
-        to the piece) when its last anchor lies under the same one, else -1."""
-        start, starts = piece.start, self.crumbs.starts
-        head = content[0].start if content else start
-        tail = content[-1].start if content else start
-        at = bisect_right(starts, head if head > start else start) - 1
-        return at if at == bisect_right(starts, tail if tail > start else start) - 1 else -1
-
-    @cached_property
-    def block_bits(self) -> list[int]:
-        """Each block's ``kind_bits`` when it is content, else 0."""
-        return [(_KIND_BITS.get(b.kind, OTHER) if not b.children else kind_bits(b))
-                if is_body else 0 for b, is_body in zip(self.blocks, self.crumbs.body,
-                                                        strict=True)]
-
-    def label_at(self, at: int) -> tuple[tuple[str, ...], tuple[str, ...], str, str]:
-        """Path, provenance and prefixes of a plain piece under heading ``at`` (its number in
-        ``crumbs``): the path in force there, the document title deduplicated."""
-        return self.labels[at]
-
-    @property
-    def labels(self) -> list[tuple[tuple[str, ...], tuple[str, ...], str, str]]:
-        """``label_at`` of every heading, made once (``_made_labels``)."""
-        if self._labels is None:
-            self._labels = self._made_labels()
-        return self._labels
-
-    def _made_labels(self) -> list[tuple[tuple[str, ...], tuple[str, ...], str, str]]:
-        """``label_at`` of every heading in one pass (``dedup_title`` inlined: a first heading
-        that repeats the title, compared through ``normalise``'s cache), in C
-        (``_chunks.labels``) for a template with one ``{path}`` and no other brace."""
-        paths, provenances, folded = self.crumbs.paths, self.crumbs.provenances, self.folded_title
-        repeated = {path[0] for path in paths if path and normalise(path[0]) == folded}
-        template = self._template
-        if self.in_c and (not self.prefix or isinstance(template, tuple)):
-            head, tail = template if isinstance(template, tuple) else ("", "")
-            return native_labels(paths, provenances, repeated, self.doc.title, head, tail,
-                                 self.prefix)
-        made = []
-        rendered = self._rendered if self.prefix else lambda _path: ("", "")
-        for path, provenance in zip(paths, provenances, strict=True):
-            if path and path[0] in repeated:
-                path, provenance = path[1:], provenance[1:]
-            made.append((path, provenance, *rendered(path)))
-        return made
-
     def chunk(self, piece: Piece, text: str, size: tuple[int, int, int], ordinal: int) -> Chunk:
-        """The Chunk of ``piece`` (its ``text`` and ``size`` measured). A plain piece
-        (``_plain``) is labelled as ``label`` would: its content blocks lie under one heading
-        path unless its first and last anchors do not. Its kind adds up each content block's
-        ``block_bits`` (a container the span cuts is weighed again, within the span)."""
+        """The Chunk of ``piece`` (its ``text`` and ``size`` measured), labelled by ``label``,
+        its kind by ``block_kind``."""
         start, end = piece.start, piece.end
         crumbs = self.crumbs
         first = bisect_right(crumbs.block_ends, start)
         found = self.blocks[first : bisect_left(crumbs.block_starts, end, first)]
         content = [b for n, b in enumerate(found, first) if crumbs.body[n]]
-        at = self._heading_of(piece, content) if self._plain(piece) else -1
-        if at < 0:  # labelled by ``label``
-            path, provenance = self.label(piece, content)
-            embed, context = self.prefixes(path)
-        else:
-            path, provenance, embed, context = self.label_at(at)
-        bits = reduce(or_, self.block_bits[first : first + len(found)], 0)
-        if found and ((found[0].start < start and found[0].children)
-                      or (found[-1].end > end and found[-1].children)):
-            bits = 0  # a container cut by the span: only its fences and tables inside count
-            for block in content:
-                bits |= kind_bits(block, start, end)
+        path, provenance = self.label(piece, content)
+        embed, context = self.prefixes(path)
         config_id, doc_id, starts = self.config_id, self.doc.id, self.lines.starts
         digest = hashlib.sha256(
             f"{config_id}\0{doc_id}\0{start}\0{end}\0{text}".encode()
         ).hexdigest()[:16]
         return Chunk(  # positional, in the order of the fields: called for every chunk
             digest, doc_id, ordinal, start, end, text, path, self._part(piece.part),
-            kind_named(bits, found), self.config.strategy, config_id,
+            block_kind(found, (start, end), content), self.config.strategy, config_id,
             self.doc.structure_source,
             piece.text is None or text == self.doc.text[start:end],
             bisect_right(starts, start), bisect_right(starts, max(end - 1, start)),
             embed, context, piece.strategy or self.strategy, *size, provenance, self.doc.title,
         )
 
-    @property
-    def flags(self) -> bytes:
-        """Each block's flags for the C code (``block_flags`` in ``_labels.c``: kind bits, BODY,
-        CHILDREN, HEADING, FRONT_MATTER, PARAGRAPH), made once."""
-        if self._flags is None:
-            self._flags = block_flags(self.blocks)
-        return self._flags
-
-    def fitted_sections(self) -> Iterator[Piece | tuple[int, int]]:
-        """``packing.sections`` in C, sized in chars (``_chunks.sections``, ``COUNT_BATCH``
-        sections at a time): the Piece of each section within the size, the (first, stop)
-        numbers of the blocks of any other."""
-        crumbs, start = self.crumbs, 0
-        while start < len(self.blocks):
-            found, start = native_sections(Piece, self.flags, crumbs.block_starts,
-                                           crumbs.block_ends, self.config.size, start,
-                                           COUNT_BATCH)
-            yield from found
-
-    def packed(self, first: int, stop: int) -> list[Piece] | None:
-        """``packed_pieces`` of the section of blocks [first, stop) in C (``_chunks.pack``),
-        sized in chars without overlap, when every glued group fits; else None."""
-        config, crumbs = self.config, self.crumbs
-        if config.overlap:
-            return None
-        return native_pack(Piece, self.flags, crumbs.block_starts, crumbs.block_ends, first,
-                           stop, config.size, config.table_caption, config.caption_max_chars,
-                           TAIL_SHARE)
-
-    def native_table(self) -> tuple:
-        """What ``_chunks.build`` reads of this document and config (its argument order)."""
-        flags = self.flags
-        crumbs, doc, config = self.crumbs, self.doc, self.config
-        heading_starts = array(offset_type(len(doc.text)), crumbs.starts)
-        seed = hashlib.sha256(f"{self.config_id}\0{doc.id}\0".encode())
-        return (Chunk, Piece, seed, crumbs.block_starts,
-                crumbs.block_ends, heading_starts, self.lines.starts, flags, self._plain_paths,
-                config.number_parts, KINDS, doc.id, config.strategy, self.config_id,
-                doc.structure_source, self.strategy, doc.title, self.labels,
-                self._part, self.chunk)
-
     def build(self, pieces: Iterable[Piece]) -> list[Chunk]:
-        """The Chunk of each piece (``chunk``), made in C (``_build.c``) unless
-        ``native_choice()`` says python: C makes those of plain pieces and hands the others
-        to ``chunk``. ``tests/test_chunk_records.py`` holds every chunk to ``label`` and
-        ``block_kind``, and the chunks made in C to those made in Python."""
+        """The Chunk of each piece (``chunk``). ``tests/test_chunk_records.py`` holds every
+        chunk to ``label`` and ``block_kind``."""
         chunks: list[Chunk] = []
-        table = self.native_table() if self.in_c else None
         for batch, texts, sizes in self._batches(pieces):
-            if table is not None:
-                native_build(table, batch, texts, sizes, chunks, len(chunks))
-            else:
-                chunks += map(self.chunk, batch, texts, sizes, itertools.count(len(chunks)))
+            chunks += map(self.chunk, batch, texts, sizes, itertools.count(len(chunks)))
         return chunks

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, MissingTokenizerError
-from .word_table import UNKNOWN, UNSAFE, WordTable, kind_of, make_table
+from .word_table import UNKNOWN, UNSAFE, WordTable
 
 UNITS = ("chars", "words", "tokens")
 ENCODER = "all-MiniLM-L6-v2"
@@ -56,19 +56,11 @@ COUNT_BATCH = 512
 whole corpus's chunks at once would hold tens of bytes per token of the corpus."""
 WORD_CACHE = 500_000
 """Distinct words whose token counts are kept; past it the cache starts over. 18.5 MB of real
-documentation (release notes full of commit hashes and links) holds 208,000 distinct words,
-which the C table keeps in 17 MB: the words of a corpus twice that size are encoded once per
-process, not again for each config of a sweep."""
-WORDS: WordTable = make_table()
-"""The word cache (``word_table.py``: in C when the install built it)."""
-
-
-def use_word_table(name: str | None = None) -> str:
-    """Start the word cache over with the table ``name`` picks (c or python; None: what
-    ``CHUNKLAB_WORD_TABLE`` or the install picks); returns its name."""
-    global WORDS
-    WORDS = make_table(name)
-    return kind_of(WORDS)
+documentation (release notes full of commit hashes and links) holds 208,000 distinct words:
+the words of a corpus twice that size are encoded once per process, not again for each config
+of a sweep."""
+WORDS = WordTable()
+"""The word cache (``word_table.py``)."""
 
 
 def count_tokens(texts: Sequence[str], *, special: bool = False) -> list[int]:

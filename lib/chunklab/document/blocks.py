@@ -19,7 +19,7 @@ from ..util.collector import collector_paused
 from ..util.frozen import quick_init
 from .headings import EXPLICIT, MARKDOWN, infer_heading
 from .inline import plain_text
-from .lines import LineIndex, native, native_choice
+from .lines import LineIndex
 from .nesting import LIMIT_KEY, limit_nesting
 
 _CONTAINERS = {
@@ -142,16 +142,14 @@ WINDOW = 64_000
 """Characters handed to markdown-it at once. It holds tens of bytes per character it parses
 (a token per block, five numbers per line), so a long document is parsed window by window:
 each window ends at a line end and the next restarts at the first line of its last top-level
-block, the only block that lines beyond the window can still change. The rust parser
-(``rust_blocks.py``, chosen in ``parsers.py``) reads a document in windows the same way. A
+block, the only block that lines beyond the window can still change. A
 deep region (``nesting.py``) lies inside one top-level block, so inside one window."""
 
 
 def with_final_newline(source: str) -> str:
     """``source`` ending at a line end: the same lines and blocks to markdown-it, but a rule
     that reads the char at a line's start (the ``:::`` container's, in a table's body inside
-    a quote) would read past a last line left open and raise IndexError, and markdown-it-pyrs
-    reads a last line with no newline otherwise in a quote."""
+    a quote) would read past a last line left open and raise IndexError."""
     return source if not source or source[-1] in "\n\r" else source + "\n"
 
 
@@ -343,7 +341,7 @@ def _fold(tokens: list[Token], text: str, lines: LineIndex, infer: bool,
 def _with_gaps(blocks: list[Block], text: str) -> list[Block]:
     """Blocks plus a ``text`` block for any non-whitespace text between them, so every
     character of the document lies in some block."""
-    found = native.gaps(blocks, text) if native_choice() == "c" else _gaps(blocks, text)
+    found = _gaps(blocks, text)
     if not found:
         return blocks
     result: list[Block] = []
@@ -357,8 +355,7 @@ def _with_gaps(blocks: list[Block], text: str) -> list[Block]:
 
 def _gaps(blocks: list[Block], text: str) -> list[tuple[int, int, int]]:
     """(i, start, end) of each run of text that is not whitespace between ``blocks`` (before
-    ``blocks[i]``; i = len(blocks): after the last), trimmed of the whitespace around it
-    (``_native.gaps`` in C)."""
+    ``blocks[i]``; i = len(blocks): after the last), trimmed of the whitespace around it."""
     found = []
     pos = 0
     for i, block in enumerate([*blocks, Block("end", len(text), len(text))]):
@@ -412,7 +409,7 @@ def parse_blocks(
     markdown-it's parse environment: ``env["references"]`` holds the link reference
     definitions, ``env[nesting.LIMIT_KEY]`` the lines where the nesting limit was reached.
     Markdown is parsed ``window`` characters at a time (the blocks are the same for any
-    window). ``parsers.parse_blocks`` picks this parser or the rust one."""
+    window)."""
     lines = lines or LineIndex(text)
     if is_markdown:
         return tuple(_markdown_blocks(text, lines, infer, {} if env is None else env, window))

@@ -7,7 +7,6 @@ import errno
 import hashlib
 import os
 import stat
-from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -24,13 +23,13 @@ from .blocks import (
     Block,
     LineIndex,
     atomic_blocks,
+    parse_blocks,
     references_of,
     structure_source_of,
 )
 from .headings import EXPLICIT
 from .inline import links, reference_label
 from .nesting import LIMIT_KEY
-from .parsers import parse_blocks, parser_choice
 from .time_limit import parse_limit, time_limit
 
 SUFFIXES = (".md", ".markdown", ".txt")
@@ -69,10 +68,6 @@ class Document:
     """Link reference definitions (``[label]: url``): normalised label -> url."""
     atoms: tuple[Block, ...] = field(default=(), repr=False, compare=False)
     """Every fence, indented code block and table, nested ones included: no cut falls inside."""
-    parser: str = field(default="python", compare=False)
-    """The block parser that read it: python (markdown-it-py) or rust (markdown-it-pyrs)."""
-    fallback: str = field(default="", compare=False)
-    """Why the rust parser handed it to python (container, nesting), else empty."""
     nesting_limit: tuple[int, ...] = field(default=(), compare=False)
     """1-based lines where its blocks reached the nesting limit (``nesting.py``): what lies
     deeper is held in a ``deep`` block."""
@@ -81,8 +76,7 @@ class Document:
         # Made directly (or by dataclasses.replace with new text): parse the text it holds.
         if self.lines is None or self.lines.text is not self.text:
             parsed = parse(self.text, self.is_markdown, self.infer_headings)
-            for name in ("lines", "blocks", "references", "atoms", "parser", "fallback",
-                         "nesting_limit"):
+            for name in ("lines", "blocks", "references", "atoms", "nesting_limit"):
                 object.__setattr__(self, name, parsed[name])
 
     def as_dict(self) -> dict:
@@ -148,13 +142,6 @@ class Corpus:
             digest.update(b"\0")
             digest.update(hashlib.sha256(doc.text.encode()).digest())
         return digest.hexdigest()[:16]
-
-    def parsers(self) -> dict:
-        """The block parser chosen now, documents per parser that read them, and why the rust
-        parser handed documents to python (what run.json records)."""
-        return {"chosen": parser_choice(),
-                "documents": dict(Counter(d.parser for d in self.documents)),
-                "fallbacks": dict(Counter(d.fallback for d in self.documents if d.fallback))}
 
     def require_documents(self) -> Corpus:
         """The corpus itself when it holds a document; CorpusError saying what was found."""
@@ -243,26 +230,23 @@ def _title(front_matter: dict, blocks: tuple[Block, ...], doc_id: str) -> str:
     return h1.title if h1 else Path(doc_id).stem
 
 
-def parse(text: str, is_markdown: bool, infer_headings: bool, parser: str | None = None) -> dict:
-    """What a Document holds of its parse: lines, blocks, references, atoms, the parser that
-    made them (and why rust fell back to python) and where the nesting limit was reached."""
+def parse(text: str, is_markdown: bool, infer_headings: bool) -> dict:
+    """What a Document holds of its parse: lines, blocks, references, atoms and where the
+    nesting limit was reached."""
     lines = LineIndex(text)
     env: dict = {}
-    blocks = parse_blocks(text, is_markdown, infer_headings, lines=lines, env=env, parser=parser)
+    blocks = parse_blocks(text, is_markdown, infer_headings, lines=lines, env=env)
     return {"lines": lines, "blocks": blocks, "references": references_of(env),
-            "atoms": tuple(atomic_blocks(blocks)), "parser": env["parser"],
-            "fallback": env.get("fallback", ""),
+            "atoms": tuple(atomic_blocks(blocks)),
             "nesting_limit": tuple(line + 1 for line in env.get(LIMIT_KEY, ()))}
 
 
 def make_document(
     doc_id: str, text: str, *, path: str = "", infer_headings: bool = False,
-    parser: str | None = None,
 ) -> Document:
-    """Build a Document from text already decoded (what the loader and tests use); ``parser``
-    (python or rust) overrides ``CHUNKLAB_PARSER``."""
+    """Build a Document from text already decoded (what the loader and tests use)."""
     is_markdown = not doc_id.lower().endswith(".txt")
-    parsed = parse(text, is_markdown, infer_headings, parser)
+    parsed = parse(text, is_markdown, infer_headings)
     front_matter = _front_matter(parsed["blocks"], text)
     return Document(
         id=doc_id,

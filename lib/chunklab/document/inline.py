@@ -10,11 +10,9 @@ from markdown_it import MarkdownIt
 from markdown_it.common.utils import normalizeReference
 from markdown_it.token import Token
 
-INLINE_MARKS = "*_`[]!<>&\\\n\r"
+_INLINE_MARKS = frozenset("*_`[]!<>&\\\n\r")
 """Characters that can start inline syntax (emphasis, code, links, html, entities, escapes) or
-a line break: text holding none of them, its words single-spaced, is its own plain text
-(``_leaves.c`` tests a heading's title the same way before calling ``plain_text``)."""
-_INLINE_MARKS = frozenset(INLINE_MARKS)
+a line break: text holding none of them, its words single-spaced, is its own plain text."""
 _BREAKS = ("softbreak", "hardbreak")
 _SKIPPED = ("html_inline",)
 

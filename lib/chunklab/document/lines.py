@@ -4,37 +4,11 @@ Python code running per line."""
 from __future__ import annotations
 
 import bisect
-import os
 import re
 from array import array
 from collections.abc import Iterator
 from itertools import accumulate, chain, islice
 from operator import add
-
-from ..errors import ConfigError
-
-try:
-    from . import _native as native  # type: ignore[attr-defined]
-except ImportError:  # built by the install only where a C compiler was found
-    native = None
-
-NATIVE_CHOICES = ("c", "python")
-NATIVE_VARIABLE = "CHUNKLAB_NATIVE"
-
-
-def native_choice() -> str:
-    """Whether the document stage's C code (``_native.c``: line starts, the fold of
-    markdown-it-pyrs's nodes) is used: ``CHUNKLAB_NATIVE`` (c or python), else c when the
-    install built it, else python. Both give the same line starts and Blocks."""
-    name = os.environ.get(NATIVE_VARIABLE) or ("c" if native is not None else "python")
-    if name not in NATIVE_CHOICES:
-        raise ConfigError(f"{NATIVE_VARIABLE} must be one of {', '.join(NATIVE_CHOICES)}; got "
-                          f"{name!r}")
-    if name == "c" and native is None:
-        raise ConfigError(f"{NATIVE_VARIABLE}=c, but the install did not build chunklab's C "
-                          "code (it needs a C compiler): reinstall chunklab with one, or use "
-                          "python")
-    return name
 
 # markdown-it splits lines exactly where this pattern matches (its normalize rule).
 _NEWLINE = re.compile(r"\r\n?|\n")
@@ -74,8 +48,6 @@ class LineIndex:
         self.starts = array(offset_type(len(text)), [0])  # 4 bytes a line (8 past 2 GB)
         if "\r" in text:
             self.starts.extend(m.end() for m in _NEWLINE.finditer(text))
-        elif native is not None and native_choice() == "c":
-            self.starts.frombytes(native.line_ends(text, self.starts.itemsize))
         else:
             self.starts.extend(line_ends(text, "\n"))
         self.shared: dict[int, int] = {}

@@ -10,7 +10,7 @@ from functools import cached_property
 from operator import attrgetter
 
 from .blocks import NOT_BODY, Block
-from .lines import native, native_choice, offset_type
+from .lines import offset_type
 
 _START, _END = attrgetter("start"), attrgetter("end")
 _KIND, _CONTENT = attrgetter("kind"), attrgetter("content")
@@ -46,9 +46,7 @@ class HeadingStack:
 class Breadcrumbs:
     """For one document: the heading path in force at every offset."""
 
-    def __init__(self, blocks: Sequence[Block], *, in_c: bool | None = None):
-        """``in_c``: whether the heading stack is made in C (None: as ``native_choice()``
-        says, when the install built it)."""
+    def __init__(self, blocks: Sequence[Block]):
         self.blocks = tuple(blocks)
         self.starts: list[int]
         self.paths: list[tuple[str, ...]]
@@ -58,22 +56,13 @@ class Breadcrumbs:
         size = self.blocks[-1].end if self.blocks else 0
         self.block_starts = array(offset_type(size))
         self.block_ends = array(offset_type(size))
-        if in_c is None:
-            in_c = native is not None and native_choice() == "c"
-        if in_c:
-            starts, ends = native.block_spans(self.blocks, self.block_starts.itemsize)
-            self.block_starts.frombytes(starts)
-            self.block_ends.frombytes(ends)
-            self.starts, self.paths, self.provenances = native.heading_paths(self.blocks,
-                                                                             "heading")
-        else:
-            self.block_starts.extend(map(_START, self.blocks))
-            self.block_ends.extend(map(_END, self.blocks))
-            self._stack()
+        self.block_starts.extend(map(_START, self.blocks))
+        self.block_ends.extend(map(_END, self.blocks))
+        self._stack()
         self.has_headings = len(self.starts) > 1
 
     def _stack(self) -> None:
-        """The heading stack walked in Python (``_native.heading_paths`` in C)."""
+        """The heading stack: where each heading starts, the path and provenances from there."""
         stack = HeadingStack()
         self.starts, self.paths, self.provenances = [0], [()], [()]
         for block in [b for b in self.blocks if b.kind == "heading"]:  # Block.is_heading

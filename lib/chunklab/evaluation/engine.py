@@ -19,7 +19,6 @@ from pydantic import BaseModel, ConfigDict, Field, PositiveInt
 from ..chunking.config import ChunkerConfig
 from ..chunking.records import Chunk
 from ..document.corpus import Document
-from ..document.parsers import PARSER_VARIABLE, parser_choice
 from ..errors import ConfigError
 from . import units
 from .queries import Query
@@ -170,16 +169,8 @@ _STATE: dict[str, Any] = {}
 """A pool worker's documents, shards and queries, handed over once when it starts."""
 
 
-def use_parser(parser: str) -> None:
-    """Make ``parser`` (python or rust) the block parser of this worker process: the documents
-    arrive parsed, and whatever a worker parses itself is read by the parser of the run (the
-    forkserver a pool starts from may hold an older ``CHUNKLAB_PARSER``)."""
-    os.environ[PARSER_VARIABLE] = parser
-
-
 def _start_worker(docs: list[Document], shards: list[tuple[int, int]],
-                  queries: list[Query], parser: str) -> None:
-    use_parser(parser)
+                  queries: list[Query]) -> None:
     _STATE.update(docs=docs, shards=[tuple(docs[a:b]) for a, b in shards], queries=queries)
 
 
@@ -211,8 +202,7 @@ class LocalPool(_StatsHere):
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(PRELOAD)
         self.pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker,
-                                        initargs=(docs, bounds, list(queries),
-                                                  parser_choice()))
+                                        initargs=(docs, bounds, list(queries)))
 
     def chunk(self, jobs):
         return ordered(lambda job: self.pool.submit(_chunk_task, job), jobs, 2 * self.workers)

@@ -16,11 +16,10 @@ from ..chunking.config import ChunkerConfig
 from ..chunking.records import Chunk
 from ..chunking.sizes import ENCODER
 from ..document.corpus import Document
-from ..document.parsers import parser_choice
 from ..errors import MissingExtraError
 from . import units
 from .embedding import DENSE
-from .engine import SHARDS_PER_WORKER, Engine, Executor, _Encoder, use_parser
+from .engine import SHARDS_PER_WORKER, Engine, Executor, _Encoder
 from .queries import Query
 from .retrieve import EmbeddingCache, MemoryCache, default_cache_dir
 from .runs import read_chunks, read_part
@@ -37,8 +36,7 @@ def _ray():
 class SweepWorker:
     """A Ray actor: the documents and queries, received once; one unit per call."""
 
-    def __init__(self, docs: list[Document], queries: list[Query], parser: str):
-        use_parser(parser)
+    def __init__(self, docs: list[Document], queries: list[Query]):
         self.docs, self.queries = docs, queries
 
     def chunk(self, shard: tuple[Document, ...], config: ChunkerConfig) -> list[Chunk]:
@@ -92,8 +90,7 @@ class RayExecutor(Executor):
         self.shard_refs = [ray.put(shard) for shard in self.shards]
         docs_ref, queries_ref = ray.put(list(docs)), ray.put(list(queries))
         actor = ray.remote(num_cpus=1)(SweepWorker)
-        parser = parser_choice()
-        self.actors = [actor.remote(docs_ref, queries_ref, parser) for _ in range(self.workers)]
+        self.actors = [actor.remote(docs_ref, queries_ref) for _ in range(self.workers)]
         self.pool = ray.util.ActorPool(self.actors)
         self.kept: dict[Path, Any] = {}
         self.embedders: list[Any] = []

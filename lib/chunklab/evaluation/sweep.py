@@ -128,7 +128,6 @@ def _sweep(params: SweepParams, out_dir: str | os.PathLike | None, *, corpus: Co
             "queries": len(queries), "queries_fingerprint": parts.queries,
             "queries_dropped": dropped, "queries_by_source": by_source,
             "query_split": split.report(), "token_method": token_method(),
-            "parser": corpus.parsers(),
             "configs": len(configs), "identical_configs": same, "warnings": notes,
             "reused_parts": reused, "embedding_cache": embedded,
             "engine": engine.describe(executor.workers),
@@ -188,14 +187,12 @@ def _chunk_all(configs: list[ChunkerConfig], corpus: Corpus, parts: Parts,
     todo = [c for c in configs if not has_part(parts.path(c.config_id, "chunks"))]
     n = len(executor.shards)
     made = executor.chunk([(i, config) for config in todo for i in range(n)])
-    of_doc = {doc.id: {name: getattr(doc, name) for name in tables.DOCUMENT_NAMES}
-              for doc in corpus}
     digests, pending, reused = {}, {}, 0
     for config in tqdm(configs, desc="chunk", disable=not progress):
         path = parts.path(config.config_id, "chunks")
         if config in todo:
             chunks = [chunk for _ in range(n) for chunk in next(made)]
-            write_part(path, chunks_frame(config, chunks, of_doc))
+            write_part(path, chunks_frame(config, chunks))
         else:
             chunks, reused = read_chunks(path), reused + 1
         executor.keep(path, chunks)

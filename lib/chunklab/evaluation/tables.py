@@ -153,12 +153,6 @@ CONFIG = _columns(
     ("options", "str", "JSON of the config's other fields that differ from their defaults"),
 )
 CONFIG_NAMES = tuple(c.name for c in CONFIG)
-DOCUMENT = _columns(
-    ("parser", "str", "the block parser that read the chunk's document: python "
-                      "(markdown-it-py) or rust (markdown-it-pyrs, the same blocks)"),
-)
-DOCUMENT_NAMES = tuple(c.name for c in DOCUMENT)
-"""Columns a chunk row takes from its document (``Document`` fields of the same name)."""
 
 CHUNKS = Table("chunks.parquet", "every chunk of every config, one row each", (
     *CONFIG,
@@ -187,7 +181,6 @@ CHUNKS = Table("chunks.parquet", "every chunk of every config, one row each", (
         ("n_tokens", "int", "size of `text` in encoder tokens (words x 1.3 when the tokenizer "
                             "is not installed: run.json `token_method` says which)"),
     ),
-    *DOCUMENT,
 ))
 RETRIEVED = Table("retrieved.parquet", "the ranked chunks of every query, config and "
                                        "retriever", (

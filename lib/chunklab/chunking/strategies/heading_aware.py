@@ -72,34 +72,14 @@ def _related(crumbs: Breadcrumbs, a: Piece, b: Piece) -> bool:
     return shared >= 1 and shared >= max(len(path_a), len(path_b)) - 1
 
 
-def ast_pieces(doc, config, crumbs: Breadcrumbs | None = None,
-               builder: ChunkBuilder | None = None) -> Iterator[Piece]:
+def ast_pieces(doc, config, crumbs: Breadcrumbs | None = None) -> Iterator[Piece]:
     """The pieces of ``doc``, section by section as they are packed (``crumbs``: the
-    document's Breadcrumbs, when already made; ``builder``: the document's ChunkBuilder, whose
-    ``fitted_sections`` finds sections in C when sizes are in chars)."""
+    document's Breadcrumbs, when already made)."""
     sizer = Sizer(doc.text, config.unit)
-    if builder is not None and config.unit == "chars" and builder.in_c:
-        pieces = _fitted_pieces(doc, builder, config, sizer)
-    else:
-        pieces = (p for s in sections(doc.blocks) for p in section_pieces(doc, s, config, sizer))
+    pieces = (p for s in sections(doc.blocks) for p in section_pieces(doc, s, config, sizer))
     if config.min_size <= 0:
         return pieces
     return merge_tiny(pieces, crumbs or Breadcrumbs(doc.blocks), config, sizer)
-
-
-def _fitted_pieces(doc, builder: ChunkBuilder, config, sizer: Sizer) -> Iterator[Piece]:
-    """``section_pieces`` of every section, found in C (``ChunkBuilder.fitted_sections``): a
-    section that fits is already its Piece, any other is packed in C when its glued groups
-    all fit (``ChunkBuilder.packed``), else in Python."""
-    blocks = doc.blocks
-    for item in builder.fitted_sections():
-        if isinstance(item, tuple):
-            first, stop = item
-            packed = builder.packed(first, stop)
-            yield from (packed if packed is not None else packed_pieces(
-                doc, Section(list(blocks[first:stop])), config, sizer))
-        else:
-            yield item
 
 
 def _build(doc, config, pieces: Iterable[Piece] | None, name: str, prefix: bool) -> list:
@@ -107,7 +87,7 @@ def _build(doc, config, pieces: Iterable[Piece] | None, name: str, prefix: bool)
     document's pieces are never all held at once)."""
     use_prefix = prefix if config.prefix is None else config.prefix
     builder = ChunkBuilder(doc, config, prefix=use_prefix, strategy=name)
-    return builder.build(ast_pieces(doc, config, builder.crumbs, builder) if pieces is None
+    return builder.build(ast_pieces(doc, config, builder.crumbs) if pieces is None
                          else pieces)
 
 

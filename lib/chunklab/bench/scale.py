@@ -1,7 +1,7 @@
 """Scale benchmark: generated documents of growing size and heading count, so work that grows
 faster than the input shows as a rising column.
 
-    python -m chunklab.bench_scale [--scale-mb 5 10 20 50] [--headings 10000 20000 40000]
+    python -m chunklab.bench.scale [--scale-mb 5 10 20 50] [--headings 10000 20000 40000]
                                    [--size 1000] [--strategies ...]   (default: SCALE_STRATEGIES)
     python -m chunklab.bench --scale ...   (the same; default strategies: the default ones)
 
@@ -24,7 +24,7 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from .evaluation.defaults import DEFAULT_STRATEGIES
+from ..evaluation.defaults import DEFAULT_STRATEGIES
 
 POINT_SECONDS = 1200
 """Wall seconds one measurement may take before it is stopped (a quadratic path at 50 MB)."""
@@ -83,9 +83,9 @@ INPUTS: dict[str, Callable[[Any], str]] = {"MB": generated_markdown, "headings":
 
 
 def _chunk_once(strategy: str, kind: str, amount: float, size: int) -> dict:
-    from .chunking.build import chunk_document
-    from .chunking.config import make_config
-    from .document.corpus import make_document
+    from ..chunking.build import chunk_document
+    from ..chunking.config import make_config
+    from ..document.corpus import make_document
 
     config = make_config(strategy=strategy, size=size)
     chunk_document(make_document("warm.md", generated_markdown(0.01)), config)  # imports
@@ -99,11 +99,11 @@ def _chunk_once(strategy: str, kind: str, amount: float, size: int) -> dict:
 
 
 def _view_once(headings: int, size: int) -> dict:
-    from .chunking.build import chunk_document
-    from .chunking.config import make_config
-    from .document.corpus import Corpus, make_document
-    from .viz.boundaries import BoundaryView
-    from .viz.explorer import Explorer
+    from ..chunking.build import chunk_document
+    from ..chunking.config import make_config
+    from ..document.corpus import Corpus, make_document
+    from ..viz.boundaries import BoundaryView
+    from ..viz.explorer import Explorer
 
     doc = make_document("headed.md", headed_markdown(headings))
     config = make_config(strategy="ast_breadcrumb", size=size)
@@ -138,7 +138,7 @@ def run_scale(sizes: list[float], heading_counts: list[int], size: int,
     ``sizes`` MB and per 1000 headings on documents of ``heading_counts`` headings, with the
     peak memory per input byte; then CPU s per 1000 headings of the boundary view and one
     explorer redraw."""
-    from .chunking.registry import REGISTRY
+    from ..chunking.registry import REGISTRY
 
     chosen = [s for s in strategies if REGISTRY[s].available]
     for name in (s for s in strategies if not REGISTRY[s].available):
@@ -205,9 +205,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .chunking.registry import REGISTRY
+    from ..chunking.registry import REGISTRY
 
-    parser = argparse.ArgumentParser(prog="python -m chunklab.bench_scale", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m chunklab.bench.scale", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     add_arguments(parser)
     parser.add_argument("--size", type=int, default=1000, help="chunk size in chars")

@@ -25,12 +25,12 @@ import time
 from contextlib import contextmanager
 from typing import Any
 
-from .bench_scale import peak_rss_bytes
-from .document.corpus import Corpus, load_corpus, make_document
-from .evaluation.engine import Engine, all_cores
-from .evaluation.queries import load_queries
-from .evaluation.runs import SweepParams
-from .evaluation.sweep import run_sweep
+from ..document.corpus import Corpus, load_corpus, make_document
+from ..evaluation.engine import Engine, all_cores
+from ..evaluation.queries import load_queries
+from ..evaluation.runs import SweepParams
+from ..evaluation.sweep import run_sweep
+from .scale import peak_rss_bytes
 
 STRATEGIES = ("rct", "mhs_rct", "ast_merge", "ast_breadcrumb")
 SIZES = (200, 300, 400, 600, 800, 1000, 1200, 1600, 2000, 2400, 3200, 4000)
@@ -94,7 +94,7 @@ def embedding_pass(corpus: Corpus, base: dict[str, Any]) -> dict[str, Any] | Non
         import sentence_transformers  # noqa: F401
     except ImportError:
         return None
-    from .chunking.encoder import load_encoder
+    from ..chunking.encoder import load_encoder
 
     params = SweepParams(**{**base, "retrievers": ("dense",)},
                          strategies=("ast_breadcrumb",), sizes=(800, 1600))
@@ -117,8 +117,8 @@ def embedding_pass(corpus: Corpus, base: dict[str, Any]) -> dict[str, Any] | Non
 def one_file(megabytes: float, corpus_dir: str) -> dict[str, float]:
     """CPU seconds of chunking one Markdown file of ``megabytes``, and the process's peak
     RSS above what it held before the file was read (run it in a fresh process)."""
-    from .chunking.build import chunk_document
-    from .chunking.config import make_config
+    from ..chunking.build import chunk_document
+    from ..chunking.config import make_config
 
     config = make_config(strategy="ast_breadcrumb", size=1000)
     chunk_document(make_document("warm.md", "# Warm\n\nup.\n"), config)  # lazy imports
@@ -140,12 +140,12 @@ def one_file(megabytes: float, corpus_dir: str) -> dict[str, float]:
 
 
 def peak_rss_mb() -> float:
-    """This process's peak resident set in MB (``bench_scale.peak_rss_bytes``)."""
+    """This process's peak resident set in MB (``scale.peak_rss_bytes``)."""
     return peak_rss_bytes() / 1024 / 1024
 
 
 def file_row(megabytes: float, corpus_dir: str) -> dict[str, float]:
-    code = (f"import json; from chunklab.sweep_bench import one_file; "
+    code = (f"import json; from chunklab.bench.sweep import one_file; "
             f"print(json.dumps(one_file({megabytes!r}, {corpus_dir!r})))")
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
                          text=True).stdout

@@ -1,14 +1,12 @@
 """Throughput benchmark: markdown-it block parse vs every available strategy (peers
-included), on a replicated corpus; each strategy of the ast family is timed with both block
-parsers when markdown-it-pyrs (extra ``fast``) is installed, beside markdown-it-pyrs's own block
-parse and LangChain's MarkdownHeaderTextSplitter, alone and followed by its
-RecursiveCharacterTextSplitter (``x rust``, ``x LC header``, ``x LC+RCT``: their time over the
-row's).
+included), on a replicated corpus, beside LangChain's MarkdownHeaderTextSplitter, alone and
+followed by its RecursiveCharacterTextSplitter (``x LC header``, ``x LC+RCT``: their time over
+the row's).
 
     python -m chunklab.bench [--corpus data/sample] [--mb 5] [--size 1000] [--repeat 3]
                              [--budget 60]
     python -m chunklab.bench --scale [--scale-mb 5 10 20 50] [--headings 10000 20000 40000]
-    python -m chunklab.bench --sweep   (the sweep's costs: see chunklab.sweep_bench)
+    python -m chunklab.bench --sweep   (the sweep's costs: see chunklab.bench.sweep)
 
 Below the strategies, ast_breadcrumb with its size in tokens (``--size`` / 4), alone and with
 tiny sections merged; what a sweep pays per config beyond the first (``ast_breadcrumb, one
@@ -30,15 +28,13 @@ import argparse
 import time
 from typing import Any
 
-from . import bench_scale
-from .chunking import sizes, word_table
-from .chunking.build import chunk_document
-from .chunking.config import make_config
-from .chunking.registry import REGISTRY, available_names
-from .document.blocks import parse_blocks
-from .document.corpus import load_corpus, make_document
-from .document.lines import NATIVE_VARIABLE, native_choice
-from .document.rust_blocks import available as rust_available
+from ..chunking import sizes
+from ..chunking.build import chunk_document
+from ..chunking.config import make_config
+from ..chunking.registry import REGISTRY, available_names
+from ..document.blocks import parse_blocks
+from ..document.corpus import load_corpus, make_document
+from . import scale
 
 
 def replicate(corpus, megabytes: float) -> list:
@@ -86,8 +82,8 @@ PARSE = "x parse"
 
 def run(corpus_dir: str, megabytes: float, size: int, repeat: int,
         budget: float = 60.0, strategies: list[str] | None = None) -> list[dict]:
-    """Rows of the benchmark: the references (markdown-it block parse, and markdown-it-pyrs's
-    and LangChain's header splitter when installed), every strategy, the sweep's marginal
+    """Rows of the benchmark: the references (markdown-it block parse, and LangChain's header
+    splitter when installed), every strategy, the sweep's marginal
     costs; each row with its ratio to every reference timed pass by pass with it."""
     corpus = load_corpus(corpus_dir)
     docs = replicate(corpus, megabytes)
@@ -98,12 +94,10 @@ def run(corpus_dir: str, megabytes: float, size: int, repeat: int,
     rows: list[dict[str, Any]] = [
         {"stage": stage, "copies": copies, "passes": repeat, "seconds": timed[column],
          "references": timed} for column, (stage, _) in references.items()]
-    parsers = ["python", "rust"] if rust_available() else ["python"]
     for name in strategies or available_names():
         config = make_config(strategy=name, size=size)
-        for parser in parsers if REGISTRY[name].family == "ast" else [None]:
-            rows.append(_strategy_row(name, config, parser, docs, per_copy, copies, repeat,
-                                      budget, references))
+        rows.append(_strategy_row(name, config, docs, per_copy, copies, repeat, budget,
+                                  references))
     rows += _token_rows(docs, per_copy, copies, size, repeat, budget, references)
     rows += _sweep_rows(docs, per_copy, copies, size, repeat, references)
     for row in rows:
@@ -113,9 +107,7 @@ def run(corpus_dir: str, megabytes: float, size: int, repeat: int,
         for column, seconds in row.pop("references").items():
             row[column] = seconds / row["seconds"]
     print(f"{len(docs)} documents, {rows[0]['MB']:.2f} MB, size={size} chars, best of {repeat}"
-          "; each row's ratios are to the references timed pass by pass with it; word table "
-          f"{word_table.kind_of(sizes.WORDS)} ({word_table.ENV}=c|python), document code "
-          f"{native_choice()} ({NATIVE_VARIABLE}=c|python)")
+          "; each row's ratios are to the references timed pass by pass with it")
     for name, strategy in REGISTRY.items():
         if not strategy.available:
             print(f"not timed: {name} ({strategy.status()})")
@@ -132,23 +124,20 @@ def _with_references(stage: str, func, docs: list, references: dict, ref_docs: l
             "references": timed}
 
 
-def _strategy_row(name, config, parser, docs, per_copy, copies, repeat, budget,
-                  references) -> dict:
+def _strategy_row(name, config, docs, per_copy, copies, repeat, budget, references) -> dict:
     """One strategy's best time from text to chunks (the document is made, so parsed,
     inside the timed call), on as many copies as the budget allows."""
-    stage = name if parser is None else f"{name} [{parser}]"
-
     def chunk(d, c=config):
-        return chunk_document(make_document(d.id, d.text, parser=parser), c)
+        return chunk_document(make_document(d.id, d.text), c)
 
     chunk(docs[0])  # loads what a peer needs (a model, a converter): untimed
     probe = _timed(chunk, docs[:per_copy], 1)
     if probe * repeat > budget:  # one copy, once: the probe is the measurement
         timers = {column: (ref, docs[:per_copy]) for column, (_, ref) in references.items()}
-        return {"stage": stage, "copies": 1, "passes": 1, "seconds": probe,
+        return {"stage": name, "copies": 1, "passes": 1, "seconds": probe,
                 "references": _together(timers, 1)}
     n = copies_within(probe, copies, repeat, budget)
-    return _with_references(stage, chunk, docs[: n * per_copy], references,
+    return _with_references(name, chunk, docs[: n * per_copy], references,
                             docs[: n * per_copy], n, repeat)
 
 
@@ -170,7 +159,7 @@ def _token_rows(docs, per_copy: int, copies: int, size: int, repeat: int, budget
     rows = []
     for min_size in (0, tokens // 4):
         config = make_config(strategy=MARGINAL, size=tokens, unit="tokens", min_size=min_size)
-        row = _strategy_row(MARGINAL, config, None, docs, per_copy, copies, repeat, budget,
+        row = _strategy_row(MARGINAL, config, docs, per_copy, copies, repeat, budget,
                             references)
         merged = f", min_size {min_size}" if min_size else ""
         rows.append({**row, "stage": f"{MARGINAL}, {tokens} tokens{merged}"})
@@ -209,23 +198,17 @@ def _sweep_rows(docs, per_copy: int, copies: int, size: int, repeat: int,
 
 def _references(size: int) -> dict[str, tuple[str, Any]]:
     """By ratio column: (stage, one document's pass) of chunklab's markdown-it block parse,
-    and when installed markdown-it-pyrs's own block parse, LangChain's header splitter alone
-    and followed by its recursive splitter at ``size`` chars (the structure-aware splitter
-    people run instead): what the ``x parse``, ``x rust``, ``x LC header`` and ``x LC+RCT``
-    columns compare with."""
+    and when installed LangChain's header splitter alone and followed by its recursive
+    splitter at ``size`` chars (the structure-aware splitter people run instead): what the
+    ``x parse``, ``x LC header`` and ``x LC+RCT`` columns compare with."""
     found: dict[str, tuple[str, Any]] = {
         PARSE: ("block parse (markdown-it)",
                 lambda d: parse_blocks(d.text, d.is_markdown, d.infer_headings))}
-    if rust_available():
-        from .document.rust_blocks import _parser
-
-        tree = _parser().tree
-        found["x rust"] = ("block parse (markdown-it-pyrs)", lambda d: tree(d.text))
     try:
         from langchain_text_splitters import MarkdownHeaderTextSplitter
     except ImportError:
         return found
-    from .chunking.strategies.baselines import MHS_HEADERS, _rct
+    from ..chunking.strategies.baselines import MHS_HEADERS, _rct
 
     splitter = MarkdownHeaderTextSplitter(MHS_HEADERS, strip_headers=False)
     recursive = _rct(make_config(strategy="rct", size=size))
@@ -249,8 +232,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="time only these strategies (default: every available one)")
     parser.add_argument("--scale", action="store_true",
                         help="time generated documents of growing size and heading count "
-                             "instead (bench_scale.py)")
-    bench_scale.add_arguments(parser)
+                             "instead (scale.py)")
+    scale.add_arguments(parser)
     parser.add_argument("--sweep", action="store_true",
                         help="benchmark the sweep instead: sizes, workers, statistics share, "
                              "start time, CPU and memory per MB of one file")
@@ -263,20 +246,20 @@ def main(argv: list[str] | None = None) -> int:
     if args.sweep:
         from pathlib import Path
 
-        from . import sweep_bench
+        from . import sweep
 
         queries = args.queries or str(Path(args.corpus) / "queries.jsonl")
-        sweep_bench.run(args.corpus, queries, args.mb or 1.0,
+        sweep.run(args.corpus, queries, args.mb or 1.0,
                         [float(x) for x in args.file_mb.split(",") if x])
         return 0
     if args.scale:
-        from .evaluation.defaults import DEFAULT_STRATEGIES
+        from ..evaluation.defaults import DEFAULT_STRATEGIES
 
-        bench_scale.run_scale(args.scale_mb, args.headings, args.size,
+        scale.run_scale(args.scale_mb, args.headings, args.size,
                   tuple(args.strategies or DEFAULT_STRATEGIES))
         return 0
     rows = run(args.corpus, args.mb or 5.0, args.size, args.repeat, args.budget, args.strategies)
-    extra = [c for c in ("x rust", "x LC header", "x LC+RCT") if c in rows[-1]]
+    extra = [c for c in ("x LC header", "x LC+RCT") if c in rows[-1]]
     print(f"{'stage':<40}{'MB':>7}{'passes':>7}{'CPU s':>9}{'MB/s':>8}{'x parse':>9}"
           + "".join(f"{c:>12}" for c in extra))
     for row in rows:
