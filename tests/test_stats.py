@@ -28,6 +28,7 @@ from chunklab.evaluation.stats import (
     mean_intervals,
     paired_comparison,
     paired_results,
+    flipped_sums,
     sign_flip_p,
 )
 
@@ -304,3 +305,19 @@ def test_bootstrap_intervals_of_many_samples_at_once():
     assert np.isnan(low[5]) and np.isnan(high[5])
     again = mean_intervals(samples, n_resamples=2000, seed=0)
     assert np.array_equal(low, again[0], equal_nan=True)
+
+
+# --- sign vectors too many to keep ----------------------------------------------------------
+
+
+def test_sign_vectors_past_the_cache_limit_give_the_same_sums():
+    # past cache_bytes the sign vectors come as a one-shot stream of batches: every batch
+    # must be used once for both the flipped sums and each vector's sign sum
+    rng = np.random.default_rng(11)
+    diffs = rng.normal(0.1, 1.0, (300, 3))
+    kept = flipped_sums(diffs, n_resamples=5000, seed=3)
+    streamed = flipped_sums(diffs, n_resamples=5000, seed=3, cache_bytes=0)
+    assert streamed[0].shape == (5000, 3) and streamed[1].shape == (5000,)
+    np.testing.assert_array_equal(kept[0], streamed[0])
+    np.testing.assert_array_equal(kept[1], streamed[1])
+    assert not streamed[2]

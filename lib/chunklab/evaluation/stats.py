@@ -4,7 +4,7 @@ intervals that invert them, bootstrap CIs of means (their Holm families are ``fa
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 
@@ -250,16 +250,22 @@ def sign_flip_p(diffs: np.ndarray, *, n_resamples: int, seed: int) -> float:
     return SignFlipTest(diffs, n_resamples=n_resamples, seed=seed).p_value(0.0)
 
 
-def flipped_sums(diffs: np.ndarray, *, n_resamples: int, seed: int
-                 ) -> tuple[np.ndarray, np.ndarray, bool]:
+def flipped_sums(diffs: np.ndarray, *, n_resamples: int, seed: int,
+                 cache_bytes: int | None = None) -> tuple[np.ndarray, np.ndarray, bool]:
     """(sign vectors x columns of flipped sums, each sign vector's sum, exact?) for the
     columns of ``diffs`` (queries x pairs): every sign vector when 2**n <= n_resamples, else
-    ``n_resamples`` random ones, the same for every column."""
+    ``n_resamples`` random ones, the same for every column (``random_signs``, which keeps
+    them while they fit in ``cache_bytes``). Each batch of sign vectors is used once."""
     n = diffs.shape[0]
     exact = 0 < n <= 16 and 2**n <= n_resamples
-    batches = [all_signs(n)] if exact else (random_signs(n, n_resamples, seed) if n else [])
-    flipped = [signs @ diffs for signs in batches]  # float64
-    counts = [signs.sum(axis=1, dtype=np.float64) for signs in batches]
+    if exact:
+        batches: Iterable[np.ndarray] = [all_signs(n)]
+    else:
+        batches = random_signs(n, n_resamples, seed, cache_bytes=cache_bytes) if n else []
+    flipped, counts = [], []
+    for signs in batches:
+        flipped.append(signs @ diffs)  # float64
+        counts.append(signs.sum(axis=1, dtype=np.float64))
     if not flipped:
         return np.zeros((0, diffs.shape[1])), np.zeros(0), exact
     return np.concatenate(flipped), np.concatenate(counts), exact
@@ -270,7 +276,7 @@ def _cached_signs(n: int, n_resamples: int, seed: int) -> tuple[np.ndarray, ...]
     return tuple(_sign_batches(n, n_resamples, seed))
 
 
-def _sign_batches(n: int, n_resamples: int, seed: int):
+def _sign_batches(n: int, n_resamples: int, seed: int) -> Iterator[np.ndarray]:
     rng = np.random.default_rng(seed)
     for start in range(0, n_resamples, _BATCH):
         bits = rng.integers(0, 2, size=(min(_BATCH, n_resamples - start), n), dtype=np.int8)
@@ -279,12 +285,20 @@ def _sign_batches(n: int, n_resamples: int, seed: int):
         yield signs
 
 
-def random_signs(n: int, n_resamples: int, seed: int):
+SIGN_CACHE_BYTES = 64 * 2**20
+"""Sign vectors (queries x resamples x 4 bytes) kept in memory for the next comparison."""
+
+
+def random_signs(n: int, n_resamples: int, seed: int, *,
+                 cache_bytes: int | None = None) -> Iterable[np.ndarray]:
     """Batches of random +1/-1 rows; the same (n, n_resamples, seed) gives the same rows.
 
-    Kept in memory (every pair of a comparison has the same n) when they fit in 64 MB.
+    Kept in memory (every pair of a comparison has the same n) when they fit in
+    ``cache_bytes`` (default ``SIGN_CACHE_BYTES``); past it they are a one-shot stream,
+    made afresh for each call, so a caller iterates them once.
     """
-    if n * n_resamples * 4 <= 64 * 2**20:
+    limit = SIGN_CACHE_BYTES if cache_bytes is None else cache_bytes
+    if n * n_resamples * 4 <= limit:
         return _cached_signs(n, n_resamples, seed)
     return _sign_batches(n, n_resamples, seed)
 
