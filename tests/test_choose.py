@@ -246,14 +246,16 @@ def test_a_folder_that_is_not_a_run_is_refused(tmp_path):
         ch.load_run(tmp_path)
 
 
-def test_one_query_gives_an_unbounded_interval_as_its_test_cannot_reject(tmp_path):
+def test_one_query_gives_an_interval_as_wide_as_its_test_cannot_reject(tmp_path):
     (tmp_path / "corpus").mkdir()
     (tmp_path / "corpus" / "a.md").write_text("just some plain words about lanterns.\n")
     params = SweepParams(corpus=str(tmp_path / "corpus"), strategies=("rct", "ast_breadcrumb"),
                          sizes=(200,))
     run_sweep(params, tmp_path / "run", progress=False)  # one query: p = 1 whatever the mean
     choice = ch.choose(tmp_path / "run", rule(primary_metric="hit@5"))
-    assert "95% interval -inf to +inf" in ex.verdict_text(choice)
+    row = choice.comparison
+    assert row["p_value"] == 1.0 and row["ci_low"] <= -0.5 and row["ci_high"] >= 0.5
+    assert "95% interval -" in ex.verdict_text(choice)
 
 
 def test_chunk_with_a_config_from_another_corpus_or_version_warns(run, tmp_path, capsys):
@@ -297,3 +299,17 @@ def test_a_split_run_is_chosen_on_tuning_and_reported_on_held_out(tmp_path):
     assert "held_out: answer_hit@5: chosen - runner-up" in cx.margins_text(choice)
     data = yaml.safe_load(ex.export_choice(choice, tmp_path).read_text())
     assert data["chosen_on"] == "tuning" and data["held_out"]["queries"] == held["queries"]
+
+
+def test_the_closest_config_is_never_said_to_have_the_higher_mean(run):
+    table = ch.candidates(run, rule())
+    for config_id in table["config_id"].iloc[1:]:  # every config but one scores a query more
+        run = _favour(run, config_id, 1)
+    means = ch.candidates(run, rule())["answer_hit@5"]
+    bound = float(means.min()) - 0.01  # no config meets it; the lowest mean misses least
+    choice = ch.choose(run, rule(constraints=(f"answer_hit@5 <= {bound}",)))
+    assert not choice.meets_rule
+    assert choice.chosen["answer_hit@5"] < choice.runner_up["answer_hit@5"]
+    text = ex.verdict_text(choice)
+    assert "mean is higher" not in text
+    assert "no config meets every constraint" in text and "closest" in text

@@ -20,6 +20,6 @@ def default_contrasts(strategies) -> list[str]:
 
 
 MIN_INTERVAL_N = 10
-"""A mean over fewer queries than this gets no interval (NaN) in summary.csv and the charts: a
-bootstrap of a handful of values says nothing about the spread (one query gives [v, v]). Its
+"""A mean over fewer queries than this gets no interval (NaN) in summary.csv and the charts: an
+interval from a handful of values says nothing about the spread (one query gives [v, v]). Its
 n is always shown."""

@@ -105,7 +105,10 @@ def _reason(choice: Choice) -> str:
     a higher mean, or the tie-break (a smaller bundle or size, a more efficient bundle)."""
     chosen, runner, metric = choice.chosen, choice.runner_up, choice.rule.primary_metric
     assert runner is not None
-    if not runner.get("tied") or _number(chosen.get(metric)) > _number(runner.get(metric)):
+    if not choice.meets_rule:
+        return ("no config meets every constraint and it is the closest to them (misses "
+                f"{', '.join(chosen.get('failed') or [])}): reported, not endorsed")
+    if _number(chosen.get(metric)) > _number(runner.get(metric)):
         return "its mean is higher"
     tie_break = choice.rule.tie_break
     tied = f"it is within the tie margin ({choice.rule.tie_margin:g}) of the best"
