@@ -31,7 +31,8 @@ def run(tmp_path_factory):
 
 
 def rule(**values):
-    return ch.ChoiceRule(**{"primary_metric": "answer_hit@5", **values})
+    """The rule on one split (the one each repeated split applies: test_stability.py)."""
+    return ch.ChoiceRule(**{"primary_metric": "answer_hit@5", "splits": 0, **values})
 
 
 @pytest.mark.parametrize(("text", "expected"), [
@@ -313,3 +314,19 @@ def test_the_closest_config_is_never_said_to_have_the_higher_mean(run):
     text = ex.verdict_text(choice)
     assert "mean is higher" not in text
     assert "no config meets every constraint" in text and "closest" in text
+
+
+def test_a_grid_of_one_config_gives_a_verdict_its_charts_and_an_export(tmp_path):
+    from chunklab.viz import charts, choice_charts
+
+    params = SweepParams(corpus=str(MINI), queries=str(MINI / "queries.jsonl"),
+                         strategies=("ast_merge",), sizes=(400,))
+    result = run_sweep(params, tmp_path / "run", progress=False)
+    choice = ch.choose(tmp_path / "run", rule())
+    assert choice.runner_up is None and "only config" in ex.verdict_text(choice)
+    matrix = charts.significance_matrix(result.significance, "answer_hit@5",
+                                        result.chunk_stats).to_dict()
+    assert charts.ONE_CONFIG in str(matrix)
+    differences = cx.per_query_differences(choice, result)
+    assert "no other config" in str(choice_charts.win_loss(differences).to_dict())
+    assert (ex.export_choice(choice, tmp_path)).name == "chosen_config.yaml"

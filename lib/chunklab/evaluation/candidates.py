@@ -107,7 +107,7 @@ def candidates(run, rule: ChoiceRule) -> pd.DataFrame:
     labels = dict(zip(table["config_id"], table.apply(label, axis=1), strict=True))
     table["identical"] = [", ".join(labels.get(t, t) for t, s in twins.items() if s == c)
                           for c in table["config_id"]]
-    return _rank(table, rule, primary_values(run, rule, name))
+    return rank(table, rule, primary_values(run, rule, name))
 
 
 def margins(table: pd.DataFrame, rule: ChoiceRule) -> pd.DataFrame:
@@ -143,7 +143,9 @@ def _tie_column(table: pd.DataFrame, rule: ChoiceRule) -> tuple[str, bool]:
     return keys[rule.tie_break]
 
 
-def _rank(table: pd.DataFrame, rule: ChoiceRule, values: pd.DataFrame) -> pd.DataFrame:
+def rank(table: pd.DataFrame, rule: ChoiceRule, values: pd.DataFrame) -> pd.DataFrame:
+    """``table`` (candidates) ranked under ``rule`` by its primary-metric column, the paired
+    tests against the best made on ``values`` (queries x configs)."""
     tie_column, ascending = _tie_column(table, rule)
     order = [rule.primary_metric, tie_column, "size", "config_id"]
     directions = [False, ascending, True, True]

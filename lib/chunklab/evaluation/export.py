@@ -34,6 +34,7 @@ def export_choice(choice: Choice, path: str | os.PathLike) -> Path:
             name: runner[name] for name in (*CONFIG_FIELDS, choice.rule.primary_metric,
                                             "ci_low", "ci_high", BUNDLE)},
         verdict=verdict_text(choice), identical_configs=choice.identical,
+        stability=None if choice.stability is None else choice.stability.as_dict(choice.rule),
         excluded_by_constraints=choice.excluded, constraints_not_binding=choice.not_binding)
 
 
@@ -108,6 +109,11 @@ def _reason(choice: Choice) -> str:
     if not choice.meets_rule:
         return ("no config meets every constraint and it is the closest to them (misses "
                 f"{', '.join(chosen.get('failed') or [])}): reported, not endorsed")
+    steady = choice.stability
+    if steady is not None and steady.verdict_id == chosen["config_id"] and (
+            choice.note.startswith(config_name(chosen) + " is the config the rule chose")):
+        return (f"the rule chose it most often over {steady.splits} seeded splits "
+                f"({steady.share:.0%})")
     if _number(chosen.get(metric)) > _number(runner.get(metric)):
         return "its mean is higher"
     tie_break = choice.rule.tie_break

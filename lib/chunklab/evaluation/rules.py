@@ -131,6 +131,9 @@ class ChoiceRule(BaseModel):
     query_kinds: tuple[str, ...] = Field(
         default=(), description="query kinds (or the group leak_free / heading_derived) the "
                                 "choice is made on; empty for every kind")
+    splits: int = Field(default=20, ge=0, description="seeded tuning / held-out splits the "
+                                                      "rule is also applied to (0: none)")
+    split_seed: int = Field(default=0, description="seed of the first of those splits")
 
     @field_validator("constraints")
     @classmethod
