@@ -330,3 +330,22 @@ def test_a_grid_of_one_config_gives_a_verdict_its_charts_and_an_export(tmp_path)
     differences = cx.per_query_differences(choice, result)
     assert "no other config" in str(choice_charts.win_loss(differences).to_dict())
     assert (ex.export_choice(choice, tmp_path)).name == "chosen_config.yaml"
+
+
+def test_the_verdict_sentence_holds_the_charts_bundle_numbers(run):
+    import re
+
+    from chunklab.viz import choice_charts
+
+    choice = ch.choose(run, rule(tie_margin=1.0))  # every config ties: the tie-break decides
+    text = ex.verdict_text(choice)
+    found = re.search(r"\(([\d,]+) tokens against ([\d,]+) tokens\)", text)
+    assert found, text
+    chart = choice_charts.tradeoff(choice.candidates, "answer_hit@5",
+                                   chosen=choice.chosen["config_id"],
+                                   runner_up=choice.runner_up["config_id"]).to_dict()
+    points = {row["role"]: row[ch.BUNDLE_TOKENS] for row in next(iter(
+        chart["datasets"].values())) if row["role"] in ("chosen", "runner-up")}
+    shown = [int(v.replace(",", "")) for v in found.groups()]
+    assert shown == [round(points["chosen"]), round(points["runner-up"])]
+    assert "labels included" in str(chart)

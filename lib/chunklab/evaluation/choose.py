@@ -230,7 +230,7 @@ def _note(table: pd.DataFrame, rule: ChoiceRule, chosen: CandidateRow, meets: bo
 
 
 def _cheaper(chosen: CandidateRow, best: pd.Series, rule: ChoiceRule) -> str:
-    column = {"smaller_bundle": BUNDLE, "smaller_size": "size"}.get(rule.tie_break)
+    column = {"smaller_bundle": BUNDLE_TOKENS, "smaller_size": "size"}.get(rule.tie_break)
     if column is None:
         key = next(k for k in chosen if str(k).startswith("bundle_efficiency@"))
         return f"{key} {chosen[key]:.3f} against {best[key]:.3f}"

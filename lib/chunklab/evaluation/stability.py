@@ -16,7 +16,7 @@ from ..util.values import plain
 from . import families
 from .candidates import label, primary_values, rank
 from .queries import Query, split_queries
-from .rules import ChoiceRule
+from .rules import ChoiceRule, metric_phrase
 
 POWER = 0.8
 """Power at which the detectable difference is stated."""
@@ -54,7 +54,8 @@ class Stability:
         """The verdict over splits in words."""
         cannot = (", ".join(self.inseparable) if self.inseparable else "none")
         detect = ("" if self.detectable is None else
-                  f" The smallest difference in {rule.primary_metric} these queries can detect "
+                  f" The smallest difference in {metric_phrase(rule.primary_metric)} these "
+                  "queries can detect "
                   f"at {POWER:.0%} power is {self.detectable:.3f} on all {self.queries} "
                   f"({self.detectable_tuning:.3f} on a tuning half of {self.tuning_queries}).")
         return (f"Over {self.splits} seeded splits of the {self.queries} queries into tuning "

@@ -21,7 +21,7 @@ from ..document.corpus import Corpus, load_corpus
 from ..errors import GridWarning
 from ..util.paths import shared_path
 from . import budget, embedding, families, grid, intervals, leakage, tables, units
-from .defaults import MIN_INTERVAL_N
+from .defaults import MIN_INTERVAL_N, default_primary_metric
 from .engine import Engine, Executor, Pending
 from .launch import start
 from .mining import mine
@@ -113,8 +113,10 @@ def _sweep(params: SweepParams, out_dir: str | os.PathLike | None, *, corpus: Co
                                                    for c in configs)
         with stage("statistics"):
             summary = summary_table(per_query, chunk_stats)
+            primary = params.primary_metric or default_primary_metric(
+                params.budgets, params.k, answers=any(q.answer is not None for q in queries))
             significance = significance_table(per_query, params.k, params.budgets,
-                                              planned=params.planned_pairs(),
+                                              planned=params.planned_pairs(), primary=primary,
                                               twins={s["config_id"] for s in same},
                                               all_pairs=params.all_pairs)
         notes = [s["text"] for s in same] + [w for w in [grid.one_chunk_warning(chunk_stats)] if w]
@@ -134,6 +136,7 @@ def _sweep(params: SweepParams, out_dir: str | os.PathLike | None, *, corpus: Co
             "reused_parts": reused, "embedding_cache": embedded,
             "engine": engine.describe(executor.workers),
             "exploratory": exploratory_design(len(configs) - len(same), params.all_pairs),
+            "primary_metric": primary,
             "seconds": {name: round(v, 3) for name, v in stage.seconds.items()},
         }
         chunk_paths = [parts.path(c.config_id, "chunks") for c in configs]
@@ -358,7 +361,7 @@ def exploratory_design(n_configs: int, all_pairs: bool = False) -> str:
 
 
 def significance_table(per_query: pd.DataFrame, k: int, budgets: Sequence[int] = (), *,
-                       planned: Sequence[tuple[str, str]] = (),
+                       planned: Sequence[tuple[str, str]] = (), primary: str = "",
                        twins: set[str] | frozenset[str] = frozenset(),
                        all_pairs: bool = False) -> pd.DataFrame:
     """Paired tests per retriever on the key metrics: the ``planned`` pairs as one Holm family
@@ -368,7 +371,7 @@ def significance_table(per_query: pd.DataFrame, k: int, budgets: Sequence[int] =
     of configs up to ``ALL_PAIRS_UP_TO`` configs (or with ``all_pairs``), else each config
     against the best."""
     frames = []
-    names = key_metrics(k, budgets)
+    names = list(dict.fromkeys([*([primary] if primary else []), *key_metrics(k, budgets)]))
     columns = ["retriever", "config_id", "query_id", "metric", "value"]
     keyed = per_query.loc[per_query["metric"].isin(names),
                           columns + (["query_group"] if "query_group" in per_query else [])]
@@ -387,6 +390,7 @@ def significance_table(per_query: pd.DataFrame, k: int, budgets: Sequence[int] =
                 tables_.append(compare(explored, str(metric)).assign(query_group="all"))
             for table in tables_:
                 table.insert(0, "retriever", retriever)
+                table["role"] = "primary" if metric == primary else "secondary"
                 frames.append((names.index(str(metric)), table))
     frames.sort(key=lambda item: item[0])
     return tables.SIGNIFICANCE.frame(

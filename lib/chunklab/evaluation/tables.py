@@ -276,6 +276,9 @@ SIGNIFICANCE = Table("significance.csv", "paired tests on the key metrics, per r
                            "both) only heading_derived or only leak_free kinds, each its own "
                            "Holm family"),
     ("metric", "str", "the key metric compared"),
+    ("role", "str", "primary (the metric declared before the run, run.json primary_metric: "
+                    "by default the answer found within the middle token budget) or "
+                    "secondary (every other metric, read as supporting evidence)"),
     ("config_a", "str", "config id of A"),
     ("config_b", "str", "config id of B"),
     ("n", "int", "queries both configs scored"),

@@ -69,15 +69,16 @@ def choice_intervals(candidates: pd.DataFrame, metric: str, *, chosen: str,
 
 def tradeoff(candidates: pd.DataFrame, metric: str, *, chosen: str,
              runner_up: str | None = None, size: str = BUNDLE_TOKENS) -> alt.LayerChart:
-    """``metric`` against the bundle a reader is handed (``size``, mean tokens of the top-k
-    chunks by default), one point per config; chosen and runner-up labelled, configs a
+    """``metric`` against the bundle a reader is handed (``size``: by default its cost, the
+    mean tokens of the top-k chunks' context labels and texts, as the tie-break and the
+    verdict count it), one point per config; chosen and runner-up labelled, configs a
     constraint excludes greyed."""
     frame = _frame(candidates, metric, chosen, runner_up).dropna(subset=[size])
     if frame.empty:
         raise ChartError(f"no candidate carries {size!r}")
-    unit = "tokens" if "token" in size else "chars"
+    unit = "tokens handed to the reader, labels included" if "token" in size else "chars"
     base = alt.Chart(frame).encode(
-        x=alt.X(f"{size}:Q", title=f"bundle size ({unit}, mean of the top-k)",
+        x=alt.X(f"{size}:Q", title=f"bundle ({unit}, mean of the top-k)",
                 scale=alt.Scale(zero=False),
                 axis=alt.Axis(tickCount=6, labelOverlap="greedy")),
         y=alt.Y(f"{metric}:Q", title=metric, scale=alt.Scale(zero=False)),
