@@ -149,6 +149,8 @@ def test_a_cheaper_config_the_best_does_not_significantly_beat_is_preferred(run)
     assert choice.chosen[ch.BUNDLE] < biggest[ch.BUNDLE] and choice.chosen["tied"]
     assert f"over {biggest['strategy']}/{biggest['size']}" in choice.note
     assert "not significantly better" in choice.note and "smaller)" in choice.note
+    n = choice.chosen["n"]
+    assert f"tie margin 0.2, {0.2 * n:.1f} of {n} queries" in choice.note
     strict_margin = ch.choose(favoured, rule(tie_margin=0.0))
     assert strict_margin.chosen["config_id"] == biggest["config_id"] and not strict_margin.note
 

@@ -224,9 +224,16 @@ def _note(table: pd.DataFrame, rule: ChoiceRule, chosen: CandidateRow, meets: bo
         return ""
     return (f"{label(chosen)} chosen over {label(best)}: {label(best)} is best on "
             f"{rule.primary_metric} by {chosen['gap_to_best']:.3f} (tie margin "
-            f"{rule.tie_margin:g}) but not significantly better (paired sign-flip p = "
+            f"{rule.tie_margin:g}{_in_queries(rule, chosen)}) but not significantly better "
+            f"(paired test p = "
             f"{chosen['p_vs_best']:.3g}), so the tie-break prefers the "
             f"{TIE_BREAKS[rule.tie_break]}: {_cheaper(chosen, best, rule)}")
+
+
+def _in_queries(rule: ChoiceRule, row: CandidateRow) -> str:
+    """The tie margin as queries of the set the choice was made on (``, 2.4 of 48 queries``)."""
+    n = row.get("n")
+    return "" if not n else f", {rule.tie_margin * n:.1f} of {int(n)} queries"
 
 
 def _cheaper(chosen: CandidateRow, best: pd.Series, rule: ChoiceRule) -> str:

@@ -75,7 +75,7 @@ def wilson(successes, n, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarr
         p = k / size
         centre = (p + z * z / (2 * size)) / (1 + z * z / size)
         half = z * np.sqrt(p * (1 - p) / size + z * z / (4 * size * size)) / (1 + z * z / size)
-    return centre - half, centre + half
+    return np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
 
 
 def t_interval(mean, sd, n, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
