@@ -31,7 +31,8 @@ def run(tmp_path_factory):
 
 
 def rule(**values):
-    return ch.ChoiceRule(**{"primary_metric": "answer_hit@5", **values})
+    """The rule on one split (the one each repeated split applies: test_stability.py)."""
+    return ch.ChoiceRule(**{"primary_metric": "answer_hit@5", "splits": 0, **values})
 
 
 @pytest.mark.parametrize(("text", "expected"), [
@@ -148,6 +149,8 @@ def test_a_cheaper_config_the_best_does_not_significantly_beat_is_preferred(run)
     assert choice.chosen[ch.BUNDLE] < biggest[ch.BUNDLE] and choice.chosen["tied"]
     assert f"over {biggest['strategy']}/{biggest['size']}" in choice.note
     assert "not significantly better" in choice.note and "smaller)" in choice.note
+    n = choice.chosen["n"]
+    assert f"tie margin 0.2, {0.2 * n:.1f} of {n} queries" in choice.note
     strict_margin = ch.choose(favoured, rule(tie_margin=0.0))
     assert strict_margin.chosen["config_id"] == biggest["config_id"] and not strict_margin.note
 
@@ -246,14 +249,16 @@ def test_a_folder_that_is_not_a_run_is_refused(tmp_path):
         ch.load_run(tmp_path)
 
 
-def test_one_query_gives_an_unbounded_interval_as_its_test_cannot_reject(tmp_path):
+def test_one_query_gives_an_interval_as_wide_as_its_test_cannot_reject(tmp_path):
     (tmp_path / "corpus").mkdir()
     (tmp_path / "corpus" / "a.md").write_text("just some plain words about lanterns.\n")
     params = SweepParams(corpus=str(tmp_path / "corpus"), strategies=("rct", "ast_breadcrumb"),
                          sizes=(200,))
     run_sweep(params, tmp_path / "run", progress=False)  # one query: p = 1 whatever the mean
     choice = ch.choose(tmp_path / "run", rule(primary_metric="hit@5"))
-    assert "95% interval -inf to +inf" in ex.verdict_text(choice)
+    row = choice.comparison
+    assert row["p_value"] == 1.0 and row["ci_low"] <= -0.5 and row["ci_high"] >= 0.5
+    assert "95% interval -" in ex.verdict_text(choice)
 
 
 def test_chunk_with_a_config_from_another_corpus_or_version_warns(run, tmp_path, capsys):
@@ -297,3 +302,52 @@ def test_a_split_run_is_chosen_on_tuning_and_reported_on_held_out(tmp_path):
     assert "held_out: answer_hit@5: chosen - runner-up" in cx.margins_text(choice)
     data = yaml.safe_load(ex.export_choice(choice, tmp_path).read_text())
     assert data["chosen_on"] == "tuning" and data["held_out"]["queries"] == held["queries"]
+
+
+def test_the_closest_config_is_never_said_to_have_the_higher_mean(run):
+    table = ch.candidates(run, rule())
+    for config_id in table["config_id"].iloc[1:]:  # every config but one scores a query more
+        run = _favour(run, config_id, 1)
+    means = ch.candidates(run, rule())["answer_hit@5"]
+    bound = float(means.min()) - 0.01  # no config meets it; the lowest mean misses least
+    choice = ch.choose(run, rule(constraints=(f"answer_hit@5 <= {bound}",)))
+    assert not choice.meets_rule
+    assert choice.chosen["answer_hit@5"] < choice.runner_up["answer_hit@5"]
+    text = ex.verdict_text(choice)
+    assert "mean is higher" not in text
+    assert "no config meets every constraint" in text and "closest" in text
+
+
+def test_a_grid_of_one_config_gives_a_verdict_its_charts_and_an_export(tmp_path):
+    from chunklab.viz import charts, choice_charts
+
+    params = SweepParams(corpus=str(MINI), queries=str(MINI / "queries.jsonl"),
+                         strategies=("ast_merge",), sizes=(400,))
+    result = run_sweep(params, tmp_path / "run", progress=False)
+    choice = ch.choose(tmp_path / "run", rule())
+    assert choice.runner_up is None and "only config" in ex.verdict_text(choice)
+    matrix = charts.significance_matrix(result.significance, "answer_hit@5",
+                                        result.chunk_stats).to_dict()
+    assert charts.ONE_CONFIG in str(matrix)
+    differences = cx.per_query_differences(choice, result)
+    assert "no other config" in str(choice_charts.win_loss(differences).to_dict())
+    assert (ex.export_choice(choice, tmp_path)).name == "chosen_config.yaml"
+
+
+def test_the_verdict_sentence_holds_the_charts_bundle_numbers(run):
+    import re
+
+    from chunklab.viz import choice_charts
+
+    choice = ch.choose(run, rule(tie_margin=1.0))  # every config ties: the tie-break decides
+    text = ex.verdict_text(choice)
+    found = re.search(r"\(([\d,]+) tokens against ([\d,]+) tokens\)", text)
+    assert found, text
+    chart = choice_charts.tradeoff(choice.candidates, "answer_hit@5",
+                                   chosen=choice.chosen["config_id"],
+                                   runner_up=choice.runner_up["config_id"]).to_dict()
+    points = {row["role"]: row[ch.BUNDLE_TOKENS] for row in next(iter(
+        chart["datasets"].values())) if row["role"] in ("chosen", "runner-up")}
+    shown = [int(v.replace(",", "")) for v in found.groups()]
+    assert shown == [round(points["chosen"]), round(points["runner-up"])]
+    assert "labels included" in str(chart)

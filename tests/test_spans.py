@@ -112,3 +112,18 @@ def test_a_chunk_larger_than_the_budget_is_cut_to_the_budget(doc):
     [cut] = fill_budget([c1], 5)
     assert cut.n_tokens == 5 and cut.text == "The sync command waits 900 "
     assert sizes.count_tokens([cut.text]) == [5]
+
+
+def test_a_budget_charges_the_context_label_as_well_as_the_text(doc):
+    import dataclasses
+
+    c1, c2, _ = sentences(doc)
+    label = "Source: cli.md > Sync\n\n"
+    labelled = [dataclasses.replace(c, context_prefix=label) for c in (c1, c2)]
+    cost = sizes.label_tokens(label)
+    assert cost > 0
+    budget = labelled[0].n_tokens + cost + 2  # the first whole, 2 tokens left for the second
+    bundle = fill_budget(labelled, budget)
+    assert [c.id for c in bundle] == [c1.id]  # the second's label alone does not fit
+    bundle = fill_budget(labelled, budget + cost)
+    assert len(bundle) == 2 and bundle[1].n_tokens == 2 and bundle[1].context_prefix == label

@@ -1,5 +1,6 @@
-"""Paired comparisons: Holm correction, sign-flip test, the interval inverting it (agreeing with
-the test, a property test), planned and exploratory families."""
+"""Paired comparisons: Holm correction, the exact sign test of 0/1 metrics, the adaptive sign-flip
+test of continuous ones, intervals that never claim what the test does not (a property test),
+planned and exploratory families."""
 
 from __future__ import annotations
 
@@ -22,14 +23,19 @@ from chunklab.evaluation.families import (
     permutations_for,
 )
 from chunklab.evaluation.stats import (
+    HOEFFDING,
+    SIGN_TEST,
     PairedResult,
-    SignFlipTest,
-    bootstrap_ci,
-    mean_intervals,
+    hoeffding_p,
     paired_comparison,
     paired_results,
     sign_flip_p,
+    sign_test_p,
 )
+
+
+def flip_p(diffs, **options) -> float:
+    return float(sign_flip_p(np.asarray(diffs, dtype=float)[:, None], **options)[0][0])
 
 
 def test_holm_hand_computed():
@@ -51,8 +57,8 @@ def test_sign_flip_is_exact_for_small_samples():
     scipy_p = scipy_stats.permutation_test(
         (diffs,), np.mean, permutation_type="samples", n_resamples=2000
     ).pvalue
-    assert sign_flip_p(diffs, n_resamples=2000, seed=0) == pytest.approx(scipy_p)
-    assert sign_flip_p(diffs, n_resamples=2000, seed=0) == pytest.approx(6 / 256)
+    assert flip_p(diffs, n_resamples=2000, seed=0) == pytest.approx(scipy_p)
+    assert flip_p(diffs, n_resamples=2000, seed=0) == pytest.approx(6 / 256)
 
 
 def test_sign_flip_monte_carlo_matches_scipy():
@@ -61,11 +67,13 @@ def test_sign_flip_monte_carlo_matches_scipy():
         (diffs,), np.mean, permutation_type="samples", n_resamples=20000,
         vectorized=True, rng=np.random.default_rng(1),
     ).pvalue
-    assert sign_flip_p(diffs, n_resamples=20000, seed=0) == pytest.approx(scipy_p, abs=0.01)
+    every_level = np.linspace(0.001, 0.999, 999)  # never clear of one: all 20000 are drawn
+    p, drawn = sign_flip_p(diffs[:, None], n_resamples=20000, seed=0, levels=every_level)
+    assert drawn[0] == 20000 and p[0] == pytest.approx(scipy_p, abs=0.01)
 
 
 def test_sign_flip_of_no_difference_is_one():
-    assert sign_flip_p(np.zeros(30), n_resamples=2000, seed=0) == 1.0
+    assert flip_p(np.zeros(30), n_resamples=2000, seed=0) == 1.0
 
 
 def test_known_effect_is_significant():
@@ -97,15 +105,21 @@ def test_paired_comparison_is_deterministic_and_drops_nan_pairs():
     assert first.n == 5
     assert first.mean_a == pytest.approx(np.mean([0.1, 0.4, 0.8, 0.9, 0.3]))
     assert set(first.as_dict()) == {
-        "n", "mean_a", "mean_b", "mean_diff", "ci_low", "ci_high", "p_value",
-    }
+        "n", "mean_a", "mean_b", "mean_diff", "ci_low", "ci_high", "p_value", "test",
+        "interval"}
     assert isinstance(first, PairedResult)
 
 
-def test_constant_difference_has_a_point_interval():
+def test_a_constant_continuous_difference_has_a_point_interval():
+    result = paired_comparison([0.75] * 40, [0.25] * 40)
+    assert (result.ci_low, result.ci_high) == (0.5, 0.5)
+
+
+def test_ten_of_ten_hits_against_none_by_the_sign_test():
     result = paired_comparison([1.0] * 10, [0.0] * 10)
-    assert (result.ci_low, result.ci_high) == (1.0, 1.0)
+    assert result.test == SIGN_TEST
     assert result.p_value == pytest.approx(2 / 2**10)
+    assert 0.4 < result.ci_low < 1.0 == result.ci_high  # Tango: 0.445 at 10 of 10
 
 
 def test_unpaired_input_is_rejected():
@@ -147,8 +161,8 @@ def test_compare_all_verdicts(three_configs):
     }
     assert list(table.columns) == [
         "family", "metric", "config_a", "config_b", "n", "mean_a", "mean_b", "mean_diff",
-        "ci_low", "ci_high", "p_value", "wins_a", "wins_b", "p_holm", "verdict",
-    ]
+        "ci_low", "ci_high", "p_value", "test", "interval", "wins_a", "wins_b", "p_holm",
+        "verdict"]
     assert set(table["family"]) == {"exploratory"}
     assert (table["p_holm"] >= table["p_value"]).all()
     assert table["p_holm"].tolist() == pytest.approx(holm(table["p_value"]).tolist())
@@ -205,37 +219,43 @@ def test_twelve_configs_can_still_reach_significance():
 
 
 def test_three_differing_queries_of_sixty_give_an_interval_holding_zero():
-    diffs = np.zeros(60)
-    diffs[:3] = 1.0  # 3 of 60 queries differ, all one way: exact p = 2 / 2**3 = 0.25
-    test = SignFlipTest(diffs, n_resamples=2000, seed=0)
-    assert test.p_value(0.0) == pytest.approx(0.25, abs=0.02)
-    low, high = test.interval(0.95)
-    assert low <= 0.0 < diffs.mean() <= high
+    a, b = np.zeros(60), np.zeros(60)
+    a[:3] = 1.0  # 3 of 60 queries differ, all one way: exact p = 2 / 2**3 = 0.25
+    result = paired_comparison(a, b)
+    assert result.test == SIGN_TEST and result.p_value == pytest.approx(0.25)
+    assert result.ci_low <= 0.0 < result.mean_diff <= result.ci_high
 
 
-def test_the_interval_is_every_mean_the_test_does_not_reject():
-    rng = np.random.default_rng(4)
-    for diffs in (rng.normal(0.3, 1.0, 25), rng.choice([-1.0, 0.0, 1.0], 40),
-                  np.array([0.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, -1.0])):
-        test = SignFlipTest(diffs, n_resamples=3000, seed=2)
-        low, high = test.interval(0.95)
-        step = (high - low) / 400
-        assert test.p_value(low + step) >= 0.05 and test.p_value(high - step) >= 0.05
-        assert test.p_value(low - 3 * step) < 0.05 and test.p_value(high + 3 * step) < 0.05
-        assert low < diffs.mean() < high
+@pytest.mark.parametrize(("a_only", "b_only"), [(0, 0), (1, 0), (4, 1), (9, 2), (30, 31)])
+def test_the_sign_test_is_scipys_binomial_test(a_only, b_only):
+    expected = (scipy_stats.binomtest(a_only, a_only + b_only, 0.5).pvalue
+                if a_only + b_only else 1.0)
+    assert sign_test_p(a_only, b_only) == pytest.approx(expected)
 
 
-def test_an_exact_interval_by_hand():
-    # d = (1, 1, 1, 1, 1, 1): every shifted difference is 1 - delta, so only the two
-    # all-same-sign vectors of the 64 reach the observed |sum|: p = 2/64 < 0.05 for any
-    # delta != 1, and the interval is the single point 1
-    test = SignFlipTest(np.ones(6), n_resamples=2000, seed=0)
-    assert test.p_value(0.0) == pytest.approx(2 / 64) and test.p_value(0.7) == pytest.approx(
-        2 / 64)
-    assert test.interval(0.95) == (1.0, 1.0)
-    # with five, 2/32 = 0.0625 >= 0.05: no delta is rejected, the interval is unbounded
-    assert SignFlipTest(np.ones(5), n_resamples=2000, seed=0).interval(0.95) == (
-        -math.inf, math.inf)
+def test_hoeffding_bounds_the_exact_sign_flip_p():
+    rng = np.random.default_rng(6)
+    for diffs in (rng.normal(0.4, 1.0, 14), rng.choice([-1.0, 0.0, 1.0, 0.5], 16)):
+        exact = flip_p(diffs, n_resamples=2**16, seed=0)
+        assert exact <= hoeffding_p(diffs[:, None])[0] + 1e-12
+
+
+def test_a_far_tail_is_settled_by_the_bound_without_sign_vectors():
+    rng = np.random.default_rng(7)
+    diffs = rng.normal(0.3, 0.5, 2000)
+    p, drawn = sign_flip_p(diffs[:, None], n_resamples=13200, seed=0, levels=(0.05 / 66,))
+    assert drawn[0] == 0 and p[0] < 1e-10
+    assert paired_comparison(diffs, np.zeros(2000)).test == HOEFFDING
+
+
+def test_the_count_of_sign_vectors_follows_the_precision_needed():
+    rng = np.random.default_rng(8)
+    null = rng.normal(0.0, 1.0, 200)  # p far above alpha: settled by the first batch
+    near = rng.normal(0.0, 1.0, 200)
+    near += 1.9 * near.std() / np.sqrt(200) - near.mean()  # p close to 0.05
+    p, drawn = sign_flip_p(np.stack([null, near], axis=1), n_resamples=20000, seed=0)
+    assert drawn[0] == 1024 and p[0] > 0.2
+    assert drawn[1] > 4 * drawn[0]
 
 
 @settings(max_examples=150, deadline=None)
@@ -249,7 +269,7 @@ def test_the_interval_excludes_zero_only_when_the_uncorrected_test_rejects(
     result = paired_comparison(np.asarray(diffs), np.zeros(len(diffs)), n_resamples=resamples,
                                seed=seed, confidence=confidence)
     excludes = result.ci_low > 0 or result.ci_high < 0
-    assert excludes == (result.p_value < 1 - confidence)
+    assert not excludes or result.p_value < 1 - confidence
     assert result.ci_low <= result.mean_diff <= result.ci_high
 
 
@@ -291,16 +311,15 @@ def test_each_config_against_the_best(three_configs):
     assert table["p_holm"].tolist() == pytest.approx(holm(table["p_value"]).tolist())
 
 
-def test_bootstrap_intervals_of_many_samples_at_once():
-    rng = np.random.default_rng(3)
-    samples = [rng.normal(0.5, 1, 40), rng.normal(2, 1, 40), rng.binomial(1, 0.4, 25) * 1.0,
-               np.full(10, 0.25), np.array([0.7]), np.array([])]
-    low, high = mean_intervals(samples, n_resamples=2000, seed=0)
-    for values, lo, hi in zip(samples[:3], low, high, strict=False):
-        scipy_ci = bootstrap_ci(values, n_resamples=2000, seed=0, methods=("percentile",))
-        assert lo < values.mean() < hi
-        assert (lo, hi) == pytest.approx(scipy_ci, abs=0.05)  # same method, other draws
-    assert (low[3], high[3]) == (0.25, 0.25) and (low[4], high[4]) == (0.7, 0.7)
-    assert np.isnan(low[5]) and np.isnan(high[5])
-    again = mean_intervals(samples, n_resamples=2000, seed=0)
-    assert np.array_equal(low, again[0], equal_nan=True)
+# --- sign vectors too many to keep ----------------------------------------------------------
+
+
+def test_sign_vectors_past_the_cache_limit_give_the_same_p_values():
+    # past cache_bytes the sign vectors come as a one-shot stream of batches, read once
+    rng = np.random.default_rng(11)
+    diffs = rng.normal(0.05, 1.0, (300, 3))
+    every_level = np.linspace(0.001, 0.999, 999)
+    kept = sign_flip_p(diffs, n_resamples=5000, seed=3, levels=every_level)
+    streamed = sign_flip_p(diffs, n_resamples=5000, seed=3, levels=every_level, cache_bytes=0)
+    assert (streamed[1] == 5000).all()
+    np.testing.assert_array_equal(kept[0], streamed[0])

@@ -323,3 +323,18 @@ def test_chunks_differing_only_in_a_rendering_s_prefix_have_other_signatures(sam
         assert signature(changed) != signature(chunks), field
     moved = [dataclasses.replace(chunks[0], end=chunks[0].end + 1), *chunks[1:]]
     assert signature(moved) != signature(chunks)
+
+
+def test_the_planned_contrast_declares_its_primary_metric(tmp_path):
+    from conftest import FIXTURES as fixtures
+
+    mini = fixtures / "mini_corpus"
+    params = SweepParams(corpus=str(mini), queries=str(mini / "queries.jsonl"),
+                         strategies=("ast_merge", "ast_breadcrumb"), sizes=(200,),
+                         budgets=(256, 512, 1024), contrasts=("ast_breadcrumb:ast_merge",))
+    result = run_sweep(params, tmp_path / "run", progress=False)
+    assert result.run_info["primary_metric"] == "answer_hit@b512"  # the middle budget
+    planned = result.significance[result.significance["family"] == "planned"]
+    roles = planned.groupby("metric")["role"].first()
+    assert roles["answer_hit@b512"] == "primary"
+    assert set(roles.drop("answer_hit@b512")) == {"secondary"}

@@ -186,6 +186,19 @@ def token_counts(texts: Sequence[str], *, special: bool = False) -> tuple[list[f
     return [len(t.split()) * WORDS_TO_TOKENS for t in texts], ESTIMATE
 
 
+@lru_cache(maxsize=65536)
+def label_tokens(label: str) -> int:
+    """Tokens of a context label (a chunk's ``context_prefix``), each distinct label measured
+    once (estimated as ``all_sizes`` does without the tokenizer)."""
+    return all_sizes([label])[0][2] if label else 0
+
+
+def reader_tokens(n_tokens: int, label: str) -> int:
+    """What a reader is handed for one chunk, in tokens: its context label (``label``, the
+    ``context_prefix``) and its text (``n_tokens``): the one measure of what a chunk costs."""
+    return n_tokens + label_tokens(label)
+
+
 def all_sizes(texts: Sequence[str]) -> list[tuple[int, int, int]]:
     """(chars, words, tokens) of each text: what every Chunk record carries. Tokens are
     counted by the tokenizer, or estimated (rounded words x 1.3) when it is not installed."""

@@ -1,5 +1,6 @@
-"""Context-budget bundles: the top-ranked chunks until a token budget is filled, the chunk
-that crosses the budget truncated at a token boundary (not dropped), nothing after it."""
+"""Context-budget bundles: the top-ranked chunks until a token budget is filled, each charged
+what a reader is handed (its context label and text, ``sizes.reader_tokens``), the chunk that
+crosses the budget truncated at a token boundary (not dropped), nothing after it."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..chunking.records import Chunk
-from ..chunking.sizes import prefix_chars
+from ..chunking.sizes import label_tokens, prefix_chars, reader_tokens
 
 
 def budget_name(budget: int) -> str:
@@ -28,19 +29,27 @@ def truncate(chunk: Chunk, tokens: int) -> Chunk:
                                n_chars=len(text), n_words=len(text.split()), n_tokens=tokens)
 
 
+def cost(chunk: Chunk) -> int:
+    """Tokens a reader is handed for ``chunk``: its context label and its text."""
+    return reader_tokens(chunk.n_tokens, chunk.context_prefix)
+
+
 def fill_budget(ranked: Sequence[Chunk], budget: int) -> list[Chunk]:
-    """Chunks in rank order while their tokens (``n_tokens`` of the text) fit in ``budget``;
-    the first that does not fit is truncated to the tokens left, and filling stops there."""
+    """Chunks in rank order while their cost (``cost``: label and text) fits in ``budget``;
+    the first that does not fit has its text truncated to the tokens its label leaves, and
+    filling stops there (a chunk whose label alone does not fit is left out)."""
     bundle: list[Chunk] = []
     left = budget
     for chunk in ranked:
         if left <= 0:
             break
-        if chunk.n_tokens <= left:
+        if cost(chunk) <= left:
             bundle.append(chunk)
-            left -= chunk.n_tokens
+            left -= cost(chunk)
         else:
-            bundle.append(truncate(chunk, left))
+            room = left - label_tokens(chunk.context_prefix)
+            if room > 0:
+                bundle.append(truncate(chunk, room))
             break
     return bundle
 

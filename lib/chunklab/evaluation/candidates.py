@@ -9,6 +9,7 @@ import math
 
 import pandas as pd
 
+from ..chunking.sizes import reader_tokens
 from ..util.values import plain
 from . import stats
 from .queries import TUNING
@@ -57,8 +58,9 @@ def bundle_chars(run, retriever: str, query_ids: set[str] | None = None) -> pd.S
 
 
 def bundle_tokens(run, retriever: str, query_ids: set[str] | None = None) -> pd.Series:
-    """Per config id: mean over queries of the total tokens of its top-k chunk texts (the
-    sizes measured when the chunks were made; a context label is not counted)."""
+    """Per config id: mean over queries of what its top k hand a reader, in tokens: each
+    chunk's context label and text (``sizes.reader_tokens``), the cost every choice, chart
+    and sentence uses."""
     return _bundle(run, retriever, query_ids, "tokens").rename(BUNDLE_TOKENS)
 
 
@@ -71,8 +73,12 @@ def _bundle(run, retriever: str, query_ids: set[str] | None, unit: str) -> pd.Se
         lengths = run.chunks[["config_id", "id", "context_text"]].assign(
             bundled=lambda f: f["context_text"].str.len()).drop(columns="context_text")
     else:
-        lengths = run.chunks[["config_id", "id", "n_tokens"]].rename(
-            columns={"n_tokens": "bundled"})
+        chunks = run.chunks
+        labels = [c[:len(c) - len(t)] for c, t in zip(chunks["context_text"], chunks["text"],
+                                                      strict=True)]
+        lengths = chunks[["config_id", "id"]].assign(bundled=[
+            reader_tokens(int(n), label) for n, label in zip(chunks["n_tokens"], labels,
+                                                             strict=True)])
     joined = ranks.merge(lengths, left_on=["config_id", "chunk_id"],
                          right_on=["config_id", "id"], how="left")
     per_query = joined.groupby(["config_id", "query_id"])["bundled"].sum()
@@ -107,7 +113,7 @@ def candidates(run, rule: ChoiceRule) -> pd.DataFrame:
     labels = dict(zip(table["config_id"], table.apply(label, axis=1), strict=True))
     table["identical"] = [", ".join(labels.get(t, t) for t, s in twins.items() if s == c)
                           for c in table["config_id"]]
-    return _rank(table, rule, primary_values(run, rule, name))
+    return rank(table, rule, primary_values(run, rule, name))
 
 
 def margins(table: pd.DataFrame, rule: ChoiceRule) -> pd.DataFrame:
@@ -138,12 +144,14 @@ def primary_values(run, rule: ChoiceRule, name: str) -> pd.DataFrame:
 def _tie_column(table: pd.DataFrame, rule: ChoiceRule) -> tuple[str, bool]:
     k = next((c.split("@")[1] for c in table.columns if c.startswith("bundle_efficiency@")),
              None)
-    keys = {"smaller_bundle": (BUNDLE, True), "smaller_size": ("size", True),
+    keys = {"smaller_bundle": (BUNDLE_TOKENS, True), "smaller_size": ("size", True),
             "bundle_efficiency": (f"bundle_efficiency@{k}", False)}
     return keys[rule.tie_break]
 
 
-def _rank(table: pd.DataFrame, rule: ChoiceRule, values: pd.DataFrame) -> pd.DataFrame:
+def rank(table: pd.DataFrame, rule: ChoiceRule, values: pd.DataFrame) -> pd.DataFrame:
+    """``table`` (candidates) ranked under ``rule`` by its primary-metric column, the paired
+    tests against the best made on ``values`` (queries x configs)."""
     tie_column, ascending = _tie_column(table, rule)
     order = [rule.primary_metric, tie_column, "size", "config_id"]
     directions = [False, ascending, True, True]

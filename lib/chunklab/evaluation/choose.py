@@ -37,6 +37,7 @@ from .rules import (  # noqa: F401  (the rule's names are part of this module's 
     parse_constraint,
 )
 from .runs import SweepResult, load_run
+from .stability import Stability, stability
 
 
 def _as_run(result_or_run_dir):
@@ -150,6 +151,10 @@ class Choice:
     """Constraints of the rule that do not apply to its retriever (so they excluded nothing)."""
     identical: list[str] = field(default_factory=list)
     """Configs whose chunks are identical to the chosen one's (the same config in effect)."""
+    stability: Stability | None = None
+    """The rule over repeated seeded splits: how often each config is chosen, its held-out
+    scores, the configs the evidence cannot separate, the smallest detectable difference
+    (None when the rule asks for no splits or the queries are too few)."""
 
     @property
     def verdict(self) -> str:
@@ -173,6 +178,12 @@ def choose(result_or_run_dir, rule: ChoiceRule, *, strict: bool = False) -> Choi
         if strict:
             raise ChoiceError(f"no config meets {list(rule.constraints)}: {misses}")
         ranked = _closest(table, rule)
+    steady = stability(run, rule, table, splits=rule.splits, seed=rule.split_seed) if (
+        rule.splits and meets) else None
+    single = _record(ranked.iloc[0])
+    if steady is not None:  # the config chosen most often over the splits comes first
+        ranked = pd.concat([ranked[ranked["config_id"] == steady.verdict_id],
+                            ranked[ranked["config_id"] != steady.verdict_id]])
     chosen = _record(ranked.iloc[0])
     runner = _record(ranked.iloc[1]) if len(ranked) > 1 else None
     evidence = _pair_rows(run, rule, chosen["config_id"], runner["config_id"]) if runner else None
@@ -186,10 +197,11 @@ def choose(result_or_run_dir, rule: ChoiceRule, *, strict: bool = False) -> Choi
         corpus={"root": info.get("corpus", {}).get("root", ""),
                 "fingerprint": info.get("corpus", {}).get("fingerprint", "")},
         evidence=evidence if evidence is not None else pd.DataFrame(), meets_rule=meets,
-        note=_note(table, rule, chosen, meets), query_set=name,
+        note=_note(table, rule, chosen, meets, single, steady), query_set=name,
         held_out=_held_out(run, rule, chosen, runner) if name == TUNING else {},
         excluded=excluded(table, rule), not_binding=rule.not_binding(),
-        identical=[n for n in str(chosen.get("identical") or "").split(", ") if n])
+        identical=[n for n in str(chosen.get("identical") or "").split(", ") if n],
+        stability=steady)
 
 
 def _closest(table: pd.DataFrame, rule: ChoiceRule) -> pd.DataFrame:
@@ -198,7 +210,12 @@ def _closest(table: pd.DataFrame, rule: ChoiceRule) -> pd.DataFrame:
                             ascending=[True, True, False, True], ignore_index=True)
 
 
-def _note(table: pd.DataFrame, rule: ChoiceRule, chosen: CandidateRow, meets: bool) -> str:
+def _note(table: pd.DataFrame, rule: ChoiceRule, chosen: CandidateRow, meets: bool,
+          single: CandidateRow, steady: Stability | None) -> str:
+    if steady is not None and single["config_id"] != chosen["config_id"]:
+        return (f"{label(chosen)} is the config the rule chose most often over "
+                f"{steady.splits} seeded splits ({steady.share:.0%}); on the run's own tuning "
+                f"half alone it picks {label(single)}")
     if not meets:
         return (f"no config meets every constraint; {label(chosen)} is the closest (misses "
                 f"{', '.join(chosen['failed'])}): it is reported, not endorsed")
@@ -207,13 +224,20 @@ def _note(table: pd.DataFrame, rule: ChoiceRule, chosen: CandidateRow, meets: bo
         return ""
     return (f"{label(chosen)} chosen over {label(best)}: {label(best)} is best on "
             f"{rule.primary_metric} by {chosen['gap_to_best']:.3f} (tie margin "
-            f"{rule.tie_margin:g}) but not significantly better (paired sign-flip p = "
+            f"{rule.tie_margin:g}{_in_queries(rule, chosen)}) but not significantly better "
+            f"(paired test p = "
             f"{chosen['p_vs_best']:.3g}), so the tie-break prefers the "
             f"{TIE_BREAKS[rule.tie_break]}: {_cheaper(chosen, best, rule)}")
 
 
+def _in_queries(rule: ChoiceRule, row: CandidateRow) -> str:
+    """The tie margin as queries of the set the choice was made on (``, 2.4 of 48 queries``)."""
+    n = row.get("n")
+    return "" if not n else f", {rule.tie_margin * n:.1f} of {int(n)} queries"
+
+
 def _cheaper(chosen: CandidateRow, best: pd.Series, rule: ChoiceRule) -> str:
-    column = {"smaller_bundle": BUNDLE, "smaller_size": "size"}.get(rule.tie_break)
+    column = {"smaller_bundle": BUNDLE_TOKENS, "smaller_size": "size"}.get(rule.tie_break)
     if column is None:
         key = next(k for k in chosen if str(k).startswith("bundle_efficiency@"))
         return f"{key} {chosen[key]:.3f} against {best[key]:.3f}"

@@ -13,6 +13,25 @@ DEFAULT_CONTRASTS = ("ast_breadcrumb:ast_merge",)
 """Planned contrasts: the breadcrumb prefix alone (the two strategies cut identical spans)."""
 
 
+def middle_budget(budgets) -> int | None:
+    """The middle of the token budgets (the lower middle of an even count); None for none."""
+    ordered = sorted(budgets)
+    return ordered[(len(ordered) - 1) // 2] if ordered else None
+
+
+def default_primary_metric(budgets=DEFAULT_BUDGETS, k: int = DEFAULT_K, *,
+                           answers: bool = True) -> str:
+    """What a choice is made on unless told: the answer found (``answer_hit``; ``hit`` when the
+    queries carry no answer) within the middle reader budget, so configs are compared on an
+    equal amount of text handed over; at the top k only when no budget was swept."""
+    first = "answer_hit" if answers else "hit"
+    middle = middle_budget(budgets)
+    return f"{first}@b{middle}" if middle is not None else f"{first}@{k}"
+
+
+DEFAULT_PRIMARY_METRIC = default_primary_metric()
+
+
 def default_contrasts(strategies) -> list[str]:
     """The default contrasts whose two strategies are both in ``strategies``."""
     names = set(strategies)
@@ -20,6 +39,6 @@ def default_contrasts(strategies) -> list[str]:
 
 
 MIN_INTERVAL_N = 10
-"""A mean over fewer queries than this gets no interval (NaN) in summary.csv and the charts: a
-bootstrap of a handful of values says nothing about the spread (one query gives [v, v]). Its
+"""A mean over fewer queries than this gets no interval (NaN) in summary.csv and the charts: an
+interval from a handful of values says nothing about the spread (one query gives [v, v]). Its
 n is always shown."""

@@ -10,7 +10,7 @@ from pathlib import Path
 from ..chunking.config import save_config
 from ..util.values import missing
 from .choose import Choice, PairedRow
-from .rules import BUNDLE, CONFIG_FIELDS, TIE_BREAKS
+from .rules import BUNDLE_TOKENS, CONFIG_FIELDS, TIE_BREAKS, metric_phrase
 from .runs import versions
 
 
@@ -32,8 +32,9 @@ def export_choice(choice: Choice, path: str | os.PathLike) -> Path:
         chunklab_version=versions()["chunklab"], run_id=choice.run_id,
         runner_up=None if runner is None else {
             name: runner[name] for name in (*CONFIG_FIELDS, choice.rule.primary_metric,
-                                            "ci_low", "ci_high", BUNDLE)},
+                                            "ci_low", "ci_high", BUNDLE_TOKENS)},
         verdict=verdict_text(choice), identical_configs=choice.identical,
+        stability=None if choice.stability is None else choice.stability.as_dict(choice.rule),
         excluded_by_constraints=choice.excluded, constraints_not_binding=choice.not_binding)
 
 
@@ -62,11 +63,12 @@ def verdict_text(choice: Choice) -> str:
     """The choice in words: the chosen config against the runner-up on the primary metric,
     whether the paired test tells them apart, and why the chosen one was picked."""
     chosen, runner, row = choice.chosen, choice.runner_up, choice.comparison
-    name, metric = config_name(chosen), choice.rule.primary_metric
+    name, metric = config_name(chosen), metric_phrase(choice.rule.primary_metric)
     if runner is None or row is None:
         return f"{name} is the only config that meets the rule: there is no runner-up."
     other = config_name(runner)
-    scores = (f"{_shown(chosen.get(metric), '.3f')} against {_shown(runner.get(metric), '.3f')}"
+    key = choice.rule.primary_metric
+    scores = (f"{_shown(chosen.get(key), '.3f')} against {_shown(runner.get(key), '.3f')}"
               f"; difference {_difference(row, ', ')}")
     if row["verdict"] == "A better":
         return (f"{name} is significantly better than the runner-up {other} on {metric} "
@@ -105,16 +107,25 @@ def _reason(choice: Choice) -> str:
     a higher mean, or the tie-break (a smaller bundle or size, a more efficient bundle)."""
     chosen, runner, metric = choice.chosen, choice.runner_up, choice.rule.primary_metric
     assert runner is not None
-    if not runner.get("tied") or _number(chosen.get(metric)) > _number(runner.get(metric)):
+    if not choice.meets_rule:
+        return ("no config meets every constraint and it is the closest to them (misses "
+                f"{', '.join(chosen.get('failed') or [])}): reported, not endorsed")
+    steady = choice.stability
+    if steady is not None and steady.verdict_id == chosen["config_id"] and (
+            choice.note.startswith(config_name(chosen) + " is the config the rule chose")):
+        return (f"the rule chose it most often over {steady.splits} seeded splits "
+                f"({steady.share:.0%})")
+    if _number(chosen.get(metric)) > _number(runner.get(metric)):
         return "its mean is higher"
     tie_break = choice.rule.tie_break
     tied = f"it is within the tie margin ({choice.rule.tie_margin:g}) of the best"
     if tie_break in ("smaller_bundle", "smaller_size"):
-        column = BUNDLE if tie_break == "smaller_bundle" else "size"
-        what = "bundle" if column == BUNDLE else "configured chunk size"
+        column = BUNDLE_TOKENS if tie_break == "smaller_bundle" else "size"
+        what = ("bundle (tokens handed to the reader, labels included)" if column ==
+                BUNDLE_TOKENS else "configured chunk size")
         a, b = _number(chosen.get(column)), _number(runner.get(column))
         saving = 1 - a / b if b else 0.0
-        unit = " chars" if column == BUNDLE else ""
+        unit = " tokens" if column == BUNDLE_TOKENS else ""
         return (f"{tied} and its {what} is {saving:.0%} smaller "
                 f"({a:,.0f}{unit} against {b:,.0f}{unit})")
     key = next((k for k in chosen if str(k).startswith("bundle_efficiency@")), "")

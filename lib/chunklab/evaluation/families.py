@@ -108,8 +108,9 @@ def compare_pairs(
     if pairs is None:
         pairs = list(itertools.combinations(wide.columns, 2))
     n_permutations = permutations_for(len(pairs), alpha=alpha, floor=n_resamples)
+    holm_levels = alpha / np.arange(max(len(pairs), 1), 0, -1)
     results = paired_results(wide, pairs, n_resamples=n_permutations, seed=seed,
-                             confidence=1.0 - alpha)
+                             confidence=1.0 - alpha, levels=tuple(holm_levels))
     rows = []
     for (config_a, config_b), result in zip(pairs, results, strict=True):
         a, b = wide[config_a].to_numpy(), wide[config_b].to_numpy()
@@ -139,14 +140,15 @@ def compare_to_best(per_query: pd.DataFrame, metric: str, **options: Any) -> pd.
     keys = {k: options[k] for k in ("config_col", "query_col", "higher_is_better")
             if k in options}
     best = best_config(per_query, metric, **keys)
-    others = sorted(set(per_query.loc[per_query["metric"] == metric,
-                                      options.get("config_col", "config_id")]) - {best})
+    column = options.get("config_col", "config_id")
+    others = sorted(set(per_query.loc[per_query["metric"] == metric, column].unique()) - {best})
     return compare_pairs(per_query, metric, [(best, o) for o in others], family=EXPLORATORY,
                          **options)
 
 
 _COLUMNS = ["family", "metric", "config_a", "config_b", "n", "mean_a", "mean_b", "mean_diff",
-            "ci_low", "ci_high", "p_value", "wins_a", "wins_b", "p_holm", "verdict"]
+            "ci_low", "ci_high", "p_value", "test", "interval", "wins_a", "wins_b", "p_holm",
+            "verdict"]
 
 
 def _wide(per_query: pd.DataFrame, metric: str, config_col: str, query_col: str) -> pd.DataFrame:

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..errors import ConfigError, RuleError
 from ..util.values import missing
+from .defaults import DEFAULT_PRIMARY_METRIC
 from .queries import HEADING_GROUP, LEAK_FREE, query_group
 from .retrieve import retriever_names
 
@@ -30,8 +31,8 @@ ENCODER_MEASURES = {"over_encoder_limit": ("dense", "hybrid")}
 """Measures that concern one model, and the retrievers that use it: a constraint on one
 applies to those retrievers unless it says otherwise (``... on all``)."""
 TIE_BREAKS = {
-    "smaller_bundle": "smaller mean length (chars of context_text) of the top-k bundle a "
-                      "reader is handed",
+    "smaller_bundle": "smaller mean cost of the top-k bundle a reader is handed (tokens of "
+                      "each chunk's context label and text)",
     "bundle_efficiency": "larger bundle_efficiency@k (gold-source share of the bundle)",
     "smaller_size": "smaller configured chunk size",
 }
@@ -43,7 +44,22 @@ NOT_A_MEASURE = {"documents", "size", "over_encoder_limit_method", *CONFIG_FIELD
 BUNDLE = "bundle_chars"
 """Mean chars of the top-k bundle per query (context_text, what a reader is handed)."""
 BUNDLE_TOKENS = "bundle_tokens"
-"""Mean tokens of the top-k bundle's chunk texts per query."""
+"""Mean tokens per query of the top-k bundle a reader is handed (each chunk's context label and
+text): the cost of a config, in the tie-break, the charts and the sentences."""
+
+
+_BUDGET_CUT = re.compile(r"@b(\d+)$")
+
+
+def metric_phrase(metric: str) -> str:
+    """``metric`` with what it measures at: the reader budget (``answer_hit@b1024``: within
+    1,024 tokens handed over, labels included) or the top k (whatever their size)."""
+    budget = _BUDGET_CUT.search(metric)
+    if budget:
+        return (f"{metric} (within a reader budget of {int(budget[1]):,} tokens, labels "
+                "included)")
+    k = metric.rsplit("@", 1)[-1] if "@" in metric else ""
+    return f"{metric} (the top {k} chunks, whatever their size)" if k.isdigit() else metric
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +136,7 @@ class ChoiceRule(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    primary_metric: str = "answer_hit@5"
+    primary_metric: str = DEFAULT_PRIMARY_METRIC
     retriever: str = "bm25"
     constraints: tuple[str, ...] = ()
     tie_break: Literal["smaller_bundle", "bundle_efficiency", "smaller_size"] = "smaller_bundle"
@@ -131,6 +147,9 @@ class ChoiceRule(BaseModel):
     query_kinds: tuple[str, ...] = Field(
         default=(), description="query kinds (or the group leak_free / heading_derived) the "
                                 "choice is made on; empty for every kind")
+    splits: int = Field(default=20, ge=0, description="seeded tuning / held-out splits the "
+                                                      "rule is also applied to (0: none)")
+    split_seed: int = Field(default=0, description="seed of the first of those splits")
 
     @field_validator("constraints")
     @classmethod

@@ -77,6 +77,9 @@ class SweepParams(BaseModel):
     all_pairs: bool = Field(
         default=False, description="test every pair of configs, however many; else each "
                                    "config against the best one beyond 12 configs")
+    primary_metric: str = Field(
+        default="", description="the planned contrasts' primary metric (the others are "
+                                "secondary); empty: the answer found within the middle budget")
 
     @field_validator("strategies")
     @classmethod
@@ -240,6 +243,8 @@ class RunInfo(TypedDict):
     """Where the work ran: engine (local or ray) and workers; no bearing on the results."""
     exploratory: str
     """What the exploratory family tests: ``all pairs`` or ``versus best``."""
+    primary_metric: str
+    """The planned contrasts' primary metric (``significance.csv`` role primary)."""
     seconds: dict[str, float]
     """Wall time per stage."""
 

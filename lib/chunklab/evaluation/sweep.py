@@ -20,8 +20,8 @@ from ..chunking.sizes import ENCODER, token_method
 from ..document.corpus import Corpus, load_corpus
 from ..errors import GridWarning
 from ..util.paths import shared_path
-from . import budget, embedding, families, grid, leakage, stats, tables, units
-from .defaults import MIN_INTERVAL_N
+from . import budget, embedding, families, grid, intervals, leakage, tables, units
+from .defaults import MIN_INTERVAL_N, default_primary_metric
 from .engine import Engine, Executor, Pending
 from .launch import start
 from .mining import mine
@@ -108,12 +108,15 @@ def _sweep(params: SweepParams, out_dir: str | os.PathLike | None, *, corpus: Co
         reused += reused_scores
         per_query = _annotate(per_query, queries, corpus,
                               {i: d.applied for i, d in digests.items()}, split)
-        with stage("statistics"):
+        with stage("chunk"):  # the chunk figures finish in the workers
             chunk_stats = tables.CHUNK_STATS.frame(pending[c.config_id].result()
                                                    for c in configs)
+        with stage("statistics"):
             summary = summary_table(per_query, chunk_stats)
+            primary = params.primary_metric or default_primary_metric(
+                params.budgets, params.k, answers=any(q.answer is not None for q in queries))
             significance = significance_table(per_query, params.k, params.budgets,
-                                              planned=params.planned_pairs(),
+                                              planned=params.planned_pairs(), primary=primary,
                                               twins={s["config_id"] for s in same},
                                               all_pairs=params.all_pairs)
         notes = [s["text"] for s in same] + [w for w in [grid.one_chunk_warning(chunk_stats)] if w]
@@ -132,6 +135,7 @@ def _sweep(params: SweepParams, out_dir: str | os.PathLike | None, *, corpus: Co
             "reused_parts": reused, "embedding_cache": embedded,
             "engine": engine.describe(executor.workers),
             "exploratory": exploratory_design(len(configs) - len(same), params.all_pairs),
+            "primary_metric": primary,
             "seconds": {name: round(v, 3) for name, v in stage.seconds.items()},
         }
         chunk_paths = [parts.path(c.config_id, "chunks") for c in configs]
@@ -279,39 +283,62 @@ REALISED = ("tokens_p50", "tokens_p95")
 SPLITS = ("structure_source", "applied_strategy", "query_kind", "query_set", "query_group")
 
 
-SUMMARY_RESAMPLES = 1000
-"""Bootstrap resamples behind each summary interval (percentile method, seed 0)."""
-
-
 def summary_table(per_query: pd.DataFrame, chunk_stats: pd.DataFrame | None = None
                   ) -> pd.DataFrame:
-    """config x metric: mean with a 95% bootstrap interval and n; blended ("all") and split by
-    structure source, applied strategy and query kind, side by side; each row carries its
-    config's realised chunk size in tokens from ``chunk_stats`` (NaN without it)."""
-    rows, samples = [], []
-    splits = [("all", None), *[(s, s) for s in SPLITS if s in per_query]]
-    for split, column in splits:
-        keys = [*GROUP, "metric"] + ([column] if column else [])
-        for key, group in per_query.groupby(keys, sort=True, dropna=False):
-            record = dict(zip(keys, key, strict=True))
-            value = record.pop(column) if column else "all"
-            values = group["value"].to_numpy(dtype=float)
-            values = values[~np.isnan(values)]
-            samples.append(values)
-            rows.append({**record, "split": split, "split_value": value,
-                         "mean": float(values.mean()) if len(values) else np.nan,
-                         "n": len(values)})
-    low, high = stats.mean_intervals(samples, n_resamples=SUMMARY_RESAMPLES, seed=0,
-                                     min_n=MIN_INTERVAL_N)
-    for row, lo, hi in zip(rows, low, high, strict=True):
-        row["ci_low"], row["ci_high"] = float(lo), float(hi)
-    frame = pd.DataFrame(rows)
+    """config x metric: mean with a 95% interval (Wilson's for a 0/1 metric, else t; none
+    below ``MIN_INTERVAL_N`` queries) and n; blended ("all") and split by structure source,
+    applied strategy and query kind, side by side; each row carries its config's realised
+    chunk size in tokens from ``chunk_stats`` (NaN without it)."""
+    if per_query.empty:
+        return tables.SUMMARY.frame([])
+    values = per_query["value"].to_numpy(dtype=float)
+    keys = [*GROUP, "metric"]
+    base = _codes(per_query, keys)
+    frames = [_sums(values, base, per_query, keys, "all")]
+    for column in (s for s in SPLITS if s in per_query):
+        split = _codes(per_query, [column])
+        frames.append(_sums(values, base * (int(split.max()) + 1) + split, per_query, keys,
+                            column))
+    frame = pd.concat(frames, ignore_index=True)
+    n = frame["n"].to_numpy(dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = frame["total"].to_numpy() / n
+        sd = np.sqrt(np.maximum(frame["square"].to_numpy() - n * mean * mean, 0.0) / (n - 1))
+    low, high = intervals.mean_intervals(mean, sd, n, frame["binary"].to_numpy())
+    low[n < MIN_INTERVAL_N], high[n < MIN_INTERVAL_N] = np.nan, np.nan
+    frame = frame.assign(mean=mean, ci_low=low, ci_high=high)
     realised = (chunk_stats.set_index("config_id")[list(REALISED)] if chunk_stats is not None
                 else pd.DataFrame(columns=list(REALISED)))
-    if frame.empty:
-        return tables.SUMMARY.frame([])
     frame = frame.join(realised, on="config_id")
-    return tables.SUMMARY.conform(frame)
+    return tables.SUMMARY.conform(frame.drop(columns=["total", "square", "binary"]))
+
+
+def _codes(frame: pd.DataFrame, columns: list[str]) -> np.ndarray:
+    """A group code per row of ``frame`` over ``columns`` (NaN a value of its own)."""
+    codes = np.zeros(len(frame), dtype=np.int64)
+    for column in columns:
+        found, _ = pd.factorize(frame[column], use_na_sentinel=False)
+        codes = codes * (int(found.max()) + 1) + found
+    return codes
+
+
+def _sums(values: np.ndarray, key: np.ndarray, per_query: pd.DataFrame, keys: list[str],
+          split: str) -> pd.DataFrame:
+    """Count, sum, sum of squares and whether every value is 0 or 1 of each group of ``key``
+    (integer codes), with the group's ``keys`` columns and ``split`` value, sorted by them."""
+    groups, first, dense = np.unique(key, return_index=True, return_inverse=True)
+    present = ~np.isnan(values)
+    safe = np.where(present, values, 0.0)
+    other = present & ~np.isin(values, (0.0, 1.0))
+    frame = per_query.iloc[first][keys].reset_index(drop=True)
+    frame["split"] = split
+    frame["split_value"] = ("all" if split == "all" else
+                            per_query[split].iloc[first].astype(object).to_numpy())
+    frame["n"] = np.bincount(dense, weights=present, minlength=len(groups)).astype(int)
+    frame["total"] = np.bincount(dense, weights=safe, minlength=len(groups))
+    frame["square"] = np.bincount(dense, weights=safe * safe, minlength=len(groups))
+    frame["binary"] = np.bincount(dense, weights=other, minlength=len(groups)) == 0
+    return frame.sort_values([*keys, "split_value"], ignore_index=True, na_position="last")
 
 
 def key_metrics(k: int, budgets: Sequence[int] = ()) -> list[str]:
@@ -331,7 +358,7 @@ def exploratory_design(n_configs: int, all_pairs: bool = False) -> str:
 
 
 def significance_table(per_query: pd.DataFrame, k: int, budgets: Sequence[int] = (), *,
-                       planned: Sequence[tuple[str, str]] = (),
+                       planned: Sequence[tuple[str, str]] = (), primary: str = "",
                        twins: set[str] | frozenset[str] = frozenset(),
                        all_pairs: bool = False) -> pd.DataFrame:
     """Paired tests per retriever on the key metrics: the ``planned`` pairs as one Holm family
@@ -341,24 +368,30 @@ def significance_table(per_query: pd.DataFrame, k: int, budgets: Sequence[int] =
     of configs up to ``ALL_PAIRS_UP_TO`` configs (or with ``all_pairs``), else each config
     against the best."""
     frames = []
-    for retriever, rows in per_query.groupby("retriever"):
+    names = list(dict.fromkeys([*([primary] if primary else []), *key_metrics(k, budgets)]))
+    columns = ["retriever", "config_id", "query_id", "metric", "value"]
+    keyed = per_query.loc[per_query["metric"].isin(names),
+                          columns + (["query_group"] if "query_group" in per_query else [])]
+    keyed = keyed.astype({c: object for c in keyed.columns if c != "value"})
+    for retriever, rows in keyed.groupby("retriever"):
         scored = rows[["config_id", "query_id", "metric", "value"]].dropna()
-        explored = scored[~scored["config_id"].isin(twins)]
         groups = _query_groups(rows, scored)
-        for metric in key_metrics(k, budgets):
-            if metric not in set(scored["metric"]):
-                continue  # e.g. bundle_efficiency is NaN for every query when nothing is found
-            tables_ = _planned_tests(groups, metric, planned)
-            n_explored = explored.loc[explored["metric"] == metric, "config_id"].nunique()
+        for metric, of_metric in scored.groupby("metric", sort=False):
+            # a metric NaN for every query (bundle_efficiency when nothing is found) is absent
+            tables_ = _planned_tests(groups, str(metric), planned)
+            explored = of_metric[~of_metric["config_id"].isin(list(twins))]
+            n_explored = explored["config_id"].nunique()
             if n_explored >= 2:
                 compare = (families.compare_all if exploratory_design(n_explored, all_pairs)
                            == "all pairs" else families.compare_to_best)
-                tables_.append(compare(explored, metric).assign(query_group="all"))
+                tables_.append(compare(explored, str(metric)).assign(query_group="all"))
             for table in tables_:
                 table.insert(0, "retriever", retriever)
-                frames.append(table)
+                table["role"] = "primary" if metric == primary else "secondary"
+                frames.append((names.index(str(metric)), table))
+    frames.sort(key=lambda item: item[0])
     return tables.SIGNIFICANCE.frame(
-        row for frame in frames for row in frame.to_dict("records"))
+        row for _, frame in frames for row in frame.to_dict("records"))
 
 
 def _query_groups(rows: pd.DataFrame, scored: pd.DataFrame) -> dict[str, pd.DataFrame]:
@@ -366,7 +399,7 @@ def _query_groups(rows: pd.DataFrame, scored: pd.DataFrame) -> dict[str, pd.Data
     groups = {"all": scored}
     if "query_group" in rows and rows["query_group"].nunique() > 1:
         for name, ids in rows.groupby("query_group")["query_id"]:
-            groups[str(name)] = scored[scored["query_id"].isin(set(ids))]
+            groups[str(name)] = scored[scored["query_id"].isin(ids.unique())]
     return groups
 
 
@@ -374,10 +407,12 @@ def _planned_tests(groups: dict[str, pd.DataFrame], metric: str,
                    planned: Sequence[tuple[str, str]]) -> list[pd.DataFrame]:
     found = []
     for name, scored in groups.items():
-        present = set(scored.loc[scored["metric"] == metric, "config_id"])
+        of_metric = scored[scored["metric"] == metric]
+        present = set(of_metric["config_id"].unique())
         pairs = [p for p in planned if set(p) <= present]
         if pairs:
-            found.append(families.compare_pairs(scored, metric, pairs).assign(query_group=name))
+            found.append(families.compare_pairs(of_metric, metric, pairs).assign(
+                query_group=name))
     return found
 
 

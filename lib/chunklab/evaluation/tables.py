@@ -213,7 +213,7 @@ PER_QUERY = Table("per_query.parquet", "every metric of every query, config and 
     ),
 ))
 SUMMARY = Table("summary.csv", "mean of every metric per config and retriever with a 95% "
-                               "bootstrap interval, blended and split", (
+                               "interval, blended and split", (
     *CONFIG,
     *_columns(
         ("retriever", "str", "bm25, dense or hybrid"),
@@ -222,7 +222,8 @@ SUMMARY = Table("summary.csv", "mean of every metric per config and retriever wi
                          "query_set or query_group"),
         ("split_value", "str", "the split's value (all for the blend)"),
         ("mean", "float", "mean over the queries (NaN values left out)"),
-        ("ci_low", "float", "lower end of the 95% percentile-bootstrap interval of the mean "
+        ("ci_low", "float", "lower end of the 95% interval of the mean: Wilson's when every "
+                            "value is 0 or 1, else Student's t "
                             f"(NaN, no interval, below {MIN_INTERVAL_N} queries)"),
         ("ci_high", "float", "upper end of that interval"),
         ("n", "int", "queries with a value"),
@@ -268,16 +269,25 @@ SIGNIFICANCE = Table("significance.csv", "paired tests on the key metrics, per r
                            "both) only heading_derived or only leak_free kinds, each its own "
                            "Holm family"),
     ("metric", "str", "the key metric compared"),
+    ("role", "str", "primary (the metric declared before the run, run.json primary_metric: "
+                    "by default the answer found within the middle token budget) or "
+                    "secondary (every other metric, read as supporting evidence)"),
     ("config_a", "str", "config id of A"),
     ("config_b", "str", "config id of B"),
     ("n", "int", "queries both configs scored"),
     ("mean_a", "float", "mean of config A over those queries"),
     ("mean_b", "float", "mean of config B over those queries"),
     ("mean_diff", "float", "mean of A - B over the queries"),
-    ("ci_low", "float", "lower end of the 95% interval of mean_diff that inverts the sign-flip "
-                        "test: it excludes 0 exactly when p_value < 0.05"),
+    ("ci_low", "float", "lower end of the 95% interval of mean_diff (see interval), widened "
+                        "to hold 0 when the test does not reject"),
     ("ci_high", "float", "upper end of that interval"),
-    ("p_value", "float", "two-sided paired sign-flip permutation p-value (uncorrected)"),
+    ("p_value", "float", "two-sided paired p-value (uncorrected; see test)"),
+    ("test", "str", "exact sign test (a 0/1 metric: binomial test of the discordant queries), "
+                    "sign-flip (a continuous metric: permutation test, with the sign vectors "
+                    "drawn or exact) or sign-flip bound (Hoeffding's bound on its p-value, "
+                    "below every Holm level)"),
+    ("interval", "str", "Tango score (0/1 metric), t, or t (rough): fewer than 30 queries or "
+                        "10 non-zero differences"),
     ("wins_a", "int", "queries on which A scores higher"),
     ("wins_b", "int", "queries on which B scores higher"),
     ("p_holm", "float", "p_value Holm-corrected within its family, query group, metric and "

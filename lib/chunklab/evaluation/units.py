@@ -97,12 +97,12 @@ def score_config(job: ScoreJob, chunks: Sequence[Chunk], queries: Sequence[Query
     chunks = list(chunks)
     retriever = make_retriever(job.retriever, **job.options)
     retriever.index(chunks)
-    tokens = [c.n_tokens for c in chunks]
+    tokens = [budget.cost(c) for c in chunks]
     deep = max([job.k, *(budget.depth(tokens, b) for b in job.budgets)])
     results = retriever.search([q.query for q in queries], deep)
     rows = metrics.score_run(results, queries, chunks, docs=docs, ks=(job.k,),
                              budgets=job.budgets, config_id=job.config.config_id)
-    size = {c.id: c.n_tokens for c in chunks}
+    size = {c.id: t for c, t in zip(chunks, tokens, strict=True)}
     retrieved = []
     for q, hits in zip(queries, results, strict=True):
         used = max([job.k, *(budget.reach([size[h[0]] for h in hits], b) for b in job.budgets)])

@@ -320,6 +320,21 @@ def margins_text(choice: Choice) -> str:
     return "\n".join(lines) or "no runner-up: only one config meets the rule"
 
 
+def stability_text(choice: Choice) -> str:
+    """The rule over repeated seeded splits in words (``evaluation.stability``)."""
+    if choice.stability is None:
+        return "no repeated splits: the rule asked for none, the queries are too few, or no "\
+               "config meets the rule"
+    return choice.stability.text(choice.rule)
+
+
+def stability_table(choice: Choice) -> pd.DataFrame:
+    """Per config: splits that chose it, their share, its held-out mean across splits."""
+    if choice.stability is None:
+        return pd.DataFrame()
+    return choice.stability.table.drop(columns="config_id").round(3)
+
+
 def _num(value) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 

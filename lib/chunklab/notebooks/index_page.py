@@ -64,6 +64,7 @@ class ChoiceView:
     verdict: str
     note: str
     held_out: str
+    stability: str
     metric: str
     constraints: str
     meets_rule: bool
@@ -85,7 +86,8 @@ def choice_view(out_dir: Path, data: dict) -> ChoiceView:
         chosen_on=CHOSEN_ON.get(str(data.get("chosen_on")), "all queries"),
         runner_up=f"{runner['strategy']}/{runner['size']}" if runner else "",
         verdict=str(data.get("verdict", "")), note=str(data.get("note") or ""),
-        held_out=held_text, metric=str(rule.get("primary_metric", "")),
+        held_out=held_text, stability=str((data.get("stability") or {}).get("text", "")),
+        metric=str(rule.get("primary_metric", "")),
         constraints=", ".join(rule.get("constraints") or []),
         meets_rule=data.get("meets_rule", True) is not False,
         margins=(out_dir / "constraint_margins.svg").is_file(), reach=reach_lists(data))

@@ -24,6 +24,7 @@ from ..evaluation.defaults import (
     DEFAULT_SIZES,
     DEFAULT_STRATEGIES,
     default_contrasts,
+    default_primary_metric,
 )
 from ..evaluation.engine import Engine
 from ..evaluation.run_folder import clear_run, run_folder, writing
@@ -332,7 +333,8 @@ def notebook_values(out_dir: Path, params, *, queries: str, name: str = "",
         "BUDGETS": list(params.budgets), "CONTRASTS": list(params.contrasts),
         "ALL_PAIRS": params.all_pairs, "ENGINE": engine.kind, "WORKERS": engine.workers or 0,
         "ADDRESS": engine.address, "RETRIEVER": params.retrievers[0], "DOC": "", "PRESET_DOCS": [],
-        "GOLD": default_gold(params.corpus), "PRIMARY_METRIC": f"{first}@{k}",
+        "GOLD": default_gold(params.corpus), "PRIMARY_METRIC": default_primary_metric(
+            params.budgets, k, answers=bool(queries)),
         "SHARE_TEXT": share_text,
         "METRICS": [f"{metric}@{k}" for metric in (first, "recall", "bundle_efficiency",
                                                     *([] if queries else ["section_efficiency"]),

@@ -294,8 +294,20 @@ def per_source(summary: pd.DataFrame, metric: str, *, retriever: str | None = No
     return layers
 
 
+def note(text: str) -> alt.Chart:
+    """A chart holding one line of text: what a view would show had there been anything to
+    compare (a grid of one config)."""
+    return alt.Chart(pd.DataFrame({"text": [text]})).mark_text(
+        align="left", fontSize=13, color="#334155").encode(
+        text="text:N").properties(width=520, height=24)
+
+
+ONE_CONFIG = "one config: there is no other to compare it with"
+
+
 def significance_matrix(significance: pd.DataFrame, metric: str, labels: pd.DataFrame, *,
-                        retriever: str | None = None) -> alt.LayerChart | alt.FacetChart:
+                        retriever: str | None = None
+                        ) -> alt.LayerChart | alt.FacetChart | alt.Chart:
     """Row config minus column config on ``metric`` (mean paired difference) as colour;
     ``▲``/``▼`` marks a Holm-significant difference (row better / worse), blank none; one
     panel per retriever when several are shown (each its own family of tests).
@@ -303,6 +315,8 @@ def significance_matrix(significance: pd.DataFrame, metric: str, labels: pd.Data
     ``labels`` is any table with config_id, strategy, size (and options), e.g. chunk_stats.
     """
     rows = _family(significance, EXPLORATORY)
+    if rows.empty and labels["config_id"].nunique() < 2:
+        return note(ONE_CONFIG)
     rows = rows[rows["metric"] == metric]
     if retriever is not None:
         rows = rows[rows["retriever"] == retriever]

@@ -11,7 +11,7 @@ import pandas as pd
 from ..errors import ChartError
 from ..evaluation.rules import BUNDLE_TOKENS
 from .altair_import import alt
-from .charts import REALISED, config_label
+from .charts import REALISED, config_label, note
 
 ROLES = ("chosen", "runner-up", "meets the rule", "excluded by a constraint")
 ROLE_COLOURS = ("#b45309", "#1d4ed8", "#64748b", "#cbd5e1")
@@ -69,15 +69,16 @@ def choice_intervals(candidates: pd.DataFrame, metric: str, *, chosen: str,
 
 def tradeoff(candidates: pd.DataFrame, metric: str, *, chosen: str,
              runner_up: str | None = None, size: str = BUNDLE_TOKENS) -> alt.LayerChart:
-    """``metric`` against the bundle a reader is handed (``size``, mean tokens of the top-k
-    chunks by default), one point per config; chosen and runner-up labelled, configs a
+    """``metric`` against the bundle a reader is handed (``size``: by default its cost, the
+    mean tokens of the top-k chunks' context labels and texts, as the tie-break and the
+    verdict count it), one point per config; chosen and runner-up labelled, configs a
     constraint excludes greyed."""
     frame = _frame(candidates, metric, chosen, runner_up).dropna(subset=[size])
     if frame.empty:
         raise ChartError(f"no candidate carries {size!r}")
-    unit = "tokens" if "token" in size else "chars"
+    unit = "tokens handed to the reader, labels included" if "token" in size else "chars"
     base = alt.Chart(frame).encode(
-        x=alt.X(f"{size}:Q", title=f"bundle size ({unit}, mean of the top-k)",
+        x=alt.X(f"{size}:Q", title=f"bundle ({unit}, mean of the top-k)",
                 scale=alt.Scale(zero=False),
                 axis=alt.Axis(tickCount=6, labelOverlap="greedy")),
         y=alt.Y(f"{metric}:Q", title=metric, scale=alt.Scale(zero=False)),
@@ -101,13 +102,13 @@ def choice_picture(candidates: pd.DataFrame, metric: str, *, chosen: str,
                                            runner_up=runner_up)).resolve_legend(color="shared")
 
 
-def win_loss(differences: pd.DataFrame) -> alt.FacetChart:
+def win_loss(differences: pd.DataFrame) -> alt.FacetChart | alt.Chart:
     """Per query, chosen minus the other config on the primary metric (``differences``:
     comparison, query_id, query_kind, difference, and optionally query), one bar per query
     sorted by the difference, coloured by query kind; one panel per comparison. Bars above
-    zero are queries the chosen config wins."""
+    zero are queries the chosen config wins; with no other config, a line saying so."""
     if differences.empty:
-        raise ChartError("no per-query differences to draw")
+        return note("no other config to compare the chosen one with, query by query")
     frame = differences.copy()
     frame["order"] = frame.groupby("comparison")["difference"].rank(method="first",
                                                                      ascending=False)
