@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cached_property, lru_cache, reduce
 from operator import attrgetter, or_
 
-from ..document.blocks import ATOMIC, Block
+from ..document.blocks import ATOMIC, LEADING, Block
 from ..document.corpus import Document, make_document
 from ..document.lines import native_choice, offset_type
 from ..document.sections import Breadcrumbs
@@ -113,7 +113,10 @@ _KIND_BITS = {"table": TABLE, "fence": CODE, "code": CODE}
 
 def kind_bits(block: Block, lo: float = 0, hi: float = float("inf")) -> int:
     """What content ``block`` adds to a chunk's kind, with the fences and tables nested in it
-    (``atomic_blocks``) that lie inside [lo, hi)."""
+    (``atomic_blocks``) that lie inside [lo, hi). A container adds what its content blocks
+    inside [lo, hi) add (a tab holding a fence alone is code, a note's prose is prose)."""
+    if block.kind == "container":
+        return _container_bits(block.children, lo, hi) or OTHER
     bits = _KIND_BITS.get(block.kind, OTHER)
     if block.children and block.kind not in ATOMIC:
         bits |= _nested_bits(block.children, lo, hi)
@@ -141,12 +144,24 @@ def _nested_bits(children: Sequence[Block], lo: float, hi: float) -> int:
 _END = attrgetter("end")
 
 
+def _container_bits(children: Sequence[Block], lo: float, hi: float) -> int:
+    """The kind bits of a container's content blocks that overlap [lo, hi) (a fence or table
+    only when it lies inside)."""
+    bits = 0
+    for child in children:
+        if child.end <= lo or child.start >= hi or not child.is_body:
+            continue
+        if child.kind not in ATOMIC or (lo <= child.start and child.end <= hi):
+            bits |= kind_bits(child, lo, hi)
+    return bits
+
+
 def kind_named(bits: int, blocks: Sequence[Block]) -> str:
     """The kind of a chunk holding ``blocks`` whose content adds up to ``bits``."""
     if not bits:
         if any(b.is_heading for b in blocks):
             return "heading"
-        return "front_matter" if any(b.kind == "front_matter" for b in blocks) else "prose"
+        return "front_matter" if any(b.kind in LEADING for b in blocks) else "prose"
     if bits & TABLE:
         return "table"
     if bits & CODE:
@@ -223,6 +238,7 @@ class ChunkBuilder:
         if not self.crumbs.has_headings and self.config.position_anchors:
             first, last = self.lines.line_of(piece.start), self.lines.line_of(max(piece.end - 1, 0))
             path = (f"lines {first}-{last}",)
+        path = (*path, *self.crumbs.containers(piece.start, piece.end))
         if piece.part and self.config.number_parts:
             path = (*path, f"part {piece.part[0]} of {piece.part[1]}")
         return path, provenance
@@ -334,6 +350,9 @@ class ChunkBuilder:
             embed, context = self.prefixes(path)
         else:
             path, provenance, embed, context = self.label_at(at)
+            if labels := crumbs.containers(start, end):  # a piece inside a tab, a note
+                path = (*path, *labels)
+                embed, context = self.prefixes(path)
         bits = reduce(or_, self.block_bits[first : first + len(found)], 0)
         if found and ((found[0].start < start and found[0].children)
                       or (found[-1].end > end and found[-1].children)):
@@ -400,7 +419,7 @@ class ChunkBuilder:
         to ``chunk``. ``tests/test_chunk_records.py`` holds every chunk to ``label`` and
         ``block_kind``, and the chunks made in C to those made in Python."""
         chunks: list[Chunk] = []
-        table = self.native_table() if self.in_c else None
+        table = self.native_table() if self.in_c and not self.crumbs.labelled else None
         for batch, texts, sizes in self._batches(pieces):
             if table is not None:
                 native_build(table, batch, texts, sizes, chunks, len(chunks))
