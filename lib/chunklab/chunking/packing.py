@@ -360,21 +360,26 @@ def to_pieces(packed: list[list[Segment]]) -> list[Piece]:
     ]
 
 
+def holds_content(blocks: Sequence[Block], start: int, end: int) -> bool:
+    """Whether [start, end) overlaps a block with words that is not front matter or metadata,
+    looking into containers: a container's closing line (``:::``) holds none."""
+    starts = [b.start for b in blocks]
+    lo = max(bisect.bisect_right(starts, start) - 1, 0)
+    for block in blocks[lo : bisect.bisect_left(starts, end)]:
+        if block.end <= start or not block.content or block.kind in LEADING:
+            continue
+        if block.kind != "container" or holds_content(block.children, start, end):
+            return True
+    return False
+
+
 def absorb_wordless(pieces: list[Piece], blocks: Sequence[Block]) -> list[Piece]:
     """A piece holding no word (only rules, ``:::`` lines, lone comments or front matter)
     joins the piece before it, or the next one when it comes first."""
-    starts = [b.start for b in blocks]
-
-    def has_words(piece: Piece) -> bool:
-        lo = max(bisect.bisect_right(starts, piece.start) - 1, 0)
-        hi = bisect.bisect_left(starts, piece.end)
-        return any(b.content and b.kind not in LEADING and b.end > piece.start
-                   for b in blocks[lo:hi])
-
     merged: list[Piece] = []
     held: int | None = None  # start of wordless pieces waiting for the first piece with words
     for piece in pieces:
-        if has_words(piece):
+        if holds_content(blocks, piece.start, piece.end):
             if held is not None:
                 piece.start, held = held, None
             merged.append(piece)

@@ -231,9 +231,10 @@ def _tag_end(state: StateBlock, start: int, end: int) -> tuple[int, int, bool] |
     return None
 
 
-def _component_close(state: StateBlock, first: int, end: int, name: str) -> int | None:
+def _component_close(state: StateBlock, first: int, end: int, name: str) -> int:
     """The line holding the ``</name>`` that closes a component opened before ``first``
-    (components of the same name nested in it counted, lines of fences skipped)."""
+    (components of the same name nested in it counted, lines of fences skipped); ``end``
+    when none does (an unclosed component runs to the end, as an unclosed fence does)."""
     depth, fence = 1, ""
     opening, closing = re.compile(rf"<{re.escape(name)}(?=[\s>])"), f"</{name}>"
     for line in range(first, end):
@@ -247,7 +248,7 @@ def _component_close(state: StateBlock, first: int, end: int, name: str) -> int 
         depth += len(opening.findall(text)) - text.count(f"<{name}/>") - text.count(closing)
         if depth <= 0:
             return line
-    return None
+    return end
 
 
 def component(state: StateBlock, start: int, end: int, silent: bool) -> bool:
@@ -262,10 +263,7 @@ def component(state: StateBlock, start: int, end: int, silent: bool) -> bool:
     if found is None or tag is None:
         return False
     name, (tag_line, after, closes) = found.group(1), tag
-    close = None if closes else _component_close(state, tag_line + 1, end, name)
     inline = closes or f"</{name}>" in state.src[after : state.eMarks[tag_line]]
-    if not inline and close is None:
-        return False
     if silent:
         return True
     if inline:
@@ -277,13 +275,15 @@ def component(state: StateBlock, start: int, end: int, silent: bool) -> bool:
     attributes = {m.group(1): m.group(2) or m.group(3) or m.group(4) or ""
                   for m in _ATTRIBUTE.finditer(opener)}
     label = attributes.get("label") or attributes.get("title") or attributes.get("value", "")
+    close = _component_close(state, tag_line + 1, end, name)
     token = state.push("jsx_open", "div", 1)
-    token.map, token.info, token.meta = [start, close + 1], name, meta("mdx", name, label)
+    token.map, token.info = [start, min(close + 1, end)], name
+    token.meta = meta("mdx", name, label)
     body = [line for line in range(tag_line + 1, close) if not state.isEmpty(line)]
     indent = min((state.sCount[line] for line in body), default=state.blkIndent)
     _children(state, tag_line + 1, close, max(indent, state.blkIndent), "jsx")
     state.push("jsx_close", "div", -1)
-    state.line = close + 1
+    state.line = min(close + 1, end)
     return True
 
 
