@@ -98,8 +98,8 @@ class Sizer:
 def lead_in(block: Block, text: str, most: int) -> bool:
     """Whether ``block`` is a one-line paragraph of at most ``most`` chars ending in ``:``
     (``Run:``, ``**Options:**``)."""
-    if block.kind != "paragraph" or block.end - block.start > most:
-        return False
+    if block.kind != "paragraph" or not block.content or block.end - block.start > most:
+        return False  # a wordless line (``:::``) introduces nothing
     line = text[block.start : block.end]
     return "\n" not in line and line.rstrip("*_ ").endswith(":")
 
