@@ -17,7 +17,7 @@ LEAF_KINDS = ["heading", "para", "fence", "open_fence", "table", "list", "blank"
               "empty_heading", "definitions", "html", "comment", "hr", "long_line", "cjk",
               "piped", "lazy_quote", "tabbed"]
 NESTED_KINDS = ["steps", "quote", "directive", "admonition", "tab", "myst", "component",
-                "alert"]
+                "alert", "slash"]
 TITLES = ["Windows", "macOS and Linux", "CUDA 12.8", "数据", "Note: read", ""]
 """Labels of the generated containers (an empty one: the container's name labels it)."""
 
@@ -149,8 +149,14 @@ def _alert(draw, children: list[str]) -> str:
     return indent(f"[!{kind}]\n" + "\n\n".join(children), "> ").replace("\n\n", "\n>\n")
 
 
+def _slash(draw, children: list[str]) -> str:
+    head = draw(st.sampled_from(["//// tab | Python 3.10+", "//// note", "//// details | More"]))
+    options = draw(st.sampled_from(["", "    attrs: {class: x}\n"]))
+    return f"{head}\n{options}\n" + "\n\n".join(children) + "\n\n////"
+
+
 DIALECTS = {"admonition": _admonition, "tab": _tab, "myst": _myst, "component": _component,
-            "alert": _alert}
+            "alert": _alert, "slash": _slash}
 """Each dialect's container around generated children."""
 
 

@@ -37,6 +37,9 @@ def first_container(text: str):
     ('??? example "Folded"\n    Body.\n', "mkdocs", "Folded"),
     ('=== "Windows"\n\n    Run it.\n', "mkdocs", "Windows"),
     ('===+ "Selected tab"\n    Run it.\n', "mkdocs", "Selected tab"),
+    ("/// tip | Use the CLI\n\nRun it.\n\n///\n", "mkdocs", "Use the CLI"),
+    ("/// warning\n    attrs: {class: x}\n\nBody.\n///\n", "mkdocs", "Warning"),
+    ("//// tab | Python 3.10+\n\n```py\nx = 1\n```\n\n////\n", "mkdocs", "Python 3.10+"),
     ("```{note}\nBody.\n```\n", "myst", "Note"),
     ("```{admonition} Custom\n:class: tip\n\nBody.\n```\n", "myst", "Custom"),
     (":::{tab-item} Sphinx\nBody.\n:::\n", "myst", "Sphinx"),
@@ -72,6 +75,8 @@ def test_an_admonition_body_is_prose_not_indented_code():
     ("import the data first, then run it.\n", ["paragraph"]),  # prose, not a statement
     ("(install-target)=\n# Install\n", ["target", "heading"]),
     ('<Badge text="beta" />\n', ["jsx"]),
+    ("::: pkg.module.Name\n    options:\n      members: true\n\nAfter.\n",
+     ["paragraph", "paragraph"]),  # mkdocstrings: no container that would run to the end
     ("<Highlight color=\"red\">inline</Highlight>\n", ["jsx"]),
     ('<ThemedImage\n  alt="x"\n  sources={{light: "/a.png"}}\n/>\n', ["jsx"]),
     ("---\ntitle: T\n...\n\nBody.\n", ["front_matter", "paragraph"]),

@@ -33,6 +33,7 @@ _CONTAINERS = {
     "content_tab_open": "container",
     "directive_open": "container",
     "jsx_open": "container",
+    "slash_block_open": "container",
     "deep_open": "deep",
 }
 """Openers of blocks that hold blocks: their children are recorded."""
@@ -147,8 +148,11 @@ DIRECTIVE = "directive"
 
 def _names_a_container(params: str, *_markup: str) -> bool:
     """``::: tip``, ``:::details Title``: a ``:::`` line opens a container when it names one
-    (VitePress, Docusaurus); a bare ``:::`` line is text."""
-    return bool(params.strip())
+    (VitePress, Docusaurus); a bare ``:::`` line is text, and so is mkdocstrings'
+    ``::: package.module.Name`` (a dotted name alone: what a site generator replaces with
+    generated reference pages, never closed)."""
+    name = params.strip()
+    return bool(name) and not (" " not in name and "." in name.strip("."))
 
 
 @lru_cache(maxsize=2)

@@ -20,6 +20,7 @@ UNKNOWN_MARKUP = {
     "template tag": re.compile(r"\{%-?\s*\w+.*?%\}|\{\{[^<%].*?\}\}"),
     "reST directive": re.compile(r"^\s*\.\. [\w:-]+::"),
     "MkDocs snippet": re.compile(r"^\s*-{2,}8<-{2,}"),
+    "mkdocstrings identifier": re.compile(r"^:::[ \t]+[\w.]+\.\w+[ \t]*$"),
 }
 """Syntax read as plain text though a site generator reads it as markup."""
 _READ_AS_TEXT = frozenset({"paragraph", "text", "html", "heading"})

@@ -36,6 +36,7 @@ ALERTS = frozenset({"NOTE", "TIP", "IMPORTANT", "WARNING", "CAUTION"})
 _TAB = re.compile(r'===[!+]{0,2}[ \t]+"(.*)"[ \t]*$')
 _DIRECTIVE = re.compile(r"(`{3,}|~{3,}|:{3,})[ \t]*\{([A-Za-z][\w:.+-]*)\}[ \t]*(.*)$")
 _OPTION = re.compile(r":[\w-]+:")
+_SLASHES = re.compile(r"(/{3,})[ \t]*([A-Za-z][\w-]*)[ \t]*(?:\|[ \t]*(.*?))?[ \t]*$")
 _TARGET = re.compile(r"\(([^()\s]+)\)=[ \t]*$")
 _COMPONENT = re.compile(r"<([A-Z][\w.]*)(?=[\s/>]|$)")
 _ATTRIBUTE = re.compile(r"""\b(label|title|value)=(?:"([^"]*)"|'([^']*)'|\{["'`]([^"'`]*))""")
@@ -191,6 +192,34 @@ def directive(state: StateBlock, start: int, end: int, silent: bool) -> bool:
     return True
 
 
+def slash_block(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+    """``/// note | Title`` ... ``///`` (pymdownx.blocks, as mkdocs-material and FastAPI's docs
+    write admonitions, details and tabs: ``//// tab | Python 3.10+``): a container whose
+    body is Markdown, after its options (lines indented past the opening one)."""
+    if is_code_block(state, start):
+        return False
+    found = _SLASHES.match(_line(state, start)) if _line(state, start)[:3] == "///" else None
+    if found is None:
+        return False
+    if silent:
+        return True
+    marker, name, title = found.group(1), found.group(2), found.group(3) or ""
+    close, closed = _closing_fence(state, start + 1, end, marker)
+    token = state.push("slash_block_open", "div", 1)
+    token.map, token.info = [start, close + 1 if closed else close], f"{name} {title}".strip()
+    token.meta = meta("mkdocs", name.lower(), title or titled(name))
+    body = _indented_end(state, start + 1, close, state.sCount[start] + 4)
+    while body > start + 1 and state.isEmpty(body - 1):
+        body -= 1
+    if body > start + 1:
+        options = state.push("directive_options", "", 0)
+        options.map = [start + 1, body]
+    _children(state, body, close, state.blkIndent, "slash_block")
+    state.push("slash_block_close", "div", -1)
+    state.line = close + 1 if closed else close
+    return True
+
+
 def target(state: StateBlock, start: int, end: int, silent: bool) -> bool:
     """A MyST target line ``(label)=``: a wordless block naming what follows."""
     if is_code_block(state, start) or not _TARGET.match(_line(state, start)):
@@ -310,6 +339,7 @@ def use_dialects(md: MarkdownIt) -> MarkdownIt:
     terminates = {"alt": ["paragraph", "reference", "blockquote", "list"]}
     md.block.ruler.before("fence", "directive", directive, terminates)
     md.block.ruler.before("fence", "content_tab", content_tab)
+    md.block.ruler.before("fence", "slash_block", slash_block, terminates)
     md.block.ruler.before("html_block", "component", component)
     md.block.ruler.before("paragraph", "esm", esm)
     md.block.ruler.before("paragraph", "target", target)
