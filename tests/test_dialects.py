@@ -61,7 +61,8 @@ def test_each_dialect_opens_a_labelled_container(text, dialect, label):
 
 
 def test_an_admonition_body_is_prose_not_indented_code():
-    text = "# T\n\n!!! note\n    Four spaces in, read as Markdown.\n\n    ```py\n    x = 1\n    ```\n"
+    text = ("# T\n\n!!! note\n    Four spaces in, read as Markdown.\n\n"
+            "    ```py\n    x = 1\n    ```\n")
     (_, note) = parse_blocks(text)
     assert [b.kind for b in note.children] == ["paragraph", "fence"]
     assert note.children[1].title == "py"

@@ -110,7 +110,6 @@ def test_key_numbers_and_export(corpus, sections, tmp_path):
 
 def test_dialect_constructs_and_unknown_markup_with_examples():
     from chunklab import load_corpus
-
     from conftest import FIXTURES
 
     corpus = load_corpus(FIXTURES / "realworld")

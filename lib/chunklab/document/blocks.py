@@ -17,9 +17,9 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 
 from ..util.collector import collector_paused
 from ..util.frozen import quick_init
+from .dialects import alert_label, container_meta, use_dialects
 from .headings import EXPLICIT, MARKDOWN, infer_heading
 from .inline import plain_text
-from .dialects import alert_label, container_meta, use_dialects
 from .lines import LineIndex, native, native_choice
 from .nesting import LIMIT_KEY, limit_nesting
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from markdown_it import MarkdownIt
+from markdown_it.ruler import RuleOptionsType
 from markdown_it.rules_block import StateBlock
 from mdit_py_plugins.admon import admon_plugin
 from mdit_py_plugins.utils import is_code_block
@@ -336,7 +337,7 @@ def esm(state: StateBlock, start: int, end: int, silent: bool) -> bool:
 def use_dialects(md: MarkdownIt) -> MarkdownIt:
     """``md`` reading every dialect above (before its fence rule: a directive is no fence)."""
     md.use(admon_plugin)
-    terminates = {"alt": ["paragraph", "reference", "blockquote", "list"]}
+    terminates: RuleOptionsType = {"alt": ["paragraph", "reference", "blockquote", "list"]}
     md.block.ruler.before("fence", "directive", directive, terminates)
     md.block.ruler.before("fence", "content_tab", content_tab)
     md.block.ruler.before("fence", "slash_block", slash_block, terminates)

@@ -8,8 +8,8 @@ from dataclasses import asdict, dataclass
 
 from ..chunking.build import dedup_title
 from ..chunking.records import Chunk
-from ..document.inline import plain_text
 from ..document.blocks import Block
+from ..document.inline import plain_text
 from ..document.sections import Breadcrumbs, container_labels
 
 INTACT_KINDS = ("fence", "table")

@@ -212,7 +212,8 @@ def panorama(doc: Document, size: int, *, unit: str = "chars", strategies=None,
     between blocks at any depth); ``intact_blocks`` (share of fences and tables, nested ones
     included, not cut) and
     ``split_blocks``; ``label_kept`` (share of chunks inside a labelled container that carry
-    its label, NaN when none lies inside one); ``with_breadcrumb`` (share of chunks with a non-empty breadcrumb);
+    its label, NaN when none lies inside one); ``with_breadcrumb`` (share of chunks with a
+    non-empty breadcrumb);
     the invariant counts ``lost_chars``, ``heading_only``, ``wrong_breadcrumbs``,
     ``non_verbatim``; ``answers_whole`` (share of this document's query answers held whole
     by one chunk, NaN without queries). ``chunks`` (``strategy_chunks``) saves chunking
