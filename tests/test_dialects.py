@@ -225,3 +225,13 @@ def test_a_target_leads_the_heading_it_names():
     text = "# A\n\nWords of section A.\n\n(b-target)=\n## B\n\nWords of section B.\n"
     chunks = chunk_document(make_document("t.md", text), make_config(size=30))
     assert [c.text.splitlines()[0] for c in chunks] == ["# A", "(b-target)="]
+
+
+def test_a_lead_in_wrapped_over_two_lines_stays_with_its_fence():
+    lead = "Add the following lines to the configuration\nfile of the project:"
+    fence = "```yaml\n" + "key: value\n" * 8 + "```"
+    intro = "A paragraph before it, long enough to need a chunk of its own at this size."
+    text = f"# T\n\n{intro}\n\n{lead}\n\n{fence}\n"
+    chunks = chunk_document(make_document("w.md", text),
+                            make_config(strategy="ast_merge", size=len(lead) + len(fence) + 4))
+    assert any(c.text == f"{lead}\n\n{fence}" for c in chunks)

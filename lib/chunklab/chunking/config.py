@@ -35,7 +35,7 @@ class ChunkerConfig(BaseModel):
     prefix: bool | None = Field(None, description="breadcrumb prefix; None = strategy default")
     prefix_template: str = DEFAULT_PREFIX
     table_caption: bool = Field(True, description="a table keeps the paragraph introducing it, "
-                                "and a fence, list or table its one-line lead-in ending in "
+                                "and a fence, list or table its short lead-in ending in "
                                 "':' when both fit")
     caption_max_chars: int = Field(300, gt=0)
     position_anchors: bool = Field(True, description="label chunks of heading-less documents")

@@ -18,7 +18,7 @@ UNSPLITTABLE = ATOMIC
 LEADING_CONTAINERS = frozenset({"item", "blockquote", "container"})
 """Containers whose first paragraph introduces the rest (``1. Run:``, ``- **Parameters:**``)."""
 INTRODUCED = frozenset({"fence", "code", "list", "table"})
-"""What a one-line paragraph ending in ``:`` introduces and stays with (``lead_in``)."""
+"""What a short paragraph ending in ``:`` introduces and stays with (``lead_in``)."""
 TAIL_SHARE = 0.25
 """A split section's last piece below this share of the size is rebalanced when it can be."""
 _WORD = re.compile(r"\S+")
@@ -96,19 +96,19 @@ class Sizer:
 
 
 def lead_in(block: Block, text: str, most: int) -> bool:
-    """Whether ``block`` is a one-line paragraph of at most ``most`` chars ending in ``:``
-    (``Run:``, ``**Options:**``)."""
+    """Whether ``block`` is a paragraph of at most ``most`` chars ending in ``:`` (``Run:``,
+    ``**Options:**``, or a sentence wrapped over a few lines), as a table's caption is."""
     if block.kind != "paragraph" or not block.content or block.end - block.start > most:
         return False  # a wordless line (``:::``) introduces nothing
     line = text[block.start : block.end]
-    return "\n" not in line and line.rstrip("*_ ").endswith(":")
+    return line.rstrip("*_ ").endswith(":")
 
 
 def glue(section: Section, *, caption: bool, caption_max: int, text: str = ""
          ) -> list[list[Block]]:
     """Groups of blocks that stay together: leading headings and front matter + the first
     block, a wordless block (a rule, ``:::``, a lone comment) + the group before it, a caption
-    + its table, a one-line lead-in ending in ``:`` + the fence, list or table it introduces
+    + its table, a short lead-in ending in ``:`` + the fence, list or table it introduces
     (``lead_in``: ``group_segments`` parts them again when the two do not fit)."""
     groups: list[list[Block]] = []
     pending: list[Block] = []
