@@ -235,3 +235,19 @@ def test_a_lead_in_wrapped_over_two_lines_stays_with_its_fence():
     chunks = chunk_document(make_document("w.md", text),
                             make_config(strategy="ast_merge", size=len(lead) + len(fence) + 4))
     assert any(c.text == f"{lead}\n\n{fence}" for c in chunks)
+
+
+def test_an_admonition_goes_on_past_two_blank_lines_while_its_text_is_indented():
+    text = ('??? example "Icon sets"\n\n    === "Octicons"\n\n        ```yaml\n        a: 1\n'
+            '        ```\n\n\n    === "FontAwesome"\n\n        ```yaml\n        b: 2\n        ```\n'
+            '\nAfter.\n')
+    note, after = parse_blocks(text)
+    assert [(b.kind, b.label) for b in note.children] == [("container", "Octicons"),
+                                                          ("container", "FontAwesome")]
+    assert after.kind == "paragraph" and text[after.start : after.end] == "After."
+
+
+def test_an_admonition_with_more_classes_and_a_title():
+    block = first_container('!!! info inline end "Lorem ipsum"\n\n    Body.\n')
+    assert (block.dialect, block.label, block.title) == ("mkdocs", "Lorem ipsum",
+                                                         'info inline end "Lorem ipsum"')

@@ -52,9 +52,6 @@ _LEAVES = {
     "jsx": "jsx",
     "target": "target",
 }
-_UNREAD = frozenset({"admonition_title_open"})
-"""Openers whose tokens up to their close make no block (an admonition's title: its first
-line, part of the container's own span)."""
 ATOMIC = frozenset({"fence", "code", "table", "deep_text", "jsx"})
 """Blocks that no cut may fall inside, at any depth."""
 _WORDLESS = frozenset({"hr", "empty_heading", "target"})
@@ -362,11 +359,9 @@ def _fold(tokens: list[Token], text: str, lines: LineIndex, infer: bool,
             i += 1
             continue
         leaf_kind = _WHOLE.get(tok.type) or _LEAVES.get(tok.type)
-        if tok.type in _UNREAD:
-            leaf_kind = ""  # skipped to its close, no block made
-        elif leaf_kind is None and tok.nesting == 1:
+        if leaf_kind is None and tok.nesting == 1:
             opened.append((tok, _CONTAINERS.get(tok.type, tok.type.removesuffix("_open")), []))
-        elif leaf_kind and tok.map is not None:
+        elif leaf_kind is not None and tok.map is not None:
             leaf = _leaf(tokens, i, leaf_kind, lines.span(*tok.map), text, not opened, infer,
                          references)
             (opened[-1][2] if opened else top).append(leaf)

@@ -1,5 +1,5 @@
-"""Documentation dialects as markdown-it block rules: mkdocs-material admonitions (the admon
-plugin) and content tabs, MyST directives and targets, Docusaurus/MDX components and
+"""Documentation dialects as markdown-it block rules: mkdocs-material admonitions, content
+tabs and blocks, MyST directives and targets, Docusaurus/MDX components and
 import/export lines. Each container's opening token carries its dialect, name and label in
 ``meta`` (``container_meta``), so ``blocks.py`` folds every dialect into one kind of block."""
 
@@ -10,7 +10,6 @@ import re
 from markdown_it import MarkdownIt
 from markdown_it.ruler import RuleOptionsType
 from markdown_it.rules_block import StateBlock
-from mdit_py_plugins.admon import admon_plugin
 from mdit_py_plugins.utils import is_code_block
 
 ADMONITIONS = frozenset({
@@ -35,6 +34,8 @@ ALERTS = frozenset({"NOTE", "TIP", "IMPORTANT", "WARNING", "CAUTION"})
 """GitHub alert types (``> [!NOTE]``)."""
 
 _TAB = re.compile(r'===[!+]{0,2}[ \t]+"(.*)"[ \t]*$')
+_ADMONITION = re.compile(
+    r'(?:!!!|\?\?\?\+?)[ \t]+([\w-]+)((?:[ \t]+[\w-]+)*)(?:[ \t]+"(.*)")?[ \t]*$')
 _DIRECTIVE = re.compile(r"(`{3,}|~{3,}|:{3,})[ \t]*\{([A-Za-z][\w:.+-]*)\}[ \t]*(.*)$")
 _OPTION = re.compile(r":[\w-]+:")
 _SLASHES = re.compile(r"(/{3,})[ \t]*([A-Za-z][\w-]*)[ \t]*(?:\|[ \t]*(.*?))?[ \t]*$")
@@ -68,17 +69,10 @@ def colon_meta(params: str) -> dict[str, str]:
     return meta("colon", name.lower(), rest.strip("\"'") or titled(name))
 
 
-def admonition_meta(tag: str, title: str) -> dict[str, str]:
-    """``!!! note "Title"``, ``???+ tip`` (the admon plugin's tag and title)."""
-    return meta("mkdocs", tag, title or titled(tag))
-
-
 def container_meta(opener) -> dict[str, str]:
     """The dialect, name and label of a container's opening token (a markdown-it Token)."""
     if "dialect" in (opener.meta or {}):
         return opener.meta
-    if opener.type == "admonition_open":
-        return admonition_meta(opener.meta.get("tag", ""), opener.content)
     return colon_meta(opener.info)
 
 
@@ -110,25 +104,44 @@ def _children(state: StateBlock, first: int, stop: int, indent: int, parent: str
     state.parentType, state.lineMax, state.blkIndent = saved
 
 
+def _indented(state: StateBlock, start: int, end: int, kind: str, found: dict) -> None:
+    """A container opened on line ``start`` whose body is indented four spaces past its
+    marker, blank lines included (as Python-Markdown reads it): ``kind``_open, its blocks,
+    ``kind``_close."""
+    indent = state.sCount[start] + 4
+    stop = _indented_end(state, start + 1, end, indent)
+    token = state.push(f"{kind}_open", "div", 1)
+    token.map, token.meta = [start, stop], found
+    token.info = _line(state, start).lstrip("!?+=").strip()
+    _children(state, start + 1, stop, indent, kind)
+    state.push(f"{kind}_close", "div", -1)
+    state.line = stop
+
+
 def content_tab(state: StateBlock, start: int, end: int, silent: bool) -> bool:
     """``=== "Label"`` (mkdocs-material, pymdownx.tabbed): a tab whose body is indented four
     spaces past its marker."""
     if is_code_block(state, start):
         return False
     found = _TAB.match(_line(state, start))
-    if found is None:
+    if found is not None and not silent:
+        _indented(state, start, end, "content_tab", meta("mkdocs", "tab", found.group(1)))
+    return found is not None
+
+
+def admonition(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+    """``!!! note``, ``??? tip "Title"``, ``???+ info inline end "Title"`` (Python-Markdown,
+    pymdownx.details): an admonition whose body is indented four spaces past its marker.
+    mdit-py-plugins' admon rule reads the same lines but closes the body at two blank lines
+    in a row, where Python-Markdown goes on while the text is indented."""
+    if is_code_block(state, start):
         return False
-    if silent:
-        return True
-    indent = state.sCount[start] + 4
-    stop = _indented_end(state, start + 1, end, indent)
-    token = state.push("content_tab_open", "div", 1)
-    token.map, token.info = [start, stop], found.group(0)[3:].strip()
-    token.meta = meta("mkdocs", "tab", found.group(1))
-    _children(state, start + 1, stop, indent, "content_tab")
-    state.push("content_tab_close", "div", -1)
-    state.line = stop
-    return True
+    found = _ADMONITION.match(_line(state, start))
+    if found is not None and not silent:
+        name, title = found.group(1).lower(), found.group(3)
+        label = titled(name) or name.capitalize() if title is None or title == "" else title
+        _indented(state, start, end, "admonition", meta("mkdocs", name, label))
+    return found is not None
 
 
 def _closing_fence(state: StateBlock, first: int, end: int, marker: str) -> tuple[int, bool]:
@@ -336,8 +349,8 @@ def esm(state: StateBlock, start: int, end: int, silent: bool) -> bool:
 
 def use_dialects(md: MarkdownIt) -> MarkdownIt:
     """``md`` reading every dialect above (before its fence rule: a directive is no fence)."""
-    md.use(admon_plugin)
     terminates: RuleOptionsType = {"alt": ["paragraph", "reference", "blockquote", "list"]}
+    md.block.ruler.before("fence", "admonition", admonition, terminates)
     md.block.ruler.before("fence", "directive", directive, terminates)
     md.block.ruler.before("fence", "content_tab", content_tab)
     md.block.ruler.before("fence", "slash_block", slash_block, terminates)
