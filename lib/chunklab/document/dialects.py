@@ -84,6 +84,13 @@ def alert_label(first_line: str) -> str:
     return kind.capitalize() if kind in ALERTS else ""
 
 
+def _opens(state: StateBlock, line: int, chars: str) -> bool:
+    """Whether ``line``'s first char (after its indentation) is one of ``chars``: each rule
+    looks at that one char before it reads the line."""
+    pos = state.bMarks[line] + state.tShift[line]
+    return pos < state.eMarks[line] and state.src[pos] in chars
+
+
 def _line(state: StateBlock, line: int) -> str:
     return state.src[state.bMarks[line] + state.tShift[line] : state.eMarks[line]]
 
@@ -121,7 +128,7 @@ def _indented(state: StateBlock, start: int, end: int, kind: str, found: dict) -
 def content_tab(state: StateBlock, start: int, end: int, silent: bool) -> bool:
     """``=== "Label"`` (mkdocs-material, pymdownx.tabbed): a tab whose body is indented four
     spaces past its marker."""
-    if is_code_block(state, start):
+    if is_code_block(state, start) or not _opens(state, start, "="):
         return False
     found = _TAB.match(_line(state, start))
     if found is not None and not silent:
@@ -134,7 +141,7 @@ def admonition(state: StateBlock, start: int, end: int, silent: bool) -> bool:
     pymdownx.details): an admonition whose body is indented four spaces past its marker.
     mdit-py-plugins' admon rule reads the same lines but closes the body at two blank lines
     in a row, where Python-Markdown goes on while the text is indented."""
-    if is_code_block(state, start):
+    if is_code_block(state, start) or not _opens(state, start, "!?"):
         return False
     found = _ADMONITION.match(_line(state, start))
     if found is not None and not silent:
@@ -180,10 +187,10 @@ def _options(state: StateBlock, first: int, stop: int) -> int:
 def directive(state: StateBlock, start: int, end: int, silent: bool) -> bool:
     """MyST ```` ```{name} args ```` and ``:::{name} args``: a container whose body is
     Markdown (after its options), or a fence for ``{code-block} python`` and its kin."""
-    if is_code_block(state, start):
+    if is_code_block(state, start) or not _opens(state, start, "`~:"):
         return False
     text = _line(state, start)
-    found = _DIRECTIVE.match(text) if text[:1] in ("`", "~", ":") else None
+    found = _DIRECTIVE.match(text)
     if found is None or (found.group(1)[0] == "`" and "`" in found.group(3)):
         return False
     if silent:
@@ -210,9 +217,9 @@ def slash_block(state: StateBlock, start: int, end: int, silent: bool) -> bool:
     """``/// note | Title`` ... ``///`` (pymdownx.blocks, as mkdocs-material and FastAPI's docs
     write admonitions, details and tabs: ``//// tab | Python 3.10+``): a container whose
     body is Markdown, after its options (lines indented past the opening one)."""
-    if is_code_block(state, start):
+    if is_code_block(state, start) or not _opens(state, start, "/"):
         return False
-    found = _SLASHES.match(_line(state, start)) if _line(state, start)[:3] == "///" else None
+    found = _SLASHES.match(_line(state, start))
     if found is None:
         return False
     if silent:
@@ -236,7 +243,8 @@ def slash_block(state: StateBlock, start: int, end: int, silent: bool) -> bool:
 
 def target(state: StateBlock, start: int, end: int, silent: bool) -> bool:
     """A MyST target line ``(label)=``: a wordless block naming what follows."""
-    if is_code_block(state, start) or not _TARGET.match(_line(state, start)):
+    if (is_code_block(state, start) or not _opens(state, start, "(")
+            or not _TARGET.match(_line(state, start))):
         return False
     if not silent:
         token = state.push("target", "", 0)
@@ -299,7 +307,7 @@ def component(state: StateBlock, start: int, end: int, silent: bool) -> bool:
     ``jsx`` block when it closes on the line its tag ends (or closes itself), else a
     container of the Markdown between its tags, labelled by its ``label``, ``title`` or
     ``value`` attribute."""
-    if is_code_block(state, start):
+    if is_code_block(state, start) or not _opens(state, start, "<"):
         return False
     found = _COMPONENT.match(_line(state, start))
     tag = _tag_end(state, start, end) if found else None
@@ -333,7 +341,8 @@ def component(state: StateBlock, start: int, end: int, silent: bool) -> bool:
 def esm(state: StateBlock, start: int, end: int, silent: bool) -> bool:
     """MDX ``import``/``export`` statements at the top level, up to a blank line: one
     ``esm`` block (the page's metadata, not its content)."""
-    if state.level or state.sCount[start] or not _ESM.match(_line(state, start)):
+    if (state.level or state.sCount[start] or not _opens(state, start, "ie")
+            or not _ESM.match(_line(state, start))):
         return False
     stop = start + 1
     while stop < end and not state.isEmpty(stop):
