@@ -17,7 +17,7 @@ COLON_NAMES = ADMONITIONS | frozenset({"code-group", "details", "raw", "v-pre"})
 """``:::`` container names read as known (VitePress, Docusaurus)."""
 UNKNOWN_MARKUP = {
     "template shortcode": re.compile(r"\{\{[<%].*?[>%]\}\}"),
-    "template tag": re.compile(r"\{%-?\s*\w+.*?%\}|\{\{[^<%].*?\}\}"),
+    "template tag": re.compile(r"\{%-?\s*\w+.*?%\}|\{\{-?\s*[\w.]+(\(\))?\s*(\|[^{}]*)?\}\}"),
     "reST directive": re.compile(r"^\s*\.\. [\w:-]+::"),
     "MkDocs snippet": re.compile(r"^\s*-{2,}8<-{2,}"),
     "mkdocstrings identifier": re.compile(r"^:::[ \t]+[\w.]+\.\w+[ \t]*$"),
@@ -68,7 +68,8 @@ def _construct(block: Block, line: str) -> tuple[str, str] | None:
         return "mdx", f"{tag.group(1) if tag else 'component'} (kept whole)"
     if block.kind == "container":
         name = block.title.split(" ", 1)[0].split("[", 1)[0].strip("{}\"") or block.dialect
-        named = {"mkdocs": "tab" if block.title.startswith('"') else name, "github": "alert"}
+        named = {"mkdocs": "tab" if block.title.startswith('"') else name.lower(),
+                 "github": "alert"}
         return block.dialect, named.get(block.dialect, name.lower() if block.dialect != "mdx"
                                         else name)
     return None
