@@ -145,14 +145,20 @@ _END = attrgetter("end")
 
 
 def _container_bits(children: Sequence[Block], lo: float, hi: float) -> int:
-    """The kind bits of a container's content blocks that overlap [lo, hi) (a fence or table
-    only when it lies inside)."""
+    """The kind bits of a container's blocks that overlap [lo, hi): a fence or table when it
+    lies inside, a content block with what it holds, a wordless one with the fences and
+    tables nested in it."""
     bits = 0
     for child in children:
-        if child.end <= lo or child.start >= hi or not child.is_body:
+        if child.end <= lo or child.start >= hi:
             continue
-        if child.kind not in ATOMIC or (lo <= child.start and child.end <= hi):
+        if child.kind in ATOMIC:
+            if lo <= child.start and child.end <= hi:
+                bits |= _KIND_BITS.get(child.kind, OTHER)
+        elif child.is_body:
             bits |= kind_bits(child, lo, hi)
+        elif child.children:
+            bits |= _nested_bits(child.children, lo, hi)
     return bits
 
 

@@ -8,6 +8,7 @@ import bisect
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 from ..document.blocks import ATOMIC, LEADING, NOT_BODY, Block
 from .records import Piece
@@ -22,6 +23,7 @@ INTRODUCED = frozenset({"fence", "code", "list", "table"})
 TAIL_SHARE = 0.25
 """A split section's last piece below this share of the size is rebalanced when it can be."""
 _WORD = re.compile(r"\S+")
+_START = attrgetter("start")
 
 
 @dataclass(slots=True)
@@ -363,9 +365,8 @@ def to_pieces(packed: list[list[Segment]]) -> list[Piece]:
 def holds_content(blocks: Sequence[Block], start: int, end: int) -> bool:
     """Whether [start, end) overlaps a block with words that is not front matter or metadata,
     looking into containers: a container's closing line (``:::``) holds none."""
-    starts = [b.start for b in blocks]
-    lo = max(bisect.bisect_right(starts, start) - 1, 0)
-    for block in blocks[lo : bisect.bisect_left(starts, end)]:
+    lo = max(bisect.bisect_right(blocks, start, key=_START) - 1, 0)
+    for block in blocks[lo : bisect.bisect_left(blocks, end, lo, key=_START)]:
         if block.end <= start or not block.content or block.kind in LEADING:
             continue
         if block.kind != "container" or holds_content(block.children, start, end):

@@ -34,9 +34,8 @@ def _leads(blocks: Sequence[Block], starts: list[int], start: int, end: int) -> 
     blocks, which lead the content that follows."""
     lo = max(bisect.bisect_right(starts, start) - 1, 0)
     hi = bisect.bisect_left(starts, end)
-    return not any(b.is_body and b.end > start for b in blocks[lo:hi]
-                   if b.kind != "container") and not any(
-        holds_content(b.children, start, end) for b in blocks[lo:hi] if b.kind == "container")
+    body = [b for b in blocks[lo:hi] if b.is_body and b.end > start]
+    return not any(b.kind != "container" or holds_content(b.children, start, end) for b in body)
 
 
 @register(
