@@ -1,5 +1,7 @@
-"""Generated Markdown for property tests: leaves, nested containers (lists, quotes, ``:::``),
-deep nesting (up to 30 levels, past the parser's nesting limit), front matter, CRLF and
+"""Generated Markdown for property tests: leaves, nested containers (lists, quotes, ``:::``,
+and the labelled containers of documentation dialects: mkdocs-material admonitions and tabs,
+MyST directives, MDX components, GitHub alerts; nested in each other and in list items), deep
+nesting (up to 30 levels, past the parser's nesting limit), front matter, CRLF and
 non-ASCII text."""
 
 from __future__ import annotations
@@ -13,7 +15,10 @@ line = st.lists(words, min_size=1, max_size=12).map(" ".join)
 LEAF_KINDS = ["heading", "para", "fence", "open_fence", "table", "list", "blank", "setext",
               "empty_heading", "definitions", "html", "comment", "hr", "long_line", "cjk",
               "piped", "lazy_quote", "tabbed"]
-NESTED_KINDS = ["steps", "quote", "directive"]
+NESTED_KINDS = ["steps", "quote", "directive", "admonition", "tab", "myst", "component",
+                "alert", "slash"]
+TITLES = ["Windows", "macOS and Linux", "CUDA 12.8", "数据", "Note: read", ""]
+"""Labels of the generated containers (an empty one: the container's name labels it)."""
 
 
 def indent(text: str, prefix: str, first: str | None = None) -> str:
@@ -99,8 +104,59 @@ def nested_blocks(draw, depth=0):
         return gap.join(items)
     if kind == "quote":
         return indent("\n\n".join(children), "> ").replace("\n\n", "\n>\n")
+    if kind in DIALECTS:
+        return DIALECTS[kind](draw, children)
     name = draw(st.sampled_from(["tip", "warning Careful", "details Click me"]))
     return f"::: {name}\n" + "\n\n".join(children) + "\n:::"
+
+
+def _admonition(draw, children: list[str]) -> str:
+    marker = draw(st.sampled_from(["!!!", "???", "???+"]))
+    title = draw(st.sampled_from(TITLES))
+    head = f"{marker} {draw(st.sampled_from(['note', 'warning', 'tip']))}"
+    return (head + (f' "{title}"' if title else "") + "\n\n"
+            + indent("\n\n".join(children), "    ", "    "))
+
+
+def _tab(draw, children: list[str]) -> str:
+    tabs = []
+    for n in range(draw(st.integers(1, 3))):
+        label = draw(st.sampled_from(TITLES)) or f"Tab {n}"
+        body = children if n == 0 else [draw(leaf_blocks(["para", "fence", "list"]))]
+        tabs.append(f'=== "{label}"\n\n' + indent("\n\n".join(body), "    ", "    "))
+    return "\n\n".join(tabs)
+
+
+def _myst(draw, children: list[str]) -> str:
+    name = draw(st.sampled_from(["{note}", "{admonition} Custom title", "{tab-item} Linux",
+                                 "{dropdown} More"]))
+    marker = draw(st.sampled_from(["````", "::::"]))
+    options = draw(st.sampled_from(["", ":class: tip\n", "---\nclass: tip\n---\n"]))
+    return f"{marker}{name}\n{options}\n" + "\n\n".join(children) + f"\n{marker}"
+
+
+def _component(draw, children: list[str]) -> str:
+    label = draw(st.sampled_from(TITLES))
+    attrs = f'value="v" label="{label}"' if label else 'value="plain"'
+    body = "\n\n".join(children)
+    return (f'<Tabs groupId="g">\n<TabItem {attrs}>\n\n{body}\n\n</TabItem>\n</Tabs>'
+            if draw(st.booleans()) else f"<TabItem {attrs}>\n\n{body}\n\n</TabItem>")
+
+
+def _alert(draw, children: list[str]) -> str:
+    kind = draw(st.sampled_from(["NOTE", "TIP", "IMPORTANT", "WARNING", "CAUTION"]))
+    return indent(f"[!{kind}]\n" + "\n\n".join(children), "> ").replace("\n\n", "\n>\n")
+
+
+def _slash(draw, children: list[str]) -> str:
+    head = draw(st.sampled_from(["//// tab | Python 3.10+", "//// note", "//// details | More"]))
+    options = draw(st.sampled_from(["", "    attrs: {class: x}\n"]))
+    return f"{head}\n{options}\n" + "\n\n".join(children) + "\n\n////"
+
+
+DIALECTS = {"admonition": _admonition, "tab": _tab, "myst": _myst, "component": _component,
+            "alert": _alert, "slash": _slash}
+"""Each dialect's container around generated children."""
 
 
 MAX_DEPTH = 30

@@ -201,7 +201,7 @@ def test_a_document_parsed_window_by_window_has_the_same_blocks(window):
     from chunklab.document.blocks import parse_blocks as parse
     from conftest import FIXTURES, SAMPLE
 
-    paths = sorted([*FIXTURES.rglob("*.md"), *SAMPLE.rglob("*.md")])
+    paths = sorted([*FIXTURES.rglob("*.md*"), *SAMPLE.rglob("*.md")])
     assert len(paths) > 20
     for path in paths:
         text = path.read_bytes().decode("utf-8", errors="replace")

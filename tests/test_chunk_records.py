@@ -122,17 +122,28 @@ def test_records_made_a_column_at_a_time_are_those_made_row_by_row(sample_corpus
 
 
 
+def kinds_held(block, lo, hi) -> set[str]:
+    """The kinds a content block stands for in a chunk over [lo, hi): its own and those of the
+    atomic blocks nested in it inside the span; a container stands for what its content
+    blocks overlapping the span stand for (itself when none does)."""
+    if block.kind != "container":
+        nested = atomic_blocks([block]) if block.children else []
+        return {block.kind} | {a.kind for a in nested if lo <= a.start and a.end <= hi}
+    held = [kinds_held(c, lo, hi) if c.is_body and c.kind not in ATOMIC
+            else {a.kind for a in atomic_blocks([c]) if lo <= a.start and a.end <= hi}
+            for c in block.children if c.end > lo and c.start < hi]
+    return set().union(*held) or {"container"}
+
+
 def kind_the_long_way(blocks, span) -> str:
     """``block_kind`` as sets of kinds: what its bits stand for."""
     lo, hi = span
-    content = [b for b in blocks if b.is_body]
-    body = {b.kind for b in content}
-    body |= {a.kind for b in content if b.children for a in atomic_blocks([b])
-             if lo <= a.start and a.end <= hi}
+    body = set().union(*(kinds_held(b, lo, hi) for b in blocks if b.is_body))
     if not body:
         if any(b.is_heading for b in blocks):
             return "heading"
-        return "front_matter" if any(b.kind == "front_matter" for b in blocks) else "prose"
+        leading = any(b.kind in ("front_matter", "metadata") for b in blocks)
+        return "front_matter" if leading else "prose"
     if "table" in body:
         return "table"
     code = body & {"fence", "code"}
@@ -200,7 +211,7 @@ def assert_built_as_label_and_block_kind(doc, options: dict) -> None:
 @pytest.mark.parametrize("options", LABEL_CONFIGS, ids=lambda o: "-".join(map(str, o.values())))
 def test_built_labels_and_kinds_are_those_of_label_and_block_kind(options, sample_corpus):
     docs = [*sample_corpus, *(make_document(p.name, p.read_text(encoding="utf-8"))
-                              for p in sorted(REALWORLD.glob("*.md")))]
+                              for p in sorted(REALWORLD.glob("*.md*")))]
     for doc in docs:
         assert_built_as_label_and_block_kind(doc, options)
 

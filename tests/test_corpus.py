@@ -41,7 +41,7 @@ def test_loads_supported_files_and_reports_the_rest(folder):
     assert report["bad.md"] == "skipped" and report["a.md"] == "loaded"
 
 
-@pytest.mark.parametrize("name", ["guide.mdx", "index.rst", "page.html", "old.HTM", "book.adoc"])
+@pytest.mark.parametrize("name", ["index.rst", "page.html", "old.HTM", "book.adoc"])
 def test_other_documentation_formats_are_listed_as_skipped(folder, name):
     write(folder / "more" / name, b"Title\n=====\n\ntext\n")
     corpus = load_corpus(folder)
@@ -189,3 +189,12 @@ def test_the_hostile_corpus_loads_what_it_can_and_names_the_rest(tmp_path):
     assert set(reasons) == {"deep_front_matter.md", "binary.md", "latin1.md", "pipe.md"}
     assert reasons["pipe.md"] == "not a regular file"
     assert all(reason and "\n" not in reason for reason in reasons.values())
+
+
+def test_an_mdx_page_is_read_as_markdown(folder):
+    write(folder / "docs" / "tabs.mdx",
+          b"import Tabs from '@theme/Tabs';\n\n# Setup\n\n<Tabs>\n<TabItem value=\"npm\">\n\n"
+          b"```sh\nnpm i\n```\n\n</TabItem>\n</Tabs>\n")
+    doc = load_corpus(folder).get("docs/tabs.mdx")
+    assert [b.kind for b in doc.blocks] == ["metadata", "heading", "container"]
+    assert doc.title == "Setup" and [a.kind for a in doc.atoms] == ["fence"]

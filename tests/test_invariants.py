@@ -93,6 +93,9 @@ AST_FAMILY = [name for name, s in REGISTRY.items() if s.family == "ast"]
 @example(  # an indented nested paragraph once gave an empty first sentence (an empty chunk)
     text="alpha\n\n5. alpha\n\n   2. alpha\n\n      alpha alpha alpha alpha\n      - alpha\n"
          "      alpha\n      alpha alpha\n\n", size=40, strategy="ast_merge", min_size=0)
+@example(  # a wordless ``:::`` line once passed for a lead-in and its list left it out
+    text="# alpha\n\n::: tip\nalpha\n\n::: tip\nalpha\n:::\n:::\n\n1. alpha\n\n   ```py\n\n"
+         "   ```\n\n", size=40, strategy="ast_merge", min_size=0)
 def test_invariants_hold_on_generated_markdown(text, size, strategy, min_size):
     doc = make_document("gen.md", text)
     config = make_config(strategy=strategy, size=size, min_size=min(min_size, size))
@@ -103,6 +106,7 @@ def test_invariants_hold_on_generated_markdown(text, size, strategy, min_size):
     assert report.split_blocks == 0
     assert report.wrong_breadcrumbs == 0
     assert report.heading_only == 0
+    assert report.cut_labels == report.labels_lost == 0
     assert all(c.kind != "front_matter" for c in chunks) or len(chunks) == 1
 
 

@@ -203,6 +203,7 @@ def test_bundle_efficiency_and_code_integrity_by_hand():
     ]
     assert [len(c.context_text) for c in top] == [30, 10, 20]
     got = bundle_metrics(top, ["a.md"], 5)
+    assert math.isnan(got.pop("label_kept@5"))  # no document at hand: no container to see
     assert got == pytest.approx({"bundle_efficiency@5": 50 / 60, "code_integrity@5": 2 / 3})
     empty = bundle_metrics([], ["a.md"], 5)
     assert math.isnan(empty["bundle_efficiency@5"]) and math.isnan(empty["code_integrity@5"])
@@ -215,6 +216,17 @@ def test_code_integrity_accepts_a_fence_the_source_leaves_open():
     middle = span_chunk(doc, start, start + 12)
     got = bundle_metrics([tail, middle], [doc.id], 5, docs={doc.id: doc})
     assert got["code_integrity@5"] == 0.5
+
+
+def test_label_kept_of_a_bundle_counts_the_chunks_inside_labelled_containers():
+    doc = make_document("tabs.md", '# Setup\n\n=== "Windows"\n\n    Run the installer.\n\n'
+                                   '    Then restart.\n\nAfter the tabs.\n')
+    inside = doc.text.index("Then restart.")
+    labelled = span_chunk(doc, inside, inside + len("Then restart."))  # no label anywhere
+    whole = span_chunk(doc, doc.text.index("==="), inside)  # its text holds the label
+    outside = span_chunk(doc, doc.text.index("After"), len(doc.text.rstrip()))
+    got = bundle_metrics([labelled, whole, outside], [doc.id], 5, docs={doc.id: doc})
+    assert got["label_kept@5"] == 0.5
 
 
 # --- a whole run ------------------------------------------------------------------------
@@ -241,7 +253,8 @@ def test_score_run_rows(run, guide):
     assert list(frame.columns) == ["config_id", "query_id", "query_kind", "metric", "value"]
     assert set(frame["config_id"]) == {"cfgA"}
     values = frame.set_index(["query_id", "metric"])["value"]
-    assert len(frame[frame.query_id == "q1"]) == 16 and len(frame[frame.query_id == "q2"]) == 8
+    assert len(frame[frame.query_id == "q1"]) == 17 and len(frame[frame.query_id == "q2"]) == 9
+    assert math.isnan(values["q1", "label_kept@5"])  # no chunk inside a labelled container
     assert values["q1", "mrr@5"] == 0.5
     assert values["q1", "answer_hit@5"] == 1.0
     assert values["q1", "answer_mrr@5"] == 0.5

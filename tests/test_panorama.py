@@ -102,7 +102,8 @@ def test_readings_show_the_number_next_to_the_word(table):
     readings = pa.readings(table).set_index("strategy")
     assert readings.loc["ast_merge", "code_integrity"] == "yes (1.000)"
     assert set(readings.columns) == set(pa.AXES)
-    assert len(pa.thresholds_table()) == 4
+    assert len(pa.thresholds_table()) == 5
+    assert readings.loc["ast_merge", "label_kept"] == "n/a (n/a)"  # no labelled container
 
 
 def test_answers_whole_counts_the_page_answers_one_chunk_holds(corpus):

@@ -103,5 +103,31 @@ def test_key_numbers_and_export(corpus, sections, tmp_path):
     assert numbers["sections"] == len(sections)
     assert numbers["fingerprint"] == corpus.fingerprint
     written = pr.export_profile(tmp_path, corpus, sections)
-    assert [p.name for p in written] == ["documents.csv", "sections.csv", "corpus_profile.json"]
-    assert json.loads(written[2].read_text()) == numbers
+    assert [p.name for p in written] == ["documents.csv", "sections.csv", "dialects.csv",
+                                         "corpus_profile.json"]
+    assert json.loads(written[3].read_text()) == numbers
+
+
+def test_dialect_constructs_and_unknown_markup_with_examples():
+    from chunklab import load_corpus
+    from conftest import FIXTURES
+
+    corpus = load_corpus(FIXTURES / "realworld")
+    table = pr.dialects_table(corpus).set_index(["dialect", "construct"])
+    assert table.loc[("mkdocs", "tab"), "count"] == 8
+    assert table.loc[("mdx", "TabItem"), "count"] == 5
+    assert table.loc[("github", "alert"), "count"] == 5
+    assert table.loc[("myst", "target"), "count"] == 2
+    assert table.loc[("mdx", "ThemedImage (kept whole)"), "count"] == 1
+    unknown = table[~table["known"].astype(bool)]
+    assert set(unknown.index) == {("unknown", "template shortcode"), ("unknown", "template tag"),
+                                  ("myst", "unknown-directive")}
+    shortcode = unknown.loc[("unknown", "template shortcode")]
+    assert (shortcode["example_doc"], shortcode["example"]) == (
+        "myst_guide.md", '{{< youtube id="abc123" >}}')
+    assert corpus.get("myst_guide.md").text.splitlines()[shortcode["example_line"] - 1] \
+        == shortcode["example"]
+    numbers = pr.profile_numbers(corpus, pr.sections_table(corpus))
+    assert numbers["not_understood"] == 3
+    assert numbers["dialect_constructs"]["mdx"] == int(
+        table.xs("mdx", level="dialect")["count"].sum())

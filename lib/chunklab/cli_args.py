@@ -82,13 +82,13 @@ def build_parser() -> argparse.ArgumentParser:
     command("strategies", "list strategies with a one-line description")
 
     chunk = command("chunk", "chunk a corpus and write one JSON object per chunk")
-    chunk.add_argument("--corpus", required=True, help="folder of .md/.markdown/.txt files")
+    chunk.add_argument("--corpus", required=True, help="folder of .md/.markdown/.mdx/.txt files")
     add_config_args(chunk)
     chunk.add_argument("--out", required=True, help="output .jsonl file")
 
     summary = command("summary", "chunk a corpus with every strategy; print a table")
     summary.add_argument("--corpus", default=DEFAULT_CORPUS,
-                         help="folder of .md/.markdown/.txt files")
+                         help="folder of .md/.markdown/.mdx/.txt files")
     summary.add_argument("--size", type=int, default=1000, help="chunk size in --unit")
     summary.add_argument("--unit", default="chars", help="what --size counts: chars, words or "
                                                           "tokens")
@@ -101,14 +101,14 @@ def build_parser() -> argparse.ArgumentParser:
                                          metavar="COMMAND")
     mine = _command(queries_sub, "mine", "queries from titles, headings and API symbols",
                     parents=[common])
-    mine.add_argument("--corpus", required=True, help="folder of .md/.markdown/.txt files")
+    mine.add_argument("--corpus", required=True, help="folder of .md/.markdown/.mdx/.txt files")
     mine.add_argument("--out", required=True, help="output .jsonl file")
     mine.add_argument("--max-sources", type=int, default=MAX_SOURCES,
                       help="drop a mined query naming more gold documents than this")
 
     sweep = command("sweep", "strategies x sizes x retrievers, scored per query")
     sweep.add_argument("--corpus", default=DEFAULT_CORPUS,
-                       help="folder of .md/.markdown/.txt files")
+                       help="folder of .md/.markdown/.mdx/.txt files")
     source = sweep.add_mutually_exclusive_group(required=True)
     source.add_argument("--queries", "--dev-queries", dest="queries",
                         help="JSONL query file (the tuning set when --test-queries is given)")
@@ -126,7 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_overwrite_arg(sweep)
 
     view = command("view", "write a standalone HTML view of one document's chunks")
-    view.add_argument("--corpus", required=True, help="folder of .md/.markdown/.txt files")
+    view.add_argument("--corpus", required=True, help="folder of .md/.markdown/.mdx/.txt files")
     view.add_argument("--doc", required=True, help="document id: its path relative to --corpus")
     add_config_args(view, extra=False)
     other = view.add_mutually_exclusive_group()
@@ -137,7 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
     report = command("report", "run every notebook headless into one folder: "
                                      "executed .ipynb, offline .html, index.html")
     report.add_argument("--corpus", default=DEFAULT_CORPUS,
-                        help="folder of .md/.markdown/.txt files")
+                        help="folder of .md/.markdown/.mdx/.txt files")
     report.add_argument("--queries", "--dev-queries", dest="queries", default=None,
                         help="JSONL query file (default: <corpus>/queries.jsonl if present, "
                              "else queries mined from the corpus)")

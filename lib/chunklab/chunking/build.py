@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
 from operator import attrgetter
 
-from ..document.blocks import ATOMIC, Block
+from ..document.blocks import ATOMIC, LEADING, Block
 from ..document.corpus import Document, make_document
 from ..document.sections import Breadcrumbs
 from ..util.collector import collector_paused
@@ -92,7 +92,10 @@ _KIND_BITS = {"table": TABLE, "fence": CODE, "code": CODE}
 
 def kind_bits(block: Block, lo: float = 0, hi: float = float("inf")) -> int:
     """What content ``block`` adds to a chunk's kind, with the fences and tables nested in it
-    (``atomic_blocks``) that lie inside [lo, hi)."""
+    (``atomic_blocks``) that lie inside [lo, hi). A container adds what its content blocks
+    inside [lo, hi) add (a tab holding a fence alone is code, a note's prose is prose)."""
+    if block.kind == "container":
+        return _container_bits(block.children, lo, hi) or OTHER
     bits = _KIND_BITS.get(block.kind, OTHER)
     if block.children and block.kind not in ATOMIC:
         bits |= _nested_bits(block.children, lo, hi)
@@ -120,12 +123,30 @@ def _nested_bits(children: Sequence[Block], lo: float, hi: float) -> int:
 _END = attrgetter("end")
 
 
+def _container_bits(children: Sequence[Block], lo: float, hi: float) -> int:
+    """The kind bits of a container's blocks that overlap [lo, hi): a fence or table when it
+    lies inside, a content block with what it holds, a wordless one with the fences and
+    tables nested in it."""
+    bits = 0
+    for child in children:
+        if child.end <= lo or child.start >= hi:
+            continue
+        if child.kind in ATOMIC:
+            if lo <= child.start and child.end <= hi:
+                bits |= _KIND_BITS.get(child.kind, OTHER)
+        elif child.is_body:
+            bits |= kind_bits(child, lo, hi)
+        elif child.children:
+            bits |= _nested_bits(child.children, lo, hi)
+    return bits
+
+
 def kind_named(bits: int, blocks: Sequence[Block]) -> str:
     """The kind of a chunk holding ``blocks`` whose content adds up to ``bits``."""
     if not bits:
         if any(b.is_heading for b in blocks):
             return "heading"
-        return "front_matter" if any(b.kind == "front_matter" for b in blocks) else "prose"
+        return "front_matter" if any(b.kind in LEADING for b in blocks) else "prose"
     if bits & TABLE:
         return "table"
     if bits & CODE:
@@ -196,6 +217,7 @@ class ChunkBuilder:
         if not self.crumbs.has_headings and self.config.position_anchors:
             first, last = self.lines.line_of(piece.start), self.lines.line_of(max(piece.end - 1, 0))
             path = (f"lines {first}-{last}",)
+        path = (*path, *self.crumbs.containers(piece.start, piece.end))
         if piece.part and self.config.number_parts:
             path = (*path, f"part {piece.part[0]} of {piece.part[1]}")
         return path, provenance

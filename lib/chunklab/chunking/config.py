@@ -34,7 +34,9 @@ class ChunkerConfig(BaseModel):
     number_parts: bool = Field(False, description="append 'part i of n' to split sections")
     prefix: bool | None = Field(None, description="breadcrumb prefix; None = strategy default")
     prefix_template: str = DEFAULT_PREFIX
-    table_caption: bool = Field(True, description="a table keeps the paragraph introducing it")
+    table_caption: bool = Field(True, description="a table keeps the paragraph introducing it, "
+                                "and a fence, list or table its short lead-in ending in "
+                                "':' when both fit")
     caption_max_chars: int = Field(300, gt=0)
     position_anchors: bool = Field(True, description="label chunks of heading-less documents")
     infer_headings: bool = Field(False, description="run heading detectors on Markdown too")

@@ -8,8 +8,9 @@ import bisect
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 
-from ..document.blocks import ATOMIC, NOT_BODY, Block
+from ..document.blocks import ATOMIC, LEADING, NOT_BODY, Block
 from .records import Piece
 from .sentences import sentence_spans
 from .sizes import measure
@@ -17,9 +18,12 @@ from .sizes import measure
 UNSPLITTABLE = ATOMIC
 LEADING_CONTAINERS = frozenset({"item", "blockquote", "container"})
 """Containers whose first paragraph introduces the rest (``1. Run:``, ``- **Parameters:**``)."""
+INTRODUCED = frozenset({"fence", "code", "list", "table"})
+"""What a short paragraph ending in ``:`` introduces and stays with (``lead_in``)."""
 TAIL_SHARE = 0.25
 """A split section's last piece below this share of the size is rebalanced when it can be."""
 _WORD = re.compile(r"\S+")
+_START = attrgetter("start")
 
 
 @dataclass(slots=True)
@@ -45,19 +49,27 @@ class Section:
 
 def sections(blocks: tuple[Block, ...]) -> Iterator[Section]:
     """Split at every heading; headings (and front matter) with no content before the next
-    heading chain onto it. Made one at a time, as they are read."""
+    heading chain onto it, and so do the targets (``(label)=``) just before a heading. Made
+    one at a time, as they are read."""
     current: Section | None = None
     has_content = False  # current.content is not empty
+    targets: list[Block] = []  # targets after content, waiting for what follows them
     for block in blocks:
         kind = block.kind
+        if kind == "target" and has_content:
+            targets.append(block)
+            continue
         if current is None or (has_content and kind == "heading"):  # Block.is_heading
             if current is not None:
                 yield current
             current, has_content = Section(), False
+        current.blocks += targets
+        targets = []
         current.blocks.append(block)
         if not has_content:  # Block.is_body
             has_content = block.content and kind not in NOT_BODY
     if current is not None:
+        current.blocks += targets
         yield current
 
 
@@ -85,15 +97,26 @@ class Sizer:
         return size + seg.size
 
 
-def glue(section: Section, *, caption: bool, caption_max: int) -> list[list[Block]]:
+def lead_in(block: Block, text: str, most: int) -> bool:
+    """Whether ``block`` is a paragraph of at most ``most`` chars ending in ``:`` (``Run:``,
+    ``**Options:**``, or a sentence wrapped over a few lines), as a table's caption is."""
+    if block.kind != "paragraph" or not block.content or block.end - block.start > most:
+        return False  # a wordless line (``:::``) introduces nothing
+    line = text[block.start : block.end]
+    return line.rstrip("*_ ").endswith(":")
+
+
+def glue(section: Section, *, caption: bool, caption_max: int, text: str = ""
+         ) -> list[list[Block]]:
     """Groups of blocks that stay together: leading headings and front matter + the first
     block, a wordless block (a rule, ``:::``, a lone comment) + the group before it, a caption
-    + its table."""
+    + its table, a short lead-in ending in ``:`` + the fence, list or table it introduces
+    (``lead_in``: ``group_segments`` parts them again when the two do not fit)."""
     groups: list[list[Block]] = []
     pending: list[Block] = []
     for block in section.blocks:
         kind = block.kind
-        if kind == "heading" or kind == "front_matter" or (  # Block.is_heading
+        if kind == "heading" or kind in LEADING or (  # Block.is_heading
             not block.content and (pending or not groups)
         ):
             pending.append(block)
@@ -109,7 +132,9 @@ def glue(section: Section, *, caption: bool, caption_max: int) -> list[list[Bloc
             and groups[-1][-1].end - groups[-1][-1].start <= caption_max
             and not pending
         )
-        if is_caption:
+        introduces = (caption and kind in INTRODUCED and not pending and groups
+                      and lead_in(groups[-1][-1], text, caption_max))
+        if is_caption or introduces:
             groups[-1].append(block)
         else:
             groups.append([*pending, block])
@@ -137,10 +162,14 @@ def group_segments(group: list[Block], text: str, limit: int, sizer: Sizer) -> l
     body = [b for b in group if b.is_body]
     if not body:
         return [whole]
-    segments = [s for b in body for s in block_segments(b, b.start, b.end, text, limit, sizer)]
-    if len(body) == 2:  # a caption and its table
-        caption, table = segments[-2], segments[-1]
-        segments[-2:] = [_span(caption.start, table.end, True, sizer)]
+    parts = [block_segments(b, b.start, b.end, text, limit, sizer) for b in body]
+    segments = [s for part in parts for s in part]
+    if len(body) == 2:  # a caption and its table, a lead-in and what it introduces
+        at = len(parts[0])
+        lead, nxt = segments[at - 1], segments[at]
+        joined = _span(lead.start, nxt.end, lead.atomic or nxt.atomic, sizer)
+        if body[1].kind == "table" or joined.size <= limit:
+            segments[at - 1 : at + 1] = [joined]
     segments[0] = _widened(segments[0], group[0].start, segments[0].end, segments[0].atomic,
                            sizer)
     segments[-1] = _widened(segments[-1], segments[-1].start, group[-1].end,
@@ -333,21 +362,25 @@ def to_pieces(packed: list[list[Segment]]) -> list[Piece]:
     ]
 
 
+def holds_content(blocks: Sequence[Block], start: int, end: int) -> bool:
+    """Whether [start, end) overlaps a block with words that is not front matter or metadata,
+    looking into containers: a container's closing line (``:::``) holds none."""
+    lo = max(bisect.bisect_right(blocks, start, key=_START) - 1, 0)
+    for block in blocks[lo : bisect.bisect_left(blocks, end, lo, key=_START)]:
+        if block.end <= start or not block.content or block.kind in LEADING:
+            continue
+        if block.kind != "container" or holds_content(block.children, start, end):
+            return True
+    return False
+
+
 def absorb_wordless(pieces: list[Piece], blocks: Sequence[Block]) -> list[Piece]:
     """A piece holding no word (only rules, ``:::`` lines, lone comments or front matter)
     joins the piece before it, or the next one when it comes first."""
-    starts = [b.start for b in blocks]
-
-    def has_words(piece: Piece) -> bool:
-        lo = max(bisect.bisect_right(starts, piece.start) - 1, 0)
-        hi = bisect.bisect_left(starts, piece.end)
-        return any(b.content and b.kind != "front_matter" and b.end > piece.start
-                   for b in blocks[lo:hi])
-
     merged: list[Piece] = []
     held: int | None = None  # start of wordless pieces waiting for the first piece with words
     for piece in pieces:
-        if has_words(piece):
+        if holds_content(blocks, piece.start, piece.end):
             if held is not None:
                 piece.start, held = held, None
             merged.append(piece)

@@ -17,6 +17,7 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 
 from ..util.collector import collector_paused
 from ..util.frozen import quick_init
+from .dialects import alert_label, container_meta, use_dialects
 from .headings import EXPLICIT, MARKDOWN, infer_heading
 from .inline import plain_text
 from .lines import LineIndex
@@ -28,6 +29,11 @@ _CONTAINERS = {
     "list_item_open": "item",
     "blockquote_open": "blockquote",
     "container_directive_open": "container",
+    "admonition_open": "container",
+    "content_tab_open": "container",
+    "directive_open": "container",
+    "jsx_open": "container",
+    "slash_block_open": "container",
     "deep_open": "deep",
 }
 """Openers of blocks that hold blocks: their children are recorded."""
@@ -41,14 +47,21 @@ _LEAVES = {
     "front_matter": "front_matter",
     "definition": "reference",
     "deep_text": "deep_text",
+    "esm": "metadata",
+    "directive_options": "metadata",
+    "jsx": "jsx",
+    "target": "target",
 }
-ATOMIC = frozenset({"fence", "code", "table", "deep_text"})
+ATOMIC = frozenset({"fence", "code", "table", "deep_text", "jsx"})
 """Blocks that no cut may fall inside, at any depth."""
-_WORDLESS = frozenset({"hr", "empty_heading"})
+_WORDLESS = frozenset({"hr", "empty_heading", "target"})
 _WORD_CHAR = re.compile(r"[^\W_]")
 """A char ``str.isalnum`` holds true for (a word char less the underscore: the same set)."""
-_ALWAYS_CONTENT = frozenset({"fence", "code", "table", "front_matter"})
-NOT_BODY = frozenset({"heading", "front_matter"})
+_ALWAYS_CONTENT = frozenset({"fence", "code", "table", "front_matter", "metadata"})
+NOT_BODY = frozenset({"heading", "front_matter", "metadata"})
+LEADING = frozenset({"front_matter", "metadata"})
+"""Kinds that lead the content after them, as a heading does: front matter, a page's
+``import``/``export`` lines, a directive's options."""
 """Kinds that are never a chunk's content, though they hold words (``Block.is_body``)."""
 
 
@@ -61,8 +74,11 @@ class Block:
     """heading, paragraph, fence, code, table, list, item, blockquote, container, html, hr,
     reference (link reference definitions), front_matter, empty_heading (a heading with no
     text: never a heading of the stack), text (text markdown-it gave no block), deep (what lies
-    past the nesting limit, parsed on its own: ``nesting.py``) or deep_text (the same, too deep
-    even for that: never cut)."""
+    past the nesting limit, parsed on its own: ``nesting.py``), deep_text (the same, too deep
+    even for that: never cut), metadata (MDX ``import``/``export`` lines, a MyST directive's
+    options), jsx (a JSX component closed on its own lines: never cut) or target (a MyST
+    ``(label)=`` line). A ``container`` is any labelled container of a documentation dialect
+    (``dialect`` and ``label`` say which: ``docs/dialects.md``)."""
     start: int
     """Char offset of the block's first character in ``Document.text``."""
     end: int
@@ -71,7 +87,8 @@ class Block:
     """Heading depth 1-6 (0 for other blocks)."""
     title: str = ""
     """A heading's plain text (inline Markdown rendered to text); a fence's info string; a
-    container's name and title (``tip Note`` of ``::: tip Note``)."""
+    container's opening as written after its marker (``tip Note`` of ``::: tip Note``,
+    ``note "Title"`` of ``!!! note "Title"``, ``{note}`` of ``:::{note}``, ``TabItem``)."""
     provenance: str = ""
     """How a heading was found: markdown_atx, markdown_setext, html_heading or inferred_*."""
     raw_title: str = ""
@@ -81,6 +98,11 @@ class Block:
     a line of ``:::``."""
     children: tuple[Block, ...] = ()
     """The blocks of a list (its items), an item, a blockquote or a container, in order."""
+    dialect: str = ""
+    """A container's dialect: colon (``:::``), mkdocs, myst, mdx or github (an alert)."""
+    label: str = ""
+    """What a container is called where it is shown: an admonition's title (else its name as
+    a title: ``Note``), a tab's or a TabItem's label; empty for an unlabelled container."""
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -123,8 +145,11 @@ DIRECTIVE = "directive"
 
 def _names_a_container(params: str, *_markup: str) -> bool:
     """``::: tip``, ``:::details Title``: a ``:::`` line opens a container when it names one
-    (VitePress, Docusaurus); a bare ``:::`` line is text."""
-    return bool(params.strip())
+    (VitePress, Docusaurus); a bare ``:::`` line is text, and so is mkdocstrings'
+    ``::: package.module.Name`` (a dotted name alone: what a site generator replaces with
+    generated reference pages, never closed)."""
+    name = params.strip()
+    return bool(name) and not (" " not in name and "." in name.strip("."))
 
 
 @lru_cache(maxsize=2)
@@ -133,6 +158,7 @@ def _markdown(front_matter: bool = True) -> MarkdownIt:
     md.enable("table")
     if front_matter:  # only where the document starts
         md.use(front_matter_plugin)
+    use_dialects(md)  # before ``:::``: a ``:::{name}`` line opens a MyST directive
     md.use(container_plugin, name=DIRECTIVE, validate=_names_a_container)
     md.disable("inline")  # block structure is all chunking needs; inline parsing doubles cost
     return limit_nesting(md, lambda: _markdown(front_matter=False))
@@ -266,11 +292,19 @@ def _container(opener: Token, kind: str, children: list[Block], text: str, lines
                parent_stop: int) -> Block:
     assert opener.map is not None
     first, stop = opener.map
-    if kind == "container" and stop < parent_stop:
+    if opener.type == "container_directive_open" and stop < parent_stop:
         stop += 1  # the map stops before the closing ``:::`` line
     start, end = lines.span(first, stop)
-    return Block(kind, start, end, title=opener.info.strip() if kind == "container" else "",
-                 content=_has_words(kind, text, start, end), children=tuple(children))
+    content = _has_words(kind, text, start, end)
+    if kind == "container":
+        found = container_meta(opener)
+        return Block(kind, start, end, title=opener.info.strip(), content=content,
+                     children=tuple(children), dialect=found["dialect"], label=found["label"])
+    if kind == "blockquote" and children and children[0].kind == "paragraph" and (
+            label := alert_label(text[children[0].start : children[0].end])):
+        return Block("container", start, end, title=f"[!{label.upper()}]", content=content,
+                     children=tuple(children), dialect="github", label=label)
+    return Block(kind, start, end, content=content, children=tuple(children))
 
 
 def _markdown_blocks(text: str, lines: LineIndex, infer: bool, env: dict,

@@ -32,9 +32,11 @@ from .inline import links, reference_label
 from .nesting import LIMIT_KEY
 from .time_limit import parse_limit, time_limit
 
-SUFFIXES = (".md", ".markdown", ".txt")
-MARKDOWN_SUFFIXES = (".md", ".markdown")
-UNSUPPORTED_SUFFIXES = (".mdx", ".rst", ".html", ".htm", ".adoc")
+SUFFIXES = (".md", ".markdown", ".mdx", ".txt")
+MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
+"""Read as Markdown; MDX's components and ``import``/``export`` lines are blocks of their own
+(``dialects.py``)."""
+UNSUPPORTED_SUFFIXES = (".rst", ".html", ".htm", ".adoc")
 """Documentation formats found beside Markdown that the loader does not read: each such file
 is listed as skipped (``unsupported format``), never silently passed over."""
 UNSUPPORTED = "unsupported format"
@@ -352,11 +354,11 @@ def _load_file(path: Path, doc_id: str, infer_headings: bool, max_bytes: int) ->
 
 def load_corpus(root: str | os.PathLike, *, infer_headings: bool = False,
                 max_bytes: int = MAX_FILE_BYTES, parse_seconds: float | None = None) -> Corpus:
-    """Load every .md/.markdown/.txt file under root; unreadable files, files that are no
+    """Load every .md/.markdown/.mdx/.txt file under root; unreadable files, files that are no
     regular file (a FIFO, a device), files over ``max_bytes``, files whose load and parse
     take longer than ``parse_seconds`` (None: ``CHUNKLAB_PARSE_SECONDS`` or
     ``PARSE_SECONDS``; 0: no limit), files whose load fails in any way and files of an
-    unsupported format (.mdx, .rst, .html, .htm, .adoc) are reported, not fatal."""
+    unsupported format (.rst, .html, .htm, .adoc) are reported, not fatal."""
     limit = parse_limit(parse_seconds)
     root_path = Path(root)
     if not root_path.is_dir():

@@ -60,6 +60,8 @@ class Breadcrumbs:
         self.block_ends.extend(map(_END, self.blocks))
         self._stack()
         self.has_headings = len(self.starts) > 1
+        self.labelled = any(map(_labelled, self.blocks))
+        """Whether a labelled container lies anywhere in the document."""
 
     def _stack(self) -> None:
         """The heading stack: where each heading starts, the path and provenances from there."""
@@ -85,6 +87,10 @@ class Breadcrumbs:
         first = bisect.bisect_right(self.block_ends, start)
         return self.blocks[first : bisect.bisect_left(self.block_starts, end, first)]
 
+    def containers(self, start: int, end: int) -> tuple[str, ...]:
+        """The labels of the containers holding all of [start, end), outermost first."""
+        return container_labels(self.blocks, start, end) if self.labelled else ()
+
     def at(self, offset: int) -> tuple[str, ...]:
         """The deepest heading path in force at ``offset`` (a heading counts from its start)."""
         return self.paths[self._index(offset)]
@@ -106,6 +112,29 @@ class Breadcrumbs:
             return self.paths[first], self.provenances[first]
         path = common_prefix(self.at(o) for o in offsets)
         return path, self.provenances[first][: len(path)]
+
+
+def _labelled(block: Block) -> bool:
+    """Whether ``block`` is, or holds, a labelled container."""
+    if block.kind == "container" and block.label:
+        return True
+    return bool(block.children) and any(map(_labelled, block.children))
+
+
+def container_labels(blocks: Sequence[Block], start: int, end: int) -> tuple[str, ...]:
+    """The labels of the labelled containers (at any depth) that hold all of [start, end),
+    outermost first: what a span inside a tab or an admonition is shown under."""
+    found: list[str] = []
+    level = blocks
+    while level:
+        at = bisect.bisect_right(level, start, key=_START) - 1
+        block = level[at] if at >= 0 else None
+        if block is None or not block.start <= start < end <= block.end:
+            break
+        if block.kind == "container" and block.label:
+            found.append(block.label)
+        level = block.children
+    return tuple(found)
 
 
 def common_prefix(paths: Iterable[tuple[str, ...]]) -> tuple[str, ...]:

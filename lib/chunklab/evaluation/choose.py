@@ -316,7 +316,8 @@ def _scores(run: SweepResult, rule: ChoiceRule, config_id: str, name: str) -> di
                               "ci_high": plain(row["ci_high"]), "n": int(row["n"])}
               for _, row in blend.iterrows()}
     stats_row = run.chunk_stats[run.chunk_stats["config_id"] == config_id].iloc[0]
-    for metric in ("chunks", "tokens_p50", "tokens_p95", "code_integrity", "oversize_share",
+    for metric in ("chunks", "tokens_p50", "tokens_p95", "code_integrity", "label_kept",
+                   "oversize_share",
                    "lost_chars", "over_encoder_limit", "heading_only"):
         if metric in stats_row:
             scores[metric] = plain(stats_row[metric])

@@ -8,8 +8,9 @@ from dataclasses import asdict, dataclass
 
 from ..chunking.build import dedup_title
 from ..chunking.records import Chunk
+from ..document.blocks import Block
 from ..document.inline import plain_text
-from ..document.sections import Breadcrumbs
+from ..document.sections import Breadcrumbs, container_labels
 
 INTACT_KINDS = ("fence", "table")
 
@@ -33,6 +34,12 @@ class InvariantReport:
     """Chunks whose breadcrumb differs from the heading path in force for their content."""
     heading_only: int = 0
     """Chunks holding only headings, other than a trailing heading with nothing after it."""
+    cut_labels: int = 0
+    """Labelled containers (a tab, an admonition, a directive) with a chunk boundary between
+    their label line and their first nested block."""
+    labels_lost: int = 0
+    """Chunks inside labelled containers whose breadcrumb, prefix and text lack a label of
+    one of them."""
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -101,6 +108,9 @@ def breadcrumb_is_true(doc, chunk: Chunk, crumbs: Breadcrumbs, config) -> bool:
     crumb = chunk.breadcrumb
     if chunk.part and config.number_parts:
         crumb = crumb[:-1]
+    labels = crumbs.containers(chunk.start, chunk.end)
+    if labels and crumb[-len(labels):] == labels:  # the tabs and notes it lies in
+        crumb = crumb[: -len(labels)]
     if not crumbs.has_headings:
         return not config.position_anchors or crumb == (
             f"lines {chunk.start_line}-{chunk.end_line}",
@@ -118,6 +128,43 @@ def heading_only(doc, chunks: list[Chunk]) -> int:
     return sum(c.kind == "heading" and c.start < last_content for c in chunks)
 
 
+def labelled_containers(blocks) -> list[Block]:
+    """Every container with a label, at any depth, in document order."""
+    found: list[Block] = []
+    for block in blocks:
+        if block.kind == "container" and block.label:
+            found.append(block)
+        if block.children:
+            found.extend(labelled_containers(block.children))
+    return found
+
+
+def cut_labels(doc, chunks: list[Chunk]) -> int:
+    """Labelled containers that some chunk boundary parts from their first nested block (a
+    boundary after the container's start, at or before that block's start)."""
+    cuts = sorted({c.start for c in chunks} | {c.end for c in chunks})
+    parted = 0
+    for block in labelled_containers(doc.blocks):
+        if block.children and block.children[0].start > block.start:
+            at = bisect.bisect_right(cuts, block.start)
+            parted += at < len(cuts) and cuts[at] <= block.children[0].start
+    return parted
+
+
+def carries_labels(chunk: Chunk, labels: tuple[str, ...]) -> bool:
+    """Each of ``labels`` in the chunk's breadcrumb, its rendered prefix or its text (case
+    folded)."""
+    seen = "\n".join((*chunk.breadcrumb, chunk.context_text)).casefold()
+    return all(label.casefold() in seen for label in labels)
+
+
+def label_kept(doc, chunk: Chunk) -> bool | None:
+    """Whether a chunk lying inside labelled containers carries their labels
+    (``carries_labels``); None for a chunk inside none."""
+    labels = container_labels(doc.blocks, chunk.start, chunk.end)
+    return carries_labels(chunk, labels) if labels else None
+
+
 def check(doc, chunks: list[Chunk], config) -> InvariantReport:
     """Count every invariant violation of ``chunks`` (one document's chunks under ``config``)."""
     crumbs = Breadcrumbs(doc.blocks)
@@ -131,4 +178,6 @@ def check(doc, chunks: list[Chunk], config) -> InvariantReport:
         split_blocks=split_blocks(doc, chunks),
         wrong_breadcrumbs=sum(not breadcrumb_is_true(doc, c, crumbs, config) for c in chunks),
         heading_only=heading_only(doc, chunks),
+        cut_labels=cut_labels(doc, chunks),
+        labels_lost=sum(label_kept(doc, c) is False for c in chunks),
     )

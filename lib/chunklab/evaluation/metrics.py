@@ -66,6 +66,14 @@ def chunk_intact(chunk, docs: dict) -> bool:
     )
 
 
+def label_share(chunks: Sequence, docs: dict) -> float:
+    """``label_kept``: the share of chunks lying inside a labelled container (a tab, an
+    admonition, a directive) whose breadcrumb, prefix or text carries its label (NaN when no
+    chunk lies inside one, or none's document is in ``docs``)."""
+    kept = [invariants.label_kept(docs[c.doc_id], c) for c in chunks if c.doc_id in docs]
+    return _share([flag for flag in kept if flag is not None])
+
+
 def hit_ids(hits: Iterable) -> list[str]:
     """Chunk ids of a ranking given as (id, score) pairs or bare ids."""
     return [h[0] if isinstance(h, tuple | list) else h for h in hits]
@@ -129,14 +137,16 @@ def answer_metrics(top: Sequence, span: tuple[str, int, int], k: int | str
 def bundle_metrics(
     top: Sequence, sources: Iterable[str], k: int | str, *, docs: dict | None = None
 ) -> dict[str, float]:
-    """``bundle_efficiency@k`` (gold-source share of the top-k context chars) and
-    ``code_integrity@k`` (share of top-k chunks that are ``chunk_intact``); NaN when empty."""
+    """``bundle_efficiency@k`` (gold-source share of the top-k context chars),
+    ``code_integrity@k`` (share of top-k chunks that are ``chunk_intact``) and
+    ``label_kept@k`` (``label_share`` of the top k); NaN when empty."""
     gold = set(sources)
     total = sum(len(c.context_text) for c in top)
     on_topic = sum(len(c.context_text) for c in top if c.doc_id in gold)
     return {
         f"bundle_efficiency@{k}": on_topic / total if total else math.nan,
         f"code_integrity@{k}": _share([chunk_intact(c, docs or {}) for c in top]),
+        f"label_kept@{k}": label_share(top, docs or {}),
     }
 
 
@@ -344,6 +354,7 @@ class ChunkStats:
     tokens_p50: float
     tokens_p95: float
     code_integrity: float
+    label_kept: float
     heading_only: int
     heading_only_share: float
     oversize: int
@@ -386,6 +397,7 @@ def chunk_stats(chunks: Sequence[Chunk], config: ChunkerConfig, *, docs: Any) ->
         **_spread(sizes, "size"), **_spread(recorded_sizes(chunks, "chars"), "chars"),
         tokens_p50=tokens["tokens_p50"], tokens_p95=tokens["tokens_p95"],
         code_integrity=_share([chunk_intact(c, docs) for c in chunks]),
+        label_kept=label_share(chunks, docs),
         heading_only=heading_only, heading_only_share=heading_only / n if n else math.nan,
         oversize=oversize, oversize_share=oversize / n if n else math.nan,
         lost_chars=lost, lost_share=lost / solid if solid else 0.0,

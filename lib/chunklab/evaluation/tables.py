@@ -247,6 +247,9 @@ CHUNK_STATS = Table("chunk_stats.csv", "structural figures of each config's chun
         ("code_integrity", "float",
          "share of chunks no boundary of which falls inside a fenced code block (nested in a "
          "list, quote or container too), from the blocks' spans"),
+        ("label_kept", "float",
+         "share of chunks inside a labelled container (a tab, an admonition, a directive) "
+         "whose breadcrumb, prefix or text carries its label; NaN when none is inside one"),
         ("heading_only", "int", "chunks holding only headings (a trailing one excepted)"),
         ("heading_only_share", "float", "heading_only / chunks"),
         ("oversize", "int", "chunks larger than the configured size"),

@@ -16,6 +16,7 @@ import pandas as pd
 from ..chunking.sizes import ENCODER_WINDOW, token_counts
 from ..document.blocks import ATOMIC
 from ..document.corpus import Corpus, Document
+from ..document.dialect_profile import construct_counts, constructs
 from ..document.headings import EXPLICIT
 from ..document.sections import Breadcrumbs
 from ..evaluation.queries import Query
@@ -201,6 +202,19 @@ def block_totals(corpus: Corpus) -> pd.DataFrame:
     return frame.sort_values("blocks", ascending=False, ignore_index=True)
 
 
+DIALECT_COLUMNS = ["dialect", "construct", "known", "count", "documents", "example_doc",
+                   "example_line", "example"]
+
+
+def dialects_table(corpus: Corpus) -> pd.DataFrame:
+    """One row per documentation-dialect construct found (admonitions, tabs, directives,
+    components, alerts, import/export lines, targets), known or not, and per kind of markup no
+    rule reads (``dialect`` unknown: template shortcodes and tags, reST directives), with how
+    many, in how many documents and a first example line."""
+    found = [item for doc in corpus for item in constructs(doc)]
+    return pd.DataFrame(construct_counts(found), columns=DIALECT_COLUMNS)
+
+
 def skipped_table(corpus: Corpus) -> pd.DataFrame:
     """Files the loader could not read, with the reason (empty when every file loaded)."""
     return pd.DataFrame([s.as_dict() for s in corpus.skipped], columns=["path", "reason"])
@@ -235,6 +249,17 @@ def profile_numbers(corpus: Corpus, sections: pd.DataFrame, *,
         "over_window": int(stats.loc["tokens", "over_window"] or 0),
         "over_window_share": _plain(stats.loc["tokens", "over_window_share"]),
         "structure_sources": dict(Counter(doc.structure_source for doc in corpus)),
+        **_dialect_numbers(dialects_table(corpus)),
+    }
+
+
+def _dialect_numbers(dialects: pd.DataFrame) -> dict:
+    """Constructs per dialect, and those not understood (unknown markup or names)."""
+    return {
+        "dialect_constructs": {str(k): int(v) for k, v
+                               in dialects.groupby("dialect")["count"].sum().items()
+                               if k != "unknown"},
+        "not_understood": int(dialects.loc[~dialects["known"].astype(bool), "count"].sum()),
     }
 
 
@@ -243,12 +268,13 @@ def _plain(value) -> float | None:
 
 
 def export_profile(out_dir, corpus: Corpus, sections: pd.DataFrame) -> list:
-    """Write documents.csv, sections.csv and corpus_profile.json (key numbers) under
+    """Write documents.csv, sections.csv, dialects.csv and corpus_profile.json (key numbers) under
     ``out_dir/corpus_profile/``, each atomically; returns the paths."""
     folder = Path(out_dir) / "corpus_profile"
     return [
         write_text_atomic(folder / "documents.csv", documents_table(corpus).to_csv(index=False)),
         write_text_atomic(folder / "sections.csv", sections.to_csv(index=False)),
+        write_text_atomic(folder / "dialects.csv", dialects_table(corpus).to_csv(index=False)),
         write_text_atomic(folder / "corpus_profile.json",
                           json.dumps(profile_numbers(corpus, sections), indent=2)),
     ]

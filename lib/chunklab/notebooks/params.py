@@ -258,7 +258,7 @@ def load_corpus_param(folder: str, *, name: str = "CORPUS", infer_headings: bool
     with parameter(name):
         corpus = load_corpus(folder, infer_headings=infer_headings)
     if nonempty and not len(corpus):
-        raise ConfigError(f"{name}: no readable .md/.markdown/.txt file in {folder}")
+        raise ConfigError(f"{name}: no readable .md/.markdown/.mdx/.txt file in {folder}")
     return corpus
 
 

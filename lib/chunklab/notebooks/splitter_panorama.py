@@ -1,5 +1,5 @@
 """Notebook 02, the splitter panorama: every registered splitter on one document at one size,
-scored by measurement on four axes."""
+scored by measurement on five axes."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from ..document.blocks import inside_block
 from ..document.corpus import Corpus, Document
 from ..errors import ConfigError, DocumentNotFoundError
 from ..evaluation import invariants
+from ..evaluation.metrics import label_share
 from ..evaluation.queries import Query
 from ..util.atomic import write_text_atomic
 from ..util.values import missing
@@ -35,12 +36,14 @@ from .params import (
 )
 from .params import validate as validate_params
 
-AXES = ("controls_size", "preserves_structure", "code_integrity", "heading_metadata")
+AXES = ("controls_size", "preserves_structure", "code_integrity", "label_kept",
+        "heading_metadata")
 THRESHOLDS = {
     # axis: (measure, "yes" at or above, "partial" at or above; "no" below)
     "controls_size": ("within_size", 0.95, 0.80),
     "preserves_structure": ("on_block_boundary", 0.95, 0.60),
     "code_integrity": ("intact_blocks", 1.0, 0.80),
+    "label_kept": ("label_kept", 1.0, 0.80),
     # 0.90, not 0.95: the chunk right under the document's H1 has an empty breadcrumb on
     # purpose (the H1 only repeats the title, which every rendering carries anyway)
     "heading_metadata": ("with_breadcrumb", 0.90, 0.50),
@@ -161,7 +164,7 @@ def answers_whole(doc: Document, chunks, queries) -> float:
 
 def measure_strategy(doc: Document, name: str, size: int, unit: str = "chars",
                      queries: list[Query] | None = None, chunks=None) -> dict:
-    """One strategy on one document: the four axes as numbers, plus the invariant counts
+    """One strategy on one document: the five axes as numbers, plus the invariant counts
     (``chunks``: its chunks of ``doc`` at ``size`` when already made)."""
     config = make_config(strategy=name, size=size, unit=unit)
     chunks = chunk_document(doc, config) if chunks is None else chunks
@@ -176,6 +179,7 @@ def measure_strategy(doc: Document, name: str, size: int, unit: str = "chars",
         "on_block_boundary": on_block_boundary(doc, chunks),
         "intact_blocks": intact_blocks(doc, chunks),
         "split_blocks": report.split_blocks,
+        "label_kept": label_share(chunks, {doc.id: doc}),
         "with_breadcrumb": float(np.mean([bool(c.breadcrumb) for c in chunks]))
         if chunks else math.nan,
         "lost_chars": report.lost_chars, "heading_only": report.heading_only,
@@ -207,7 +211,9 @@ def panorama(doc: Document, size: int, *, unit: str = "chars", strategies=None,
     (largest chunk / size), ``median_size``; ``on_block_boundary`` (share of boundaries
     between blocks at any depth); ``intact_blocks`` (share of fences and tables, nested ones
     included, not cut) and
-    ``split_blocks``; ``with_breadcrumb`` (share of chunks with a non-empty breadcrumb);
+    ``split_blocks``; ``label_kept`` (share of chunks inside a labelled container that carry
+    its label, NaN when none lies inside one); ``with_breadcrumb`` (share of chunks with a
+    non-empty breadcrumb);
     the invariant counts ``lost_chars``, ``heading_only``, ``wrong_breadcrumbs``,
     ``non_verbatim``; ``answers_whole`` (share of this document's query answers held whole
     by one chunk, NaN without queries). ``chunks`` (``strategy_chunks``) saves chunking
@@ -231,7 +237,7 @@ def reading(axis: str, row) -> str:
 
 
 def readings(frame: pd.DataFrame) -> pd.DataFrame:
-    """The four axes as yes/partial/no next to the numbers they are read from."""
+    """The five axes as yes/partial/no next to the numbers they are read from."""
     rows = []
     for _, row in frame.iterrows():
         record = {"strategy": row["strategy"]}

@@ -114,7 +114,7 @@ def results_table(summary: pd.DataFrame, metrics, *, retriever: str | None = Non
 
 
 CHUNK_COLUMNS = ("chunks", "tokens_p50", "tokens_p95", "chars_p50", "chars_p95", "chars_max",
-                 "single_chunk_docs_share", "code_integrity",
+                 "single_chunk_docs_share", "code_integrity", "label_kept",
                  "heading_only", "oversize", "oversize_share", "lost_chars", "verbatim_share",
                  "over_encoder_limit", "over_encoder_limit_method")
 

@@ -35,7 +35,8 @@ def section_pieces(doc, section: Section, config, sizer: Sizer) -> list[Piece]:
 
 def packed_pieces(doc, section: Section, config, sizer: Sizer) -> list[Piece]:
     """A section's blocks glued, cut where they may be and packed up to the size."""
-    groups = glue(section, caption=config.table_caption, caption_max=config.caption_max_chars)
+    groups = glue(section, caption=config.table_caption, caption_max=config.caption_max_chars,
+                  text=doc.text)
     segments = [
         seg for group in groups for seg in group_segments(group, doc.text, config.size, sizer)
     ]

@@ -10,7 +10,7 @@ from ...document.corpus import Document
 from ...document.lines import LineIndex
 from ..build import ChunkBuilder, register
 from ..config import ChunkerConfig
-from ..packing import absorb_wordless
+from ..packing import absorb_wordless, holds_content
 from ..records import Chunk, Piece
 
 
@@ -34,7 +34,8 @@ def _leads(blocks: Sequence[Block], starts: list[int], start: int, end: int) -> 
     blocks, which lead the content that follows."""
     lo = max(bisect.bisect_right(starts, start) - 1, 0)
     hi = bisect.bisect_left(starts, end)
-    return not any(b.is_body and b.end > start for b in blocks[lo:hi])
+    body = [b for b in blocks[lo:hi] if b.is_body and b.end > start]
+    return not any(b.kind != "container" or holds_content(b.children, start, end) for b in body)
 
 
 @register(
