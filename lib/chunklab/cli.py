@@ -146,7 +146,7 @@ def cmd_summary(args) -> int:
 
 def cmd_queries(args) -> int:
     from .document.corpus import load_corpus
-    from .evaluation.mining import mine
+    from .evaluation.free_queries import mine_all
     from .evaluation.queries import save_queries
 
     out_file(args.out, "queries.jsonl")
@@ -154,7 +154,7 @@ def cmd_queries(args) -> int:
         raise ChunklabError(f"--max-sources must be at least 1 (gold documents a mined query "
                             f"may name); got {args.max_sources}")
     corpus = load_corpus(args.corpus).require_documents()
-    mined = mine(corpus, max_sources=args.max_sources).require(args.corpus)
+    mined = mine_all(corpus, max_sources=args.max_sources).require(args.corpus)
     queries = mined.queries
     save_queries(queries, args.out)
     if mined.dropped:
