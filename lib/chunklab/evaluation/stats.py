@@ -258,8 +258,10 @@ def flipped_sums(diffs: np.ndarray, *, n_resamples: int, seed: int
     n = diffs.shape[0]
     exact = 0 < n <= 16 and 2**n <= n_resamples
     batches = [all_signs(n)] if exact else (random_signs(n, n_resamples, seed) if n else [])
-    flipped = [signs @ diffs for signs in batches]  # float64
-    counts = [signs.sum(axis=1, dtype=np.float64) for signs in batches]
+    flipped, counts = [], []
+    for signs in batches:  # once: a batch generator (over 64 MB of signs) is read only once
+        flipped.append(signs @ diffs)  # float64
+        counts.append(signs.sum(axis=1, dtype=np.float64))
     if not flipped:
         return np.zeros((0, diffs.shape[1])), np.zeros(0), exact
     return np.concatenate(flipped), np.concatenate(counts), exact
