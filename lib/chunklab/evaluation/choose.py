@@ -150,6 +150,11 @@ class Choice:
     """Constraints of the rule that do not apply to its retriever (so they excluded nothing)."""
     identical: list[str] = field(default_factory=list)
     """Configs whose chunks are identical to the chosen one's (the same config in effect)."""
+    decided_by: str = ""
+    """``evidence`` (its questions separate configs), ``cost only`` (every config at the
+    ceiling, or no pair separated: the tie-break decided), or "" (not assessed)."""
+    decision: dict[str, Any] = field(default_factory=dict)
+    """``decision.Decision.as_dict()``: the kinds chosen on, why, and what would decide it."""
 
     @property
     def verdict(self) -> str:

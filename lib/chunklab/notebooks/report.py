@@ -323,7 +323,7 @@ def notebook_values(out_dir: Path, params, *, queries: str, name: str = "",
     ``share_text`` False has 04 draw boundary positions without the documents' text."""
     k = params.k
     engine = engine or Engine()
-    first = "answer_hit" if queries else "hit"  # mined queries carry gold sections, no answer
+    first = "answer_hit"  # written queries carry answers, and so do the free mined kinds
     values = {
         "CORPUS": params.corpus, "QUERIES": params.queries, "OUT_DIR": str(out_dir),
         "RUN_DIR": str(out_dir), "STRATEGIES": list(params.strategies),
