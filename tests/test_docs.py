@@ -3,6 +3,7 @@ renders today, and every page the documentation links to exists or is announced.
 
 from __future__ import annotations
 
+import argparse
 import re
 
 import pytest
@@ -24,12 +25,20 @@ def test_a_generated_page_is_what_the_code_renders(page):
         f"docs/{page} is out of date: run {docs.REGENERATE}"
 
 
+def command_names(parser, name: str) -> set[str]:
+    """``name`` and every (sub)command below it, as typed."""
+    found = {name}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub, subparser in action.choices.items():
+                found |= command_names(subparser, f"{name} {sub}")
+    return found
+
+
 def test_the_cli_page_holds_every_command_s_help():
     page = docs.cli_page()
     parser = build_parser()
-    commands = {"chunklab", *(f"chunklab {name}" for name in
-                              parser._subparsers._group_actions[0].choices)}
-    assert commands | {"chunklab queries mine"} == set(re.findall(r"^## `(.+)`$", page, re.M))
+    assert command_names(parser, "chunklab") == set(re.findall(r"^## `(.+)`$", page, re.M))
     assert docs._help(parser).strip() in page
 
 

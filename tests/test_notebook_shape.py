@@ -33,8 +33,8 @@ def parameters_cell(nb):
     return tagged[0]
 
 
-def test_there_are_six_notebooks():
-    assert [n[:2] for n in NOTEBOOKS] == ["01", "02", "03", "04", "05", "06"]
+def test_there_are_seven_notebooks():
+    assert [n[:2] for n in NOTEBOOKS] == ["01", "02", "03", "04", "05", "06", "07"]
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)

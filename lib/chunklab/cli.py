@@ -145,8 +145,30 @@ def cmd_summary(args) -> int:
 
 
 def cmd_queries(args) -> int:
+    if args.queries_command == "check":
+        return cmd_queries_check(args)
+    return cmd_queries_mine(args)
+
+
+def cmd_queries_check(args) -> int:
+    """Every problem of a written query file, one line each; exit 2 when there is one."""
     from .document.corpus import load_corpus
-    from .evaluation.mining import mine
+    from .evaluation.question_check import check_file
+
+    corpus = load_corpus(args.corpus).require_documents()
+    problems = check_file(args.file, corpus)
+    for problem in problems:
+        print(f"{args.file}: {problem}")
+    if problems:
+        print(f"chunklab: {len(problems)} problem(s) in {args.file}", file=sys.stderr)
+        return 2
+    print(f"{args.file}: every question passes ({len(corpus)} documents)")
+    return 0
+
+
+def cmd_queries_mine(args) -> int:
+    from .document.corpus import load_corpus
+    from .evaluation.free_queries import mine_all
     from .evaluation.queries import save_queries
 
     out_file(args.out, "queries.jsonl")
@@ -154,7 +176,7 @@ def cmd_queries(args) -> int:
         raise ChunklabError(f"--max-sources must be at least 1 (gold documents a mined query "
                             f"may name); got {args.max_sources}")
     corpus = load_corpus(args.corpus).require_documents()
-    mined = mine(corpus, max_sources=args.max_sources).require(args.corpus)
+    mined = mine_all(corpus, max_sources=args.max_sources).require(args.corpus)
     queries = mined.queries
     save_queries(queries, args.out)
     if mined.dropped:

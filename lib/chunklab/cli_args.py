@@ -29,6 +29,7 @@ EXAMPLES = {
              "--out chunks.jsonl",
     "summary": "chunklab summary --corpus data/sample --size 1000",
     "mine": "chunklab queries mine --corpus data/sample --out queries.jsonl",
+    "check": "chunklab queries check my-questions.jsonl --corpus docs/",
     "sweep": "chunklab sweep --corpus data/sample --queries data/sample/queries.jsonl "
              "--sizes 400,800 --out results/my-sweep",
     "view": "chunklab view --corpus data/sample --doc api/client.md --strategy ast_breadcrumb "
@@ -95,8 +96,8 @@ def build_parser() -> argparse.ArgumentParser:
     summary.add_argument("--strategies", default=None,
                          help="comma-separated strategy names (default: every available one; "
                               "see: chunklab strategies)")
-    queries = command("queries", "query files: mine queries from a corpus",
-                       EXAMPLES["mine"])
+    queries = command("queries", "query files: mine queries from a corpus, check written ones",
+                       f"{EXAMPLES['mine']}\n  {EXAMPLES['check']}")
     queries_sub = queries.add_subparsers(dest="queries_command", required=True,
                                          metavar="COMMAND")
     mine = _command(queries_sub, "mine", "queries from titles, headings and API symbols",
@@ -105,6 +106,12 @@ def build_parser() -> argparse.ArgumentParser:
     mine.add_argument("--out", required=True, help="output .jsonl file")
     mine.add_argument("--max-sources", type=int, default=MAX_SOURCES,
                       help="drop a mined query naming more gold documents than this")
+    check = _command(queries_sub, "check", "written questions: each answer an exact span found "
+                     "once in its document, 20-300 chars, no heading line, the question not "
+                     "repeating the section heading; one line per problem, exit 2 if any",
+                     parents=[common])
+    check.add_argument("file", metavar="FILE", help="JSONL query file")
+    check.add_argument("--corpus", required=True, help="folder of .md/.markdown/.txt files")
 
     sweep = command("sweep", "strategies x sizes x retrievers, scored per query")
     sweep.add_argument("--corpus", default=DEFAULT_CORPUS,

@@ -155,6 +155,11 @@ class Choice:
     """The rule over repeated seeded splits: how often each config is chosen, its held-out
     scores, the configs the evidence cannot separate, the smallest detectable difference
     (None when the rule asks for no splits or the queries are too few)."""
+    decided_by: str = ""
+    """``evidence`` (its questions separate configs), ``cost only`` (every config at the
+    ceiling, or no pair separated: the tie-break decided), or "" (not assessed)."""
+    decision: dict[str, Any] = field(default_factory=dict)
+    """``decision.Decision.as_dict()``: the kinds chosen on, why, and what would decide it."""
 
     @property
     def verdict(self) -> str:

@@ -33,7 +33,7 @@ def export_choice(choice: Choice, path: str | os.PathLike) -> Path:
         runner_up=None if runner is None else {
             name: runner[name] for name in (*CONFIG_FIELDS, choice.rule.primary_metric,
                                             "ci_low", "ci_high", BUNDLE_TOKENS)},
-        verdict=verdict_text(choice), identical_configs=choice.identical,
+        verdict=verdict_text(choice), **choice.decision, identical_configs=choice.identical,
         stability=None if choice.stability is None else choice.stability.as_dict(choice.rule),
         excluded_by_constraints=choice.excluded, constraints_not_binding=choice.not_binding)
 

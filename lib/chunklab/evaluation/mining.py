@@ -150,7 +150,9 @@ class Mined:
 
 
 ORIGINS = ("title", "section heading", "heading code span", "heading signature",
-           "heading identifier", "definition list", "table", "body sentence")
+           "heading identifier", "definition list", "table", "body sentence", "keyword query",
+           "partial query", "xref query", "identifier query")
+"""Where a mined query was first found; the last four are the free kinds (``free_queries``)."""
 
 
 def _count(n: int) -> str:

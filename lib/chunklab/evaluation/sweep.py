@@ -23,8 +23,8 @@ from ..util.paths import shared_path
 from . import budget, embedding, families, grid, intervals, leakage, tables, units
 from .defaults import MIN_INTERVAL_N, default_primary_metric
 from .engine import Engine, Executor, Pending
+from .free_queries import mine_all
 from .launch import start
-from .mining import mine
 from .queries import QuerySplit, given_split, load_queries, query_group, split_queries
 from .retrieve import EmbeddingCache, default_cache_dir
 from .run_folder import prepare, writing
@@ -173,7 +173,7 @@ def _queries(params: SweepParams, corpus: Corpus) -> tuple[list, DroppedQueries,
         queries, dropped = load_queries(params.queries, corpus), NOTHING_DROPPED
         by_source = {"query file": len(queries)}
     else:
-        mined = mine(corpus, max_sources=params.mined_max_sources).require(params.corpus)
+        mined = mine_all(corpus, max_sources=params.mined_max_sources).require(params.corpus)
         queries, dropped, by_source = mined.queries, mined.report(), mined.sources()
     return queries, dropped, split_queries(queries, seed=params.split_seed,
                                            minimum=params.min_split), by_source

@@ -199,7 +199,8 @@ PER_QUERY = Table("per_query.parquet", "every metric of every query, config and 
         ("retriever", "str", "bm25, dense or hybrid"),
         ("query_id", "str", "the query's id in the query set"),
         ("query_kind", "str", "the query file's kind (manual by default), or the mined kind: "
-                              "title, section, symbol, body"),
+                              "title, section, symbol, body, keyword, partial, xref, "
+                              "identifier"),
         ("metric", "str", "metric name at k (answer_hit@5), at a token budget of the top chunks "
                           "that fill it (span_iou@b1024), or neither (precision_omega)"),
         ("value", "float", "the query's value (NaN where it is undefined, e.g. empty bundle)"),

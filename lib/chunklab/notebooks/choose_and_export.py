@@ -15,7 +15,9 @@ from ..document.corpus import Corpus
 from ..errors import ConfigError, RuleError
 from ..evaluation.candidates import margins
 from ..evaluation.choose import Choice
+from ..evaluation.decision import Decision, decide
 from ..evaluation.export import config_name, export_choice, paired_text, verdict_text
+from ..evaluation.free_queries import mine_all
 from ..evaluation.queries import Query
 from ..evaluation.rules import (
     BUNDLE,
@@ -339,10 +341,35 @@ def _num(value) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
-def export(choice: Choice, out_dir: str | os.PathLike) -> list[Path]:
-    """Write ``chosen_config.yaml`` and ``constraint_margins.svg`` (each config's margin to
-    each constraint, drawn whether or not one met them all) into ``out_dir``."""
+KINDS_FILE = "query_kinds.csv"
+"""What each query kind can tell (``kind_figures``), written beside chosen_config.yaml."""
+
+
+def decision_for(setup: ChooseSetup) -> Decision:
+    """``decision.decide`` on the run's queries (mined again from the corpus when the run
+    mined them: the same queries, the same ids) and its corpus."""
+    queries = setup.queries or mine_all(setup.corpus).queries
+    rule = setup.rule
+    return decide(setup.run, rule.primary_metric, rule.retriever, queries=queries,
+                  corpus=setup.corpus, asked=rule.query_kinds, alpha=rule.alpha)
+
+
+def kinds_table(decision: Decision) -> Table:
+    """The figures of each query kind, the kinds the choice uses highlighted."""
+    frame = decision.figures.drop(columns=["best_config"])
+    return Table(frame, highlight=frame["query_kind"].isin(decision.kinds))
+
+
+def export(choice: Choice, out_dir: str | os.PathLike,
+           decision: Decision | None = None) -> list[Path]:
+    """Write ``chosen_config.yaml``, ``constraint_margins.svg`` (each config's margin to
+    each constraint, drawn whether or not one met them all) and, with ``decision``,
+    ``query_kinds.csv`` into ``out_dir``."""
     written = [export_choice(choice, out_dir)]
+    if decision is not None and not decision.figures.empty:
+        text = decision.figures.assign(used=decision.figures["query_kind"].isin(
+            decision.kinds)).to_csv(index=False)
+        written.append(write_text_atomic(Path(out_dir) / KINDS_FILE, text))
     table = margins(choice.candidates, choice.rule)
     if not table.empty:
         svg = charts.to_svg(charts.constraint_margins(table))

@@ -26,7 +26,7 @@ from ..viz.tables import interval_text, styled, table_html
 TEMPLATE = "index.html.j2"
 SWEEP_FILES = ("run.json", "summary.csv", "chunk_stats.csv", "significance.csv",
                "per_query.parquet", "retrieved.parquet", "chunks.parquet", "chosen_config.yaml",
-               "constraint_margins.svg")
+               "constraint_margins.svg", "query_kinds.csv")
 CHOSEN_ON = {"tuning": "the tuning queries", "all": "all queries, too few to split"}
 
 
@@ -71,6 +71,12 @@ class ChoiceView:
     margins: bool
     reach: tuple[tuple[str, tuple[str, ...]], ...]
     """Titled lists of what the rule left out or does not apply (only those not empty)."""
+    decided_by: str = ""
+    """``evidence``, ``evidence, then cost`` or ``cost only`` ("" when not assessed)."""
+    decision: str = ""
+    """Why, and on which query kinds."""
+    to_decide: str = ""
+    """What would decide it: how many written questions, about which sections."""
 
 
 def choice_view(out_dir: Path, data: dict) -> ChoiceView:
@@ -90,7 +96,9 @@ def choice_view(out_dir: Path, data: dict) -> ChoiceView:
         metric=str(rule.get("primary_metric", "")),
         constraints=", ".join(rule.get("constraints") or []),
         meets_rule=data.get("meets_rule", True) is not False,
-        margins=(out_dir / "constraint_margins.svg").is_file(), reach=reach_lists(data))
+        margins=(out_dir / "constraint_margins.svg").is_file(), reach=reach_lists(data),
+        decided_by=str(data.get("decided_by") or ""), decision=str(data.get("decision") or ""),
+        to_decide=str(data.get("to_decide") or ""))
 
 
 REACH = (("excluded_by_constraints", "Excluded by a constraint"),
@@ -162,6 +170,17 @@ def notes(run: SweepResult | None) -> list[str]:
     return [str(item) for item in items if item]
 
 
+def kinds_html(out_dir: Path) -> str:
+    """query_kinds.csv (what each query kind can tell) as a table, the kinds used
+    highlighted; "" when 06 wrote none."""
+    path = out_dir / "query_kinds.csv"
+    if not path.is_file():
+        return ""
+    frame = pd.read_csv(path).drop(columns=["best_config"], errors="ignore")
+    used = frame.pop("used") if "used" in frame else pd.Series(False, index=frame.index)
+    return table_html(styled(frame, highlight=used.astype(bool)))
+
+
 def _run(out_dir: Path) -> tuple[SweepResult | None, str]:
     try:
         return load_run(out_dir), ""
@@ -190,7 +209,7 @@ def write_index(out_dir: Path, runs, params) -> Path:
         total=sum(r.seconds for r in runs), runs=run_rows(runs),
         choice=choice_view(out_dir, data) if data else None,
         no_choice=problem or "No chosen_config.yaml was written (see notebook 06).",
-        picture=picture, candidates=candidates, notes=notes(run),
+        picture=picture, candidates=candidates, notes=notes(run), kinds=kinds_html(out_dir),
         headline=headline_table(run, str(data.get("config_id", ""))),
         views=[p.name for p in sorted(out_dir.glob("*.html")) if p.name not in notebook_pages],
         files=[n for n in SWEEP_FILES if (out_dir / n).is_file()])

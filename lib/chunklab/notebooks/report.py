@@ -324,7 +324,7 @@ def notebook_values(out_dir: Path, params, *, queries: str, name: str = "",
     ``share_text`` False has 04 draw boundary positions without the documents' text."""
     k = params.k
     engine = engine or Engine()
-    first = "answer_hit" if queries else "hit"  # mined queries carry gold sections, no answer
+    first = "answer_hit"  # written queries carry answers, and so do the free mined kinds
     values = {
         "CORPUS": params.corpus, "QUERIES": params.queries, "OUT_DIR": str(out_dir),
         "RUN_DIR": str(out_dir), "STRATEGIES": list(params.strategies),
@@ -333,8 +333,7 @@ def notebook_values(out_dir: Path, params, *, queries: str, name: str = "",
         "BUDGETS": list(params.budgets), "CONTRASTS": list(params.contrasts),
         "ALL_PAIRS": params.all_pairs, "ENGINE": engine.kind, "WORKERS": engine.workers or 0,
         "ADDRESS": engine.address, "RETRIEVER": params.retrievers[0], "DOC": "", "PRESET_DOCS": [],
-        "GOLD": default_gold(params.corpus), "PRIMARY_METRIC": default_primary_metric(
-            params.budgets, k, answers=bool(queries)),
+        "GOLD": default_gold(params.corpus), "PRIMARY_METRIC": default_primary_metric(params.budgets, k),
         "SHARE_TEXT": share_text,
         "METRICS": [f"{metric}@{k}" for metric in (first, "recall", "bundle_efficiency",
                                                     *([] if queries else ["section_efficiency"]),
