@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from chunklab.chunking.records import Chunk
+from chunklab.errors import SchemaError
 from chunklab.evaluation import tables
 from chunklab.evaluation.metrics import ChunkStats
 from chunklab.evaluation.runs import RunInfo, SweepParams, load_run
@@ -43,7 +44,7 @@ def test_the_reader_gives_back_the_declared_columns(run_dir, table):
 
 def test_a_frame_that_is_not_the_schema_is_refused():
     frame = pd.DataFrame([{"config_id": "a", "strategy": "rct"}])
-    with pytest.raises(tables.SchemaError, match="missing column"):
+    with pytest.raises(SchemaError, match="missing column"):
         tables.CHUNK_STATS.conform(frame)
     extra = tables.SUMMARY.frame([]).assign(surprise=1)
     assert "undeclared column(s) ['surprise']" in tables.SUMMARY.problems(extra)[0]

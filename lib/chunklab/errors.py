@@ -221,6 +221,13 @@ class CacheWarning(UserWarning):
     """An embedding cache whose file was unsound (moved aside and rebuilt) or cannot be used."""
 
 
+class SchemaError(ChunklabError, ValueError):
+    """A result table whose columns are not the declared ones."""
+
+    def __init__(self, file: str, problems: list[str]):
+        super().__init__(f"{file}: " + "; ".join(problems))
+
+
 class ChartError(ChunklabError, ValueError):
     """A chart asked of a table that lacks what it draws (a metric, a column)."""
 

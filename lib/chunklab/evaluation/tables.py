@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..errors import ChunklabError
+from ..errors import SchemaError
 from ..util.atomic import write_atomic, write_text_atomic
 from .defaults import MIN_INTERVAL_N
 
@@ -122,11 +122,6 @@ class Table:
             return pd.DataFrame(columns=self.names)
 
 
-class SchemaError(ChunklabError, ValueError):
-    """A result table whose columns are not the declared ones."""
-
-    def __init__(self, file: str, problems: list[str]):
-        super().__init__(f"{file}: " + "; ".join(problems))
 
 
 def _fits(series: pd.Series, kind: str) -> bool:
