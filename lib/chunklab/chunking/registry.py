@@ -5,14 +5,10 @@ optional packages: it stays listed without them, marked unavailable with the ins
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import metadata
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from ..document.corpus import Document
-    from .config import ChunkerConfig
-    from .records import Chunk, StrategyFunc
+from typing import Any
 
 from ..errors import MissingExtraError, UnknownStrategyError
 
@@ -46,8 +42,8 @@ class Strategy:
     """A registered strategy: its function and what ``chunklab strategies`` says of it."""
 
     name: str
-    func: StrategyFunc
-    """``(doc, config) -> list[Chunk]``: the strategy contract."""
+    func: Callable[..., list[Any]]
+    """``(doc, config) -> list[Chunk]``: the contract ``chunking.records.StrategyFunc``."""
     description: str
     prefix: bool
     """Whether embed/context text carry the breadcrumb by default."""
@@ -84,7 +80,7 @@ class Strategy:
         if names:
             raise MissingExtraError(f"strategy {self.name!r}", extras, names)
 
-    def __call__(self, doc: Document, config: ChunkerConfig) -> list[Chunk]:
+    def __call__(self, doc: Any, config: Any) -> list[Any]:
         if self.requires:  # the core strategies need nothing more
             self.require()
         return self.func(doc, config)
