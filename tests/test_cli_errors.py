@@ -145,10 +145,13 @@ CASES = [
     ("sweep --corpus {corpus} --queries {queries} --budgets 0 --out {root}/r1", "budgets"),
     ("sweep --corpus {corpus} --queries {queries} --budgets -5 --out {root}/r1", "budgets"),
     ("sweep --corpus {corpus} --queries {queries} --strategies rct --contrast rct:mts "
-     "--out {root}/r1", "contrasts"),
-    ("sweep --corpus {corpus} --queries {queries} --contrast rct --out {root}/r1", "contrasts"),
+     "--out {root}/r1", "names mts, not among the swept strategies (rct): add it"),
+    ("report --corpus {corpus} --strategies rct --contrast rct:mts --out {root}/rep",
+     "names mts, not among the swept strategies (rct): add it"),
+    ("sweep --corpus {corpus} --queries {queries} --contrast rct --out {root}/r1",
+     "expected 'A:B'"),
     ("sweep --corpus {corpus} --queries {queries} --contrast rct:rct --out {root}/r1",
-     "contrasts"),
+     "expected 'A:B'"),
     ("sweep --corpus {corpus} --queries {queries} --set colour=red --out {root}/r1", "colour"),
     ("sweep --corpus {corpus} --queries {queries} --set overlap=1000 --out {root}/r1",
      "overlap"),
@@ -159,7 +162,8 @@ CASES = [
     # sweep: the inputs
     ("sweep --corpus {missing} --queries {queries} --out {root}/r1", "does not exist"),
     ("sweep --corpus {empty} --mine-queries --out {root}/r1", "no documents"),
-    ("sweep --corpus {corpus} --queries {missing} --out {root}/r1", "cannot read"),
+    ("sweep --corpus {corpus} --queries {missing} --out {root}/r1",
+     "cannot read query file .*: no such file$"),
     ("sweep --corpus {corpus} --queries {root} --out {root}/r1", "is a folder"),
     ("sweep --corpus {corpus} --queries {latin1.jsonl} --out {root}/r1", "UTF-8"),
     ("sweep --corpus {corpus} --queries {badjson.jsonl} --out {root}/r1", "not valid JSON"),
@@ -265,3 +269,26 @@ def test_a_disk_that_refuses_writes_is_one_line_naming_the_file(where, monkeypat
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and words in err.lower() and str(out) in err, err
     assert not list(Path(where["root"]).rglob("*.tmp"))
+
+
+@pytest.mark.parametrize("what,lines", [
+    ("missing", ["chunk --corpus {missing} --strategy rct --out {root}/o.jsonl",
+                 "summary --corpus {missing}", "queries mine --corpus {missing} --out {root}/q",
+                 "sweep --corpus {missing} --mine-queries --out {root}/r1",
+                 "view --corpus {missing} --doc a.md --strategy rct --out {root}/v.html",
+                 "report --corpus {missing} --out {root}/rep"]),
+    ("query", ["sweep --corpus {corpus} --queries {missing} --out {root}/r1",
+               "sweep --corpus {corpus} --queries {queries} --test-queries {missing} "
+               "--out {root}/r1",
+               "report --corpus {corpus} --queries {missing} --out {root}/rep"]),
+])
+def test_a_missing_corpus_or_query_file_is_one_message_from_every_command(what, lines, where,
+                                                                           capsys):
+    messages = set()
+    for line in lines:
+        assert main(argv(line, where)) == 2
+        error = capsys.readouterr().err.strip()
+        # a notebook parameter's error names the parameter first; the message is the same
+        messages.add(re.sub(r"^chunklab: error: (CORPUS|QUERIES): ", "chunklab: error: ", error))
+    assert len(messages) == 1, messages
+    assert "bad line" not in messages.pop()

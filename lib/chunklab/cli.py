@@ -21,7 +21,7 @@ from .errors import (
     disk_fault,
     validation_message,
 )
-from .evaluation.defaults import default_contrasts
+from .evaluation.defaults import contrasts_for
 
 
 def engine_from_args(args):
@@ -212,9 +212,12 @@ def _budgets(text: str) -> list[int]:
 
 def _contrasts(given: list[str] | None, strategies: list[str]) -> list[str]:
     """The --contrast values ('none' for none), else the defaults whose strategies are swept."""
-    if given is None:
-        return default_contrasts(strategies)
-    return [c for item in given for c in _split(item) if c.lower() != "none"]
+    if given is not None:
+        given = [c for item in given for c in _split(item) if c.lower() != "none"]
+    try:
+        return contrasts_for(given, strategies)
+    except ValueError as err:
+        raise ConfigError(f"--{err}") from None
 
 
 def _sizes(text: str) -> list[int]:

@@ -38,8 +38,8 @@ EXAMPLES = {
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
-    """Every option's help ends with its default (when it has one worth showing); the
-    epilog's example keeps its line breaks."""
+    """Every option's help ends with its default (when it has one worth showing: not a flag's,
+    which its name already says); the epilog's example keeps its line breaks."""
 
     def _get_help_string(self, action: argparse.Action) -> str:
         text = action.help or ""
@@ -47,7 +47,7 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
         nothing = default is None or default is False or (
             isinstance(default, str | list) and not default)
         if "%(default)" in text or "(default" in text or not action.option_strings or \
-                nothing or default is argparse.SUPPRESS:
+                nothing or default is argparse.SUPPRESS or action.nargs == 0:
             return text
         return f"{text} (default: %(default)s)"
 

@@ -19,6 +19,7 @@ from ..errors import (
     FrontMatterTooDeepError,
     ParseTimeLimitError,
     UndecodableFileError,
+    missing_folder,
 )
 from .blocks import (
     Block,
@@ -376,7 +377,7 @@ def load_corpus(root: str | os.PathLike, *, infer_headings: bool = False,
     limit = parse_limit(parse_seconds)
     root_path = Path(root)
     if not root_path.is_dir():
-        raise CorpusError(f"corpus folder {str(root)!r} does not exist or is not a folder")
+        raise CorpusError(missing_folder(root))
     documents: list[Document] = []
     skipped: list[Skipped] = []
     for path in _candidate_files(root_path):

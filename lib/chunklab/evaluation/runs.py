@@ -33,6 +33,7 @@ from .defaults import (
     DEFAULT_RETRIEVERS,
     DEFAULT_SIZES,
     DEFAULT_STRATEGIES,
+    contrast_problem,
 )
 from .mining import MAX_SOURCES, DroppedQueries
 from .queries import MIN_SPLIT
@@ -110,15 +111,7 @@ class SweepParams(BaseModel):
             raise ValueError("held_out_queries: give the tuning queries too (queries); mined "
                              "queries are split by split_seed instead")
         for text in self.contrasts:
-            sides = text.split(":")
-            if len(sides) != 2 or sides[0] == sides[1] or not all(sides):
-                raise ValueError(f"contrasts: expected 'strategy:strategy' (two different "
-                                 f"strategies of the sweep, e.g. ast_breadcrumb:ast_merge); got "
-                                 f"{text!r}")
-            unknown = [side for side in sides if side not in self.strategies]
-            if unknown:
-                raise ValueError(f"contrasts: {text!r} names {', '.join(unknown)}, not among the "
-                                 f"sweep's strategies ({', '.join(self.strategies)})")
+            contrast_problem(text, self.strategies)
         return self
 
     def planned_pairs(self) -> list[tuple[str, str]]:

@@ -23,7 +23,7 @@ from ..evaluation.defaults import (
     DEFAULT_RETRIEVERS,
     DEFAULT_SIZES,
     DEFAULT_STRATEGIES,
-    default_contrasts,
+    contrasts_for,
 )
 from ..evaluation.engine import Engine
 from ..evaluation.run_folder import clear_run, run_folder, writing
@@ -383,7 +383,7 @@ def build_report(out_dir: str | os.PathLike, *, corpus: str = DEFAULT_CORPUS,
         SweepInputs, CORPUS=corpus, QUERIES=queries, HELD_OUT_QUERIES=held_out_queries,
         SPLIT_SEED=split_seed, STRATEGIES=list(strategies), SIZES=list(sizes),
         RETRIEVERS=list(retrievers), K=k, BUDGETS=list(budgets),
-        CONTRASTS=default_contrasts(strategies) if contrasts is None else list(contrasts),
+        CONTRASTS=contrasts_for(contrasts, list(strategies)),
         ALL_PAIRS=all_pairs))
     found = find_notebooks(notebooks)
     folder = run_folder(resolve_output(out_dir, name="OUT_DIR"), params, overwrite=overwrite)

@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import pandas as pd
-from pydantic import BeforeValidator, ValidationInfo, field_validator
+from pydantic import BeforeValidator, Field, ValidationInfo, field_validator
 
 from ..errors import ConfigError
 from ..evaluation import leakage
 from ..evaluation.budget import budget_name
+from ..evaluation.defaults import contrasts_for
 from ..evaluation.engine import ENGINES, Engine
 from ..evaluation.run_folder import run_folder
 from ..evaluation.sweep import GROUP, KEY_METRICS, SweepParams, SweepResult, headline, summary_table
@@ -55,7 +56,7 @@ class SweepInputs(NotebookParams):
     HELD_OUT_QUERIES: QueryFile = ""
     SPLIT_SEED: NonNegativeInt = 0
     BUDGETS: PositiveInts = []
-    CONTRASTS: TextsOrNone = []
+    CONTRASTS: TextsOrNone | None = Field(default=None, validate_default=True)
     ALL_PAIRS: Flag = False
     ENGINE: EngineName = "local"
     WORKERS: NonNegativeInt = 0
@@ -63,14 +64,9 @@ class SweepInputs(NotebookParams):
 
     @field_validator("CONTRASTS")
     @classmethod
-    def _contrasts(cls, values: list[str], info: ValidationInfo) -> list[str]:
-        strategies = info.data.get("STRATEGIES") or []
-        for text in values:
-            sides = text.split(":")
-            if len(sides) != 2 or sides[0] == sides[1] or not set(sides) <= set(strategies):
-                raise ValueError(f"each contrast is 'A:B', two different strategies of "
-                                 f"STRATEGIES ({', '.join(strategies)}); got {text!r}")
-        return values
+    def _contrasts(cls, values: list[str] | None, info: ValidationInfo) -> list[str]:
+        """None: the default contrasts whose strategies are swept; given ones must be swept."""
+        return contrasts_for(values, info.data.get("STRATEGIES") or [])
 
 
 class StrategySweepParams(SweepInputs):
@@ -114,7 +110,7 @@ def sweep_params(inputs: SweepInputs, *, options: dict[str, Any] | None = None) 
                        held_out_queries=inputs.HELD_OUT_QUERIES, split_seed=inputs.SPLIT_SEED,
                        strategies=tuple(inputs.STRATEGIES), sizes=tuple(inputs.SIZES),
                        retrievers=tuple(inputs.RETRIEVERS), k=inputs.K, unit=inputs.UNIT,
-                       budgets=tuple(inputs.BUDGETS), contrasts=tuple(inputs.CONTRASTS),
+                       budgets=tuple(inputs.BUDGETS), contrasts=tuple(inputs.CONTRASTS or ()),
                        options=options or {}, all_pairs=inputs.ALL_PAIRS)
 
 
