@@ -19,7 +19,7 @@ from ..chunking.config import ChunkerConfig
 from ..chunking.sizes import ENCODER, token_method
 from ..document.corpus import Corpus, load_corpus
 from ..errors import GridWarning
-from ..util.paths import shared_path
+from ..util.paths import real_path, repo_root, shown_path
 from . import budget, embedding, families, grid, leakage, stats, tables, units
 from .defaults import MIN_INTERVAL_N
 from .engine import Engine, Executor, Pending
@@ -123,8 +123,9 @@ def _sweep(params: SweepParams, out_dir: str | os.PathLike | None, *, corpus: Co
             warnings.warn(note, GridWarning, stacklevel=2)
         info: RunInfo = {
             "run_id": params.run_id, "params": params.shared(), "versions": versions(),
-            "corpus": {"root": shared_path(params.corpus), "fingerprint": corpus.fingerprint,
-                       "documents": len(corpus), "skipped": [s.as_dict() for s in corpus.skipped]},
+            "corpus": {"root": shown_path(real_path(params.corpus), base=repo_root() or None),
+                       "fingerprint": corpus.fingerprint, "documents": len(corpus),
+                       "skipped": [s.as_dict() for s in corpus.skipped]},
             "queries": len(queries), "queries_fingerprint": parts.queries,
             "queries_dropped": dropped, "queries_by_source": by_source,
             "query_split": split.report(), "token_method": token_method(),

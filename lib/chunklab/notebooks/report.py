@@ -221,6 +221,11 @@ def to_html(notebook: Path) -> Path:
     return write_text_atomic(notebook.with_suffix(".html"), body)
 
 
+PATH_VALUES = ("CORPUS", "QUERIES", "HELD_OUT_QUERIES", "GOLD")
+"""The notebook parameters naming the user's files, which a shared page names as ``share``
+does."""
+
+
 def share(path: Path, folders: Sequence[str | os.PathLike]) -> Path:
     """Rewrite the text file ``path`` with the machine's folders (``folders``, the repo root,
     the home folder) named as ``shown_paths`` names them, atomically."""
@@ -270,7 +275,7 @@ def run_notebook(name: str, source: Path, out_dir: Path, values: dict, *,
     executed = out_dir / f"{name}.ipynb"
     if executed.is_file():
         try:
-            share(executed, [out_dir, values.get("CORPUS", "")])
+            share(executed, [out_dir, *(str(values.get(name, "")) for name in PATH_VALUES)])
             run.html = to_html(executed)
         except Exception as err:  # reported in the index, never fatal
             run.error = (run.error + "\n" if run.error else "") + f"HTML export: {err}"
@@ -410,5 +415,6 @@ def build_report(out_dir: str | os.PathLike, *, corpus: str = DEFAULT_CORPUS,
             if progress:
                 print(f"{label}: {run.status} ({run.seconds:.1f} s)"
                       + (f" - {run.error.splitlines()[0]}" if run.error else ""), flush=True)
-        index = share(write_index(out, runs, params), [out, params.corpus])
+        index = share(write_index(out, runs, params),
+                      [out, params.corpus, params.queries, params.held_out_queries])
         return Report(out, index, runs, strict, folder.note)

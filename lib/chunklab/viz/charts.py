@@ -306,6 +306,8 @@ def significance_matrix(significance: pd.DataFrame, metric: str, labels: pd.Data
     rows = rows[rows["metric"] == metric]
     if retriever is not None:
         rows = rows[rows["retriever"] == retriever]
+    if rows.empty and labels["config_id"].nunique() < 2:
+        return message("one config was swept: there is no pair of configs to compare")
     if rows.empty:
         raise ChartError(f"no significance rows for metric {metric!r}, retriever {retriever!r}")
     names = dict(zip(labels["config_id"], config_label(labels), strict=True))
@@ -329,6 +331,12 @@ def significance_matrix(significance: pd.DataFrame, metric: str, labels: pd.Data
         return layers.facet(column=alt.Column("retriever:N", title="retriever")).properties(
             title=title)
     return layers.properties(title=title)
+
+
+def message(text: str) -> alt.LayerChart:
+    """A chart that says, in one line, why there is nothing to draw."""
+    line = alt.Chart(pd.DataFrame({"text": [text]})).mark_text(align="left", fontSize=13)
+    return alt.layer(line.encode(text="text:N")).properties(width=480, height=30)
 
 
 def _mirrored(rows: pd.DataFrame) -> pd.DataFrame:
