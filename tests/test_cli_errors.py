@@ -81,6 +81,26 @@ CASES = [
     ("chunk --corpus {corpus} --strategy rct --size 0 --out {root}/o.jsonl", "size"),
     ("chunk --corpus {corpus} --strategy rct --size -5 --out {root}/o.jsonl", "size"),
     ("chunk --corpus {corpus} --strategy rct --set colour --out {root}/o.jsonl", "KEY=VALUE"),
+    ("chunk --corpus {corpus} --strategy ast_merge --set strategy=rct --out {root}/o.jsonl",
+     "--set strategy=rct: strategy has its own option; give it with --strategy alone"),
+    ("chunk --corpus {corpus} --strategy rct --size 300 --set size=400 --out {root}/o.jsonl",
+     "give it with --size alone"),
+    ("sweep --corpus {corpus} --queries {queries} --set strategy=rct --out {root}/r1",
+     "give it with --strategies alone"),
+    ("chunk --corpus {corpus} --strategy rct --size 99999999999999999999999 "
+     "--out {root}/o.jsonl", "size: Input should be less than or equal to 1000000000"),
+    ("chunk --corpus {corpus} --strategy rct --set min_size=99999999999999999999999 "
+     "--out {root}/o.jsonl", "min_size: Input should be less than or equal to 1000000000"),
+    ("sweep --corpus {corpus} --queries {queries} --sizes 99999999999999999999999 "
+     "--out {root}/r1", "less than or equal to 1000000000"),
+    ("sweep --corpus {corpus} --queries {queries} --k 99999999999999999999999 "
+     "--out {root}/r1", "k: Input should be less than or equal to 10000"),
+    ("sweep --corpus {corpus} --queries {queries} --budgets 99999999999999999999999 "
+     "--out {root}/r1", "less than or equal to 1000000000"),
+    ("report --corpus {corpus} --sizes 99999999999999999999999 --out {root}/rep",
+     "less than or equal to 1000000000"),
+    ("report --corpus {corpus} --k 99999999999999999999999 --out {root}/rep",
+     "K: Input should be less than or equal to 10000"),
     ("chunk --corpus {corpus} --strategy rct --set colour=red --out {root}/o.jsonl", "colour"),
     ("chunk --corpus {corpus} --strategy rct --set prefix_template={{path}}_{{x}} "
      "--out {root}/o.jsonl", "only the placeholder {path}"),
@@ -292,3 +312,43 @@ def test_a_missing_corpus_or_query_file_is_one_message_from_every_command(what, 
         messages.add(re.sub(r"^chunklab: error: (CORPUS|QUERIES): ", "chunklab: error: ", error))
     assert len(messages) == 1, messages
     assert "bad line" not in messages.pop()
+
+
+@pytest.mark.parametrize("variable,value,line", [
+    ("CHUNKLAB_WORKERS", "x", "report --corpus {corpus} --out {root}/rep"),
+    ("CHUNKLAB_WORKERS", "0", "sweep --corpus {corpus} --queries {queries} --out {root}/r1"),
+    ("CHUNKLAB_PARSE_SECONDS", "soon", "chunk --corpus {corpus} --strategy rct "
+                                       "--out {root}/o.jsonl"),
+    ("CHUNKLAB_PARSE_SECONDS", "-1", "summary --corpus {corpus}"),
+])
+def test_a_bad_setting_fails_the_command_in_one_line_before_any_file_is_read(
+        variable, value, line, where, capsys, monkeypatch):
+    import chunklab.document.corpus as corpus_module
+
+    read = []
+    monkeypatch.setattr(corpus_module, "read_regular",
+                        lambda *a: read.append(a) or pytest.fail("a file was read"))
+    monkeypatch.setenv(variable, value)
+    assert main(argv(line, where)) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"chunklab: error: {variable}"), lines
+    assert not read
+
+
+def test_a_configuration_error_met_while_loading_a_file_fails_the_command(where, capsys,
+                                                                          monkeypatch):
+    """A setting every file shares (a parser choice, say) is no document's fault: it is not
+    skipped file by file, leaving the one file it did not touch chunked and exit 0."""
+    import chunklab.document.corpus as corpus_module
+    from chunklab.errors import ConfigError
+
+    def refuse(*args, **kwargs):
+        raise ConfigError("CHUNKLAB_SOMETHING must be one of a, b; got 'bogus'")
+
+    monkeypatch.setattr(corpus_module, "make_document", refuse)
+    out = Path(where["root"]) / "cfg.jsonl"
+    assert main(["chunk", "--corpus", where["corpus"], "--strategy", "rct",
+                 "--out", str(out)]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert lines == ["chunklab: error: CHUNKLAB_SOMETHING must be one of a, b; got 'bogus'"]
+    assert not out.exists()

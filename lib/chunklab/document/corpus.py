@@ -14,6 +14,7 @@ from pathlib import Path
 import yaml
 
 from ..errors import (
+    ConfigError,
     CorpusError,
     DocumentNotFoundError,
     FrontMatterTooDeepError,
@@ -388,6 +389,8 @@ def load_corpus(root: str | os.PathLike, *, infer_headings: bool = False,
         try:  # one file's failure, whatever it is, skips that file alone
             with time_limit(limit):
                 documents.append(_load_file(path, doc_id, infer_headings, max_bytes))
+        except ConfigError:  # a setting every file shares is wrong: no document's fault
+            raise
         except Exception as err:
             skipped.append(Skipped(doc_id, _reason(err)))
     return Corpus(str(root_path), tuple(documents), tuple(skipped))

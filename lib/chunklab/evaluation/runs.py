@@ -14,13 +14,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Annotated, Any, TypedDict
 
 import pandas as pd
 import pyarrow.parquet as pq
-from pydantic import BaseModel, ConfigDict, Field, PositiveInt, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from ..chunking.config import ChunkerConfig, make_config
+from ..chunking.config import MAX_SIZE, ChunkerConfig, make_config
 from ..chunking.records import Chunk
 from ..chunking.registry import check_strategy
 from ..errors import ChoiceError, UnknownRetrieverError
@@ -45,6 +45,8 @@ PACKAGES = ("chunklab", "markdown-it-py", "markdown-it-pyrs", "langchain-text-sp
 """Packages whose versions run.json records."""
 
 
+MAX_K = 10_000
+"""The most chunks a query's ranking is cut at (top k)."""
 PATH_FIELDS = ("corpus", "queries", "held_out_queries")
 """The parameters that name a file or folder."""
 
@@ -64,8 +66,8 @@ class SweepParams(BaseModel):
     sizes: tuple[int, ...] = DEFAULT_SIZES
     retrievers: tuple[str, ...] = DEFAULT_RETRIEVERS
     unit: str = "chars"
-    k: int = Field(DEFAULT_K, gt=0)
-    budgets: tuple[PositiveInt, ...] = Field(
+    k: int = Field(DEFAULT_K, gt=0, le=MAX_K)
+    budgets: tuple[Annotated[int, Field(gt=0, le=MAX_SIZE)], ...] = Field(
         default=(), description="token budgets: each also scores the top chunks that fill it")
     contrasts: tuple[str, ...] = Field(
         default=(), description="planned comparisons 'a:b' of two strategies, at each size")
@@ -112,6 +114,7 @@ class SweepParams(BaseModel):
                              "queries are split by split_seed instead")
         for text in self.contrasts:
             contrast_problem(text, self.strategies)
+        self.configs()  # a size, option or grid value no config accepts fails here, at once
         return self
 
     def planned_pairs(self) -> list[tuple[str, str]]:

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import pandas as pd
-from pydantic import BeforeValidator, Field, ValidationInfo, field_validator
+from pydantic import BeforeValidator, Field, ValidationError, ValidationInfo, field_validator
 
-from ..errors import ConfigError
+from ..errors import ConfigError, validation_message
 from ..evaluation import leakage
 from ..evaluation.budget import budget_name
 from ..evaluation.defaults import contrasts_for
@@ -106,12 +106,20 @@ def sweep_params(inputs: SweepInputs, *, options: dict[str, Any] | None = None) 
     config options fixed for every config of the sweep."""
     if inputs.HELD_OUT_QUERIES and not inputs.QUERIES:
         raise ConfigError("HELD_OUT_QUERIES: give QUERIES too (the tuning set)")
+    try:
+        return _params(inputs, options or {})
+    except ValidationError as err:
+        raise ConfigError(validation_message(err, subject="invalid sweep parameters",
+                                             upper=True)) from None
+
+
+def _params(inputs: SweepInputs, options: dict[str, Any]) -> SweepParams:
     return SweepParams(corpus=inputs.CORPUS, queries=inputs.QUERIES,
                        held_out_queries=inputs.HELD_OUT_QUERIES, split_seed=inputs.SPLIT_SEED,
                        strategies=tuple(inputs.STRATEGIES), sizes=tuple(inputs.SIZES),
                        retrievers=tuple(inputs.RETRIEVERS), k=inputs.K, unit=inputs.UNIT,
                        budgets=tuple(inputs.BUDGETS), contrasts=tuple(inputs.CONTRASTS or ()),
-                       options=options or {}, all_pairs=inputs.ALL_PAIRS)
+                       options=options, all_pairs=inputs.ALL_PAIRS)
 
 
 def sweep_engine(inputs: SweepInputs) -> Engine:
