@@ -51,3 +51,12 @@ def test_an_interval_cell_is_kept_on_one_line():
 def test_a_table_object_shows_formatted_in_a_notebook():
     shown = Table(pd.DataFrame({"x": [0.123456]}))._repr_html_()
     assert "0.123" in shown and "0.123456" not in shown
+
+
+def test_a_whole_number_column_holding_infinity_is_shown_not_converted():
+    """On a tiny corpus a ratio over nothing is inf in a column otherwise whole: it once met
+    ``int(inf)`` (OverflowError) and notebook 06 ended without a verdict."""
+    frame = pd.DataFrame({"config": ["a", "b", "c"], "ratio": [2.0, math.inf, -math.inf],
+                          "n": [1.0, float("nan"), 3.0]})
+    html = styled(frame).to_html()
+    assert ">2<" in html and "∞" in html and "−∞" in html and ">3<" in html
