@@ -352,3 +352,24 @@ def test_a_configuration_error_met_while_loading_a_file_fails_the_command(where,
     lines = capsys.readouterr().err.strip().splitlines()
     assert lines == ["chunklab: error: CHUNKLAB_SOMETHING must be one of a, b; got 'bogus'"]
     assert not out.exists()
+
+
+@pytest.mark.parametrize("line,expected", [
+    ("report --corpus {corpus} --queries {badjson.jsonl} --out {root}/fresh", "not valid JSON"),
+    ("report --corpus {corpus} --queries {nosource.jsonl} --out {root}/fresh",
+     "not a document of the corpus"),
+    ("report --corpus {flat} --out {root}/fresh", "no queries could be mined"),
+    ("report --corpus {empty} --out {root}/fresh", "no documents"),
+    ("sweep --corpus {corpus} --queries {badjson.jsonl} --out {root}/fresh", "not valid JSON"),
+    ("sweep --corpus {flat} --mine-queries --out {root}/fresh", "no queries could be mined"),
+])
+def test_bad_inputs_are_refused_before_any_notebook_runs_or_folder_is_made(
+        line, expected, where, capsys, monkeypatch):
+    import chunklab.notebooks.report as report_module
+
+    monkeypatch.setattr(report_module, "run_notebook",
+                        lambda *a, **k: pytest.fail("a notebook ran"))
+    assert main(argv(line, where)) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and expected in lines[0], lines
+    assert not (Path(where["root"]) / "fresh").exists()  # no folder, no lock file left

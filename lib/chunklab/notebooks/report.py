@@ -28,6 +28,7 @@ from ..evaluation.defaults import (
 from ..evaluation.engine import Engine
 from ..evaluation.run_folder import clear_run, run_folder, writing
 from ..evaluation.structure import GOLD_FILE
+from ..evaluation.sweep import load_inputs
 from ..util.atomic import remove_leftovers, write_atomic, write_text_atomic
 from ..util.paths import shown_paths
 from .index_page import chosen_config, write_index
@@ -371,8 +372,10 @@ def build_report(out_dir: str | os.PathLike, *, corpus: str = DEFAULT_CORPUS,
     """Execute the notebooks in order into ``out_dir`` (each as .ipynb and offline .html; 03
     writes the sweep there and 06 reads it back) and write ``out_dir/index.html``.
 
-    Parameters and notebooks are checked first (a bad parameter raises ConfigError naming
-    it, a missing notebook NotebookNotFoundError). A folder holding a report of other
+    Parameters, notebooks and inputs are checked first, before any kernel starts and before
+    the folder is locked (a bad parameter raises ConfigError naming it, a missing notebook
+    NotebookNotFoundError, a corpus without documents, a bad query file or a corpus no query
+    can be mined from their own one-line error). A folder holding a report of other
     parameters is kept: this one goes into its ``run-<id>`` subfolder (``Report.note`` says
     what differs), or with ``overwrite`` replaces it; the same parameters reuse the finished
     parts. A notebook that fails is reported in the index with its error and the rest still
@@ -391,6 +394,7 @@ def build_report(out_dir: str | os.PathLike, *, corpus: str = DEFAULT_CORPUS,
         CONTRASTS=contrasts_for(contrasts, list(strategies)),
         ALL_PAIRS=all_pairs))
     found = find_notebooks(notebooks)
+    load_inputs(params)  # a bad corpus or query file fails here, before any notebook runs
     folder = run_folder(resolve_output(out_dir, name="OUT_DIR"), params, overwrite=overwrite)
     out = folder.path
     if progress and folder.note:
