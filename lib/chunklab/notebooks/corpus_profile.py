@@ -20,6 +20,7 @@ from ..document.headings import EXPLICIT
 from ..document.sections import Breadcrumbs
 from ..evaluation.queries import Query
 from ..util.atomic import write_text_atomic
+from ..util.sheets import csv_text
 from ..util.values import missing
 from .params import (
     CorpusFolder,
@@ -247,8 +248,8 @@ def export_profile(out_dir, corpus: Corpus, sections: pd.DataFrame) -> list:
     ``out_dir/corpus_profile/``, each atomically; returns the paths."""
     folder = Path(out_dir) / "corpus_profile"
     return [
-        write_text_atomic(folder / "documents.csv", documents_table(corpus).to_csv(index=False)),
-        write_text_atomic(folder / "sections.csv", sections.to_csv(index=False)),
+        write_text_atomic(folder / "documents.csv", csv_text(documents_table(corpus))),
+        write_text_atomic(folder / "sections.csv", csv_text(sections)),
         write_text_atomic(folder / "corpus_profile.json",
                           json.dumps(profile_numbers(corpus, sections), indent=2)),
     ]
