@@ -312,10 +312,26 @@ def check_environment(args) -> None:
     """The settings a command reads from its environment (``CHUNKLAB_*``), checked once
     before any file is read: a bad one fails the command in one line."""
     limit_parsing(getattr(args, "parse_seconds", None))
+    limit_file_size(getattr(args, "max_file_mib", None))
     if args.command in ("sweep", "report"):
         from .evaluation.engine import default_workers
 
         default_workers()
+
+
+def limit_file_size(mib: float | None) -> None:
+    """``--max-file-mib``: the largest file every corpus this process and the notebooks it
+    runs load reads (through ``CHUNKLAB_MAX_FILE_MIB``); the variable alone is checked."""
+    from .document.corpus import MAX_FILE_ENV, file_limit
+
+    if mib is not None:
+        os.environ[MAX_FILE_ENV] = repr(mib)
+    try:
+        file_limit()
+    except ConfigError as err:
+        if mib is None:
+            raise
+        raise ConfigError(f"--max-file-mib: expected a number of MiB > 0; got {mib:g}") from err
 
 
 def limit_parsing(seconds: float | None) -> None:

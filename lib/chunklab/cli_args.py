@@ -60,6 +60,8 @@ def _command(sub, name: str, text: str, example: str | None = None, *,
 
 
 DEBUG_HELP = "show the traceback of an error instead of its one-line message"
+MAX_FILE_HELP = ("the largest file read, in MiB: a larger one is skipped unread and reported "
+                 "(default 8, or CHUNKLAB_MAX_FILE_MIB)")
 PARSE_HELP = ("seconds one file may take to be read and parsed before it is skipped and "
               "reported (default 60, or CHUNKLAB_PARSE_SECONDS; 0: no limit)")
 
@@ -77,6 +79,8 @@ def build_parser() -> argparse.ArgumentParser:
     for where in (parser, common):
         where.add_argument("--parse-seconds", type=float, default=argparse.SUPPRESS,
                            metavar="S", help=PARSE_HELP)
+        where.add_argument("--max-file-mib", type=float, default=argparse.SUPPRESS,
+                           metavar="MIB", help=MAX_FILE_HELP)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     command = functools.partial(_command, sub, parents=[common])
     command("strategies", "list strategies with a one-line description")

@@ -50,7 +50,8 @@ class ProfileSetup:
     out_dir: Path
 
     def describe(self) -> str:
-        return (f"{len(self.corpus)} documents, {len(self.corpus.skipped)} skipped, from "
+        return (f"{len(self.corpus)} documents, {len(self.corpus.skipped)} skipped (files "
+                f"over {self.corpus.max_file_bytes / 2**20:g} MiB among them), from "
                 f"{self.corpus.root}; {len(self.queries)} queries; corpus fingerprint "
                 f"{self.corpus.fingerprint}; export to {self.out_dir}")
 
@@ -226,7 +227,8 @@ def profile_numbers(corpus: Corpus, sections: pd.DataFrame, *,
     docs = documents_table(corpus)
     return {
         "fingerprint": corpus.fingerprint, "documents": len(corpus),
-        "skipped": len(corpus.skipped), "headings": int(docs["headings"].sum()),
+        "skipped": len(corpus.skipped), "max_file_bytes": corpus.max_file_bytes,
+        "headings": int(docs["headings"].sum()),
         "fences": int(docs["fences"].sum()), "tables": int(docs["tables"].sum()),
         "sections": len(sections), "encoder_window": window,
         "token_method": stats.loc["tokens", "method"],
