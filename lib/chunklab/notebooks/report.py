@@ -322,14 +322,18 @@ def _describe(err: Exception) -> str:
 
 
 def notebook_values(out_dir: Path, params, *, queries: str, name: str = "",
-                    engine: Engine | None = None, share_text: bool = True) -> dict:
+                    engine: Engine | None = None, share_text: bool = True,
+                    answers: bool | None = None) -> dict:
     """Every parameter a report notebook may declare, with this report's values (only the
     ones notebook ``name`` declares are passed to it). Every value works on any corpus: 02
     and 04 pick their pages, 05 scores headings only when the corpus has a gold file;
-    ``share_text`` False has 04 draw boundary positions without the documents' text."""
+    ``share_text`` False has 04 draw boundary positions without the documents' text;
+    ``answers`` says whether the queries carry answers (None: whether a query file is given),
+    which makes answer_hit the primary metric, else hit."""
     k = params.k
     engine = engine or Engine()
-    first = "answer_hit" if queries else "hit"  # mined queries carry gold sections, no answer
+    answers = bool(queries) if answers is None else answers
+    first = "answer_hit" if answers else "hit"  # mined queries carry gold sections, no answer
     values = {
         "CORPUS": params.corpus, "QUERIES": params.queries, "OUT_DIR": str(out_dir),
         "RUN_DIR": str(out_dir), "STRATEGIES": list(params.strategies),
@@ -394,7 +398,8 @@ def build_report(out_dir: str | os.PathLike, *, corpus: str = DEFAULT_CORPUS,
         CONTRASTS=contrasts_for(contrasts, list(strategies)),
         ALL_PAIRS=all_pairs))
     found = find_notebooks(notebooks)
-    load_inputs(params)  # a bad corpus or query file fails here, before any notebook runs
+    inputs = load_inputs(params)  # a bad corpus or query file fails here, before any kernel
+    answers = any(query.answer for query in inputs.queries)
     folder = run_folder(resolve_output(out_dir, name="OUT_DIR"), params, overwrite=overwrite)
     out = folder.path
     if progress and folder.note:
@@ -409,7 +414,7 @@ def build_report(out_dir: str | os.PathLike, *, corpus: str = DEFAULT_CORPUS,
             remove_views(out)
         for i, (name, source) in enumerate(found, start=1):
             values = notebook_values(out, params, queries=queries, name=name, engine=engine,
-                                     share_text=share_text)
+                                     share_text=share_text, answers=answers)
             label = f"[{i}/{len(found)}] {name}"
             if progress:
                 print(f"{label}: running", flush=True)

@@ -306,8 +306,9 @@ def significance_matrix(significance: pd.DataFrame, metric: str, labels: pd.Data
     rows = rows[rows["metric"] == metric]
     if retriever is not None:
         rows = rows[rows["retriever"] == retriever]
-    if rows.empty and labels["config_id"].nunique() < 2:
-        return message("one config was swept: there is no pair of configs to compare")
+    if rows.empty and _family(significance, EXPLORATORY).empty:
+        return message("no pair of configs to compare: one config was swept, or the others "
+                       "make the same chunks (scored once)")
     if rows.empty:
         raise ChartError(f"no significance rows for metric {metric!r}, retriever {retriever!r}")
     names = dict(zip(labels["config_id"], config_label(labels), strict=True))

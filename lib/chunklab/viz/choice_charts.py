@@ -11,7 +11,7 @@ import pandas as pd
 
 from ..errors import ChartError
 from ..evaluation.rules import BUNDLE_TOKENS
-from .charts import REALISED, config_label
+from .charts import REALISED, config_label, message
 
 ROLES = ("chosen", "runner-up", "meets the rule", "excluded by a constraint")
 ROLE_COLOURS = ("#b45309", "#1d4ed8", "#64748b", "#cbd5e1")
@@ -101,13 +101,14 @@ def choice_picture(candidates: pd.DataFrame, metric: str, *, chosen: str,
                                            runner_up=runner_up)).resolve_legend(color="shared")
 
 
-def win_loss(differences: pd.DataFrame) -> alt.FacetChart:
+def win_loss(differences: pd.DataFrame) -> alt.FacetChart | alt.LayerChart:
     """Per query, chosen minus the other config on the primary metric (``differences``:
     comparison, query_id, query_kind, difference, and optionally query), one bar per query
     sorted by the difference, coloured by query kind; one panel per comparison. Bars above
-    zero are queries the chosen config wins."""
+    zero are queries the chosen config wins. With no other config (one config, or every
+    other one making the same chunks) the chart says so."""
     if differences.empty:
-        raise ChartError("no per-query differences to draw")
+        return message("no other config to compare the chosen one with, query by query")
     frame = differences.copy()
     frame["order"] = frame.groupby("comparison")["difference"].rank(method="first",
                                                                      ascending=False)
