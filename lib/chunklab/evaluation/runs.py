@@ -5,6 +5,7 @@ its declared schema; its folder (locked, refused when it holds another run) is
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import json
@@ -250,14 +251,48 @@ def config_columns(config: ChunkerConfig) -> dict[str, Any]:
 
 
 def versions() -> dict[str, str]:
-    """Python's and every package's version that run.json records."""
+    """Python's and every package's version that run.json records, and the digest of
+    chunklab's code the parts are keyed by (``code_version``)."""
     found = {}
     for name in PACKAGES:
         try:
             found[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             found[name] = "not installed"
-    return {"python": platform.python_version(), **found}
+    return {"python": platform.python_version(), **found, "chunklab_code": code_version()}
+
+
+CODE_STAGES = ("errors.py", "util", "document", "chunking", "evaluation")
+"""The parts of chunklab whose code decides a part's content (what is read, chunked and
+scored), digested into the parts' key."""
+KEY_PACKAGES = ("markdown-it-py", "mdit-py-plugins", "bm25s", "tokenizers",
+                "pytrec-eval-terrier")
+"""The packages whose versions decide a part's content, also in the key."""
+
+
+@functools.cache
+def code_version() -> str:
+    """A digest of the source of ``CODE_STAGES`` and the versions of ``KEY_PACKAGES``: it
+    changes with any change to the code that reads, chunks or scores (the package's own
+    version does not, between releases), so a part made by other code is never reused."""
+    package = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256()
+    for stage in CODE_STAGES:
+        files = [package / stage] if stage.endswith(".py") else \
+            sorted((package / stage).rglob("*"))
+        for path in files:
+            if path.suffix in (".py", ".c", ".h"):
+                digest.update(path.relative_to(package).as_posix().encode() + b"\0")
+                digest.update(path.read_bytes() + b"\0")
+    digest.update(json.dumps([_version(name) for name in KEY_PACKAGES]).encode())
+    return digest.hexdigest()[:16]
+
+
+def _version(name: str) -> str:
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return "not installed"
 
 
 # --- parts: each config's finished work, reused only under the same key (Parts) ---------
@@ -306,7 +341,7 @@ def query_fingerprint(queries: Iterable[Any]) -> str:
 class Parts:
     """A run folder's ``parts/``: each file named by its config (and retriever) and by the key
     of everything that produced it, so a part of another corpus content, query set, chunklab
-    version or scoring setting is never found, only recomputed."""
+    code (``code_version``) or scoring setting is never found, only recomputed."""
 
     folder: Path
     corpus: str
@@ -315,7 +350,8 @@ class Parts:
     """The query-set fingerprint (``query_fingerprint``)."""
     scoring: str = ""
     """What else decides a score (k, token budgets): part of the key of scored parts."""
-    version: str = field(default_factory=lambda: versions()["chunklab"])
+    version: str = field(default_factory=lambda: code_version())
+    """What made the parts: ``code_version``."""
     asked: set[Path] = field(default_factory=set)
 
     def key(self, config_id: str, retriever: str = "") -> str:
