@@ -337,7 +337,7 @@ def significance_matrix(significance: pd.DataFrame, metric: str, labels: pd.Data
 def message(text: str) -> alt.LayerChart:
     """A chart that says, in one line, why there is nothing to draw."""
     line = alt.Chart(pd.DataFrame({"text": [text]})).mark_text(align="left", fontSize=13)
-    return alt.layer(line.encode(text="text:N")).properties(width=480, height=30)
+    return alt.LayerChart(layer=[line.encode(text="text:N")], width=480, height=30)
 
 
 def _mirrored(rows: pd.DataFrame) -> pd.DataFrame:
