@@ -60,3 +60,20 @@ def test_a_whole_number_column_holding_infinity_is_shown_not_converted():
                           "n": [1.0, float("nan"), 3.0]})
     html = styled(frame).to_html()
     assert ">2<" in html and "∞" in html and "−∞" in html and ">3<" in html
+
+
+def test_the_density_table_of_queries_whose_section_density_was_not_measured():
+    """An all-code corpus with mined queries: every section_efficiency value was NaN, the
+    pivot dropped the whole ``mean`` column and notebook 03 ended with KeyError: 'mean'."""
+    from types import SimpleNamespace
+
+    from chunklab.notebooks.strategy_sweep import density_table
+
+    rows = [{"config_id": "c1", "strategy": "rct", "size": 200, "unit": "chars",
+             "options": "{}", "retriever": "bm25", "query_id": f"q{i}", "metric": metric,
+             "value": value}
+            for i in range(3) for metric, value in (("bundle_efficiency@5", 0.5),
+                                                    ("section_efficiency@5", math.nan))]
+    table = density_table(SimpleNamespace(params=SimpleNamespace(k=5),
+                                          per_query=pd.DataFrame(rows)))
+    assert len(table) == 1 and math.isnan(table["ratio"].iloc[0])

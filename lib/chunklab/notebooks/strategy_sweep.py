@@ -223,7 +223,7 @@ def density_table(result: SweepResult) -> pd.DataFrame:
     table = summary_table(rows[[*GROUP, "query_id", "metric", "value"]])
     table = table.assign(cell=charts.interval_text(table))
     wide = table.pivot_table(index=["strategy", "size", "retriever"], columns="metric",
-                             values=["cell", "mean", "n"], aggfunc="first")
+                             values=["cell", "mean", "n"], aggfunc="first", dropna=False)
     out = wide["cell"][names].copy()
     out["ratio"] = (wide["mean"][names[0]] / wide["mean"][names[1]]).round(2)
     out["n"] = wide["n"][names[1]].astype(int)
