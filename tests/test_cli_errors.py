@@ -81,6 +81,26 @@ CASES = [
     ("chunk --corpus {corpus} --strategy rct --size 0 --out {root}/o.jsonl", "size"),
     ("chunk --corpus {corpus} --strategy rct --size -5 --out {root}/o.jsonl", "size"),
     ("chunk --corpus {corpus} --strategy rct --set colour --out {root}/o.jsonl", "KEY=VALUE"),
+    ("chunk --corpus {corpus} --strategy ast_merge --set strategy=rct --out {root}/o.jsonl",
+     "--set strategy=rct: strategy has its own option; give it with --strategy alone"),
+    ("chunk --corpus {corpus} --strategy rct --size 300 --set size=400 --out {root}/o.jsonl",
+     "give it with --size alone"),
+    ("sweep --corpus {corpus} --queries {queries} --set strategy=rct --out {root}/r1",
+     "give it with --strategies alone"),
+    ("chunk --corpus {corpus} --strategy rct --size 99999999999999999999999 "
+     "--out {root}/o.jsonl", "size: Input should be less than or equal to 1000000000"),
+    ("chunk --corpus {corpus} --strategy rct --set min_size=99999999999999999999999 "
+     "--out {root}/o.jsonl", "min_size: Input should be less than or equal to 1000000000"),
+    ("sweep --corpus {corpus} --queries {queries} --sizes 99999999999999999999999 "
+     "--out {root}/r1", "less than or equal to 1000000000"),
+    ("sweep --corpus {corpus} --queries {queries} --k 99999999999999999999999 "
+     "--out {root}/r1", "k: Input should be less than or equal to 10000"),
+    ("sweep --corpus {corpus} --queries {queries} --budgets 99999999999999999999999 "
+     "--out {root}/r1", "less than or equal to 1000000000"),
+    ("report --corpus {corpus} --sizes 99999999999999999999999 --out {root}/rep",
+     "less than or equal to 1000000000"),
+    ("report --corpus {corpus} --k 99999999999999999999999 --out {root}/rep",
+     "K: Input should be less than or equal to 10000"),
     ("chunk --corpus {corpus} --strategy rct --set colour=red --out {root}/o.jsonl", "colour"),
     ("chunk --corpus {corpus} --strategy rct --set prefix_template={{path}}_{{x}} "
      "--out {root}/o.jsonl", "only the placeholder {path}"),
@@ -145,10 +165,13 @@ CASES = [
     ("sweep --corpus {corpus} --queries {queries} --budgets 0 --out {root}/r1", "budgets"),
     ("sweep --corpus {corpus} --queries {queries} --budgets -5 --out {root}/r1", "budgets"),
     ("sweep --corpus {corpus} --queries {queries} --strategies rct --contrast rct:mts "
-     "--out {root}/r1", "contrasts"),
-    ("sweep --corpus {corpus} --queries {queries} --contrast rct --out {root}/r1", "contrasts"),
+     "--out {root}/r1", "names mts, not among the swept strategies (rct): add it"),
+    ("report --corpus {corpus} --strategies rct --contrast rct:mts --out {root}/rep",
+     "names mts, not among the swept strategies (rct): add it"),
+    ("sweep --corpus {corpus} --queries {queries} --contrast rct --out {root}/r1",
+     "expected 'A:B'"),
     ("sweep --corpus {corpus} --queries {queries} --contrast rct:rct --out {root}/r1",
-     "contrasts"),
+     "expected 'A:B'"),
     ("sweep --corpus {corpus} --queries {queries} --set colour=red --out {root}/r1", "colour"),
     ("sweep --corpus {corpus} --queries {queries} --set overlap=1000 --out {root}/r1",
      "overlap"),
@@ -159,7 +182,8 @@ CASES = [
     # sweep: the inputs
     ("sweep --corpus {missing} --queries {queries} --out {root}/r1", "does not exist"),
     ("sweep --corpus {empty} --mine-queries --out {root}/r1", "no documents"),
-    ("sweep --corpus {corpus} --queries {missing} --out {root}/r1", "cannot read"),
+    ("sweep --corpus {corpus} --queries {missing} --out {root}/r1",
+     "cannot read query file .*: no such file$"),
     ("sweep --corpus {corpus} --queries {root} --out {root}/r1", "is a folder"),
     ("sweep --corpus {corpus} --queries {latin1.jsonl} --out {root}/r1", "UTF-8"),
     ("sweep --corpus {corpus} --queries {badjson.jsonl} --out {root}/r1", "not valid JSON"),
@@ -265,3 +289,87 @@ def test_a_disk_that_refuses_writes_is_one_line_naming_the_file(where, monkeypat
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and words in err.lower() and str(out) in err, err
     assert not list(Path(where["root"]).rglob("*.tmp"))
+
+
+@pytest.mark.parametrize("what,lines", [
+    ("missing", ["chunk --corpus {missing} --strategy rct --out {root}/o.jsonl",
+                 "summary --corpus {missing}", "queries mine --corpus {missing} --out {root}/q",
+                 "sweep --corpus {missing} --mine-queries --out {root}/r1",
+                 "view --corpus {missing} --doc a.md --strategy rct --out {root}/v.html",
+                 "report --corpus {missing} --out {root}/rep"]),
+    ("query", ["sweep --corpus {corpus} --queries {missing} --out {root}/r1",
+               "sweep --corpus {corpus} --queries {queries} --test-queries {missing} "
+               "--out {root}/r1",
+               "report --corpus {corpus} --queries {missing} --out {root}/rep"]),
+])
+def test_a_missing_corpus_or_query_file_is_one_message_from_every_command(what, lines, where,
+                                                                           capsys):
+    messages = set()
+    for line in lines:
+        assert main(argv(line, where)) == 2
+        error = capsys.readouterr().err.strip()
+        # a notebook parameter's error names the parameter first; the message is the same
+        messages.add(re.sub(r"^chunklab: error: (CORPUS|QUERIES): ", "chunklab: error: ", error))
+    assert len(messages) == 1, messages
+    assert "bad line" not in messages.pop()
+
+
+@pytest.mark.parametrize("variable,value,line", [
+    ("CHUNKLAB_WORKERS", "x", "report --corpus {corpus} --out {root}/rep"),
+    ("CHUNKLAB_WORKERS", "0", "sweep --corpus {corpus} --queries {queries} --out {root}/r1"),
+    ("CHUNKLAB_PARSE_SECONDS", "soon", "chunk --corpus {corpus} --strategy rct "
+                                       "--out {root}/o.jsonl"),
+    ("CHUNKLAB_PARSE_SECONDS", "-1", "summary --corpus {corpus}"),
+])
+def test_a_bad_setting_fails_the_command_in_one_line_before_any_file_is_read(
+        variable, value, line, where, capsys, monkeypatch):
+    import chunklab.document.corpus as corpus_module
+
+    read = []
+    monkeypatch.setattr(corpus_module, "read_regular",
+                        lambda *a: read.append(a) or pytest.fail("a file was read"))
+    monkeypatch.setenv(variable, value)
+    assert main(argv(line, where)) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"chunklab: error: {variable}"), lines
+    assert not read
+
+
+def test_a_configuration_error_met_while_loading_a_file_fails_the_command(where, capsys,
+                                                                          monkeypatch):
+    """A setting every file shares (a parser choice, say) is no document's fault: it is not
+    skipped file by file, leaving the one file it did not touch chunked and exit 0."""
+    import chunklab.document.corpus as corpus_module
+    from chunklab.errors import ConfigError
+
+    def refuse(*args, **kwargs):
+        raise ConfigError("CHUNKLAB_SOMETHING must be one of a, b; got 'bogus'")
+
+    monkeypatch.setattr(corpus_module, "make_document", refuse)
+    out = Path(where["root"]) / "cfg.jsonl"
+    assert main(["chunk", "--corpus", where["corpus"], "--strategy", "rct",
+                 "--out", str(out)]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert lines == ["chunklab: error: CHUNKLAB_SOMETHING must be one of a, b; got 'bogus'"]
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("line,expected", [
+    ("report --corpus {corpus} --queries {badjson.jsonl} --out {root}/fresh", "not valid JSON"),
+    ("report --corpus {corpus} --queries {nosource.jsonl} --out {root}/fresh",
+     "not a document of the corpus"),
+    ("report --corpus {flat} --out {root}/fresh", "no queries could be mined"),
+    ("report --corpus {empty} --out {root}/fresh", "no documents"),
+    ("sweep --corpus {corpus} --queries {badjson.jsonl} --out {root}/fresh", "not valid JSON"),
+    ("sweep --corpus {flat} --mine-queries --out {root}/fresh", "no queries could be mined"),
+])
+def test_bad_inputs_are_refused_before_any_notebook_runs_or_folder_is_made(
+        line, expected, where, capsys, monkeypatch):
+    import chunklab.notebooks.report as report_module
+
+    monkeypatch.setattr(report_module, "run_notebook",
+                        lambda *a, **k: pytest.fail("a notebook ran"))
+    assert main(argv(line, where)) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and expected in lines[0], lines
+    assert not (Path(where["root"]) / "fresh").exists()  # no folder, no lock file left

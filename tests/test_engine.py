@@ -150,3 +150,75 @@ def test_a_part_of_another_key_is_recomputed_by_local_workers(tmp_path):
     fresh = tmp_path / "fresh"
     run_sweep(params, fresh, progress=False, engine=Engine(workers=1))
     assert_same_files(out, fresh)
+
+
+SWEEP_SCRIPT = """
+import sys
+from chunklab.evaluation.engine import Engine
+from chunklab.evaluation.sweep import SweepParams, run_sweep
+
+if __name__ == "__main__":
+    params = SweepParams(corpus=sys.argv[1], queries=sys.argv[2], retrievers=("bm25",),
+                         strategies=("rct", "ast_merge", "ast_breadcrumb", "mhs_rct"),
+                         sizes=(100, 200, 300, 400, 600, 800, 1200))
+    run_sweep(params, sys.argv[3], engine=Engine(kind="local", workers=2), progress=False)
+"""
+
+
+def descendants(pid: int) -> set[int]:
+    """Every process below ``pid`` (from /proc: Linux)."""
+    parents = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parents[int(stat.parent.name)] = int(fields[1])
+    found, todo = set(), [pid]
+    while todo:
+        here = todo.pop()
+        children = [p for p, parent in parents.items() if parent == here]
+        found.update(children)
+        todo += children
+    return found
+
+
+def running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.slow
+def test_a_killed_sweep_leaves_no_worker_running(tmp_path):
+    """``kill -9`` of a sweep once left its forkserver, both workers and the resource tracker
+    running (some 500 MB): each worker ends with the process that started it."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    if not Path("/proc/self/stat").exists():
+        pytest.skip("reads processes from /proc (Linux)")
+    script = tmp_path / "sweep.py"
+    script.write_text(SWEEP_SCRIPT)
+    sweep = subprocess.Popen([sys.executable, str(script), str(SAMPLE),
+                              str(SAMPLE / "queries.jsonl"), str(tmp_path / "run")],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline, below = time.monotonic() + 120, set()
+    while time.monotonic() < deadline and len(below) < 4 and sweep.poll() is None:
+        time.sleep(0.5)  # the resource tracker, the forkserver and two workers
+        below = descendants(sweep.pid)
+    assert len(below) >= 4 and sweep.poll() is None, "the sweep did not start its workers"
+    os.kill(sweep.pid, signal.SIGKILL)
+    sweep.wait()
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and any(running(p) for p in below):
+        time.sleep(0.5)
+    left = [p for p in below if running(p)]
+    for pid in left:  # so that a failure leaves nothing behind either
+        os.kill(pid, signal.SIGKILL)
+    assert left == []

@@ -68,3 +68,80 @@ def test_llamaindex_nodes_carry_chunklab_spans_and_texts(corpus):
     assert [(n.metadata["source"], n.start_char_idx, n.end_char_idx) for n in nodes] == [
         (c.doc_id, c.start, c.end) for c in expected]
     assert nodes[0].source_node.node_id == documents[0].doc_id
+
+
+def recorded_embeddings():
+    """A LangChain ``Embeddings`` that records every text it is asked to embed."""
+    embeddings = pytest.importorskip(
+        "langchain_core.embeddings",
+        reason="needs the langchain extra: pip install -e '.[langchain]'")
+
+    class Recorder(embeddings.Embeddings):
+        def __init__(self):
+            self.texts: list[str] = []
+
+        def embed_documents(self, texts):
+            self.texts += texts
+            return [[float(len(t)), 1.0] for t in texts]
+
+        def embed_query(self, text):
+            return [float(len(text)), 1.0]
+
+    return Recorder()
+
+
+def scored_embed_texts(folder, config) -> list[str]:
+    """What chunklab's index scored for the .md files of ``folder`` under ``config``."""
+    pages = [doc for doc in load_corpus(folder) if doc.id.endswith(".md")]
+    return sorted(c.embed_text for c in chunk_corpus(pages, config))
+
+
+def test_a_langchain_store_embeds_exactly_what_chunklab_scored(tmp_path):
+    recorder = recorded_embeddings()
+    from langchain_core.documents import Document
+    from langchain_core.vectorstores import InMemoryVectorStore
+
+    from chunklab.integrations.langchain import ChunklabTextSplitter
+
+    config_path = save_config(CONFIG, tmp_path / "chosen_config.yaml")
+    try:  # LangChain's own loader where installed; else the document it makes
+        from langchain_community.document_loaders import DirectoryLoader, TextLoader
+
+        loaded = DirectoryLoader(str(SAMPLE), glob="**/*.md", loader_cls=TextLoader).load()
+    except ImportError:
+        loaded = [Document(page_content=p.read_text(encoding="utf-8"),
+                           metadata={"source": str(p)}) for p in sorted(SAMPLE.rglob("*.md"))]
+    pieces = ChunklabTextSplitter(config_path).split_documents(loaded)
+    InMemoryVectorStore.from_documents(pieces, embedding=recorder)
+    # what chunklab scores for the text as the loader read it (it reads CRLF as LF)
+    scored = [c.embed_text for d in loaded
+              for c in chunk_text(d.page_content, CONFIG, doc_id=d.metadata["source"])]
+    assert sorted(recorder.texts) == sorted(scored)
+    assert recorder.texts == [piece.metadata["embed_text"] for piece in pieces]
+
+
+def test_a_llamaindex_store_embeds_exactly_what_chunklab_scored(tmp_path):
+    core = pytest.importorskip("llama_index.core",
+                               reason="needs the llamaindex extra: pip install -e '.[llamaindex]'")
+    from llama_index.core.embeddings import MockEmbedding
+
+    from chunklab.integrations.llamaindex import ChunklabNodeParser
+
+    class Recorder(MockEmbedding):
+        texts: list = []
+
+        def _get_text_embeddings(self, texts):
+            self.texts.extend(texts)
+            return [self._get_vector() for _ in texts]
+
+    config_path = save_config(CONFIG, tmp_path / "chosen_config.yaml")
+    documents = core.SimpleDirectoryReader(str(SAMPLE), recursive=True,
+                                           required_exts=[".md"]).load_data()
+    assert "file_path" in documents[0].metadata  # the reader's metadata, which is not embedded
+    parser = ChunklabNodeParser(config=config_path)  # a path, as the LangChain splitter takes
+    nodes = parser.get_nodes_from_documents(documents)
+    recorder = Recorder(embed_dim=2)
+    core.VectorStoreIndex(nodes, embed_model=recorder)
+    assert sorted(recorder.texts) == scored_embed_texts(SAMPLE, CONFIG)
+    assert all(n.get_content(metadata_mode=core.schema.MetadataMode.EMBED)
+               == n.metadata["embed_text"] for n in nodes)

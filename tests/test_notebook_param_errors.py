@@ -60,3 +60,19 @@ def test_a_bad_value_of_any_parameter_is_one_line_naming_it(name, tmp_path):
                 refused += 1
                 assert str(err).startswith(f"{field}: ") and "\n" not in str(err), str(err)
     assert refused > len(MODELS[name].model_fields) * len(BAD) // 2
+
+
+def test_the_default_contrast_is_dropped_when_its_strategies_are_not_swept_and_named_ones_kept():
+    def contrasts(strategies, given=None):
+        values = {} if given is None else {"CONTRASTS": given}
+        inputs = validate(strategy_sweep.SweepInputs, CORPUS=str(MINI), QUERIES="",
+                          STRATEGIES=strategies, SIZES=[300], RETRIEVERS=["bm25"], **values)
+        return sweep_params(inputs).contrasts
+
+    assert contrasts(["rct", "ast_merge"]) == ()  # as the command line does
+    assert contrasts(["rct", "ast_merge"], None) == ()
+    assert contrasts(["ast_merge", "ast_breadcrumb"]) == ("ast_breadcrumb:ast_merge",)
+    assert contrasts(["rct", "ast_merge"], ["rct:ast_merge"]) == ("rct:ast_merge",)
+    with pytest.raises(ConfigError, match=r"^CONTRASTS: contrast 'ast_breadcrumb:ast_merge' "
+                                          r"names ast_breadcrumb, .*add it to the strategies"):
+        contrasts(["rct", "ast_merge"], ["ast_breadcrumb:ast_merge"])

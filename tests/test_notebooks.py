@@ -72,9 +72,10 @@ def test_paths_resolve_from_the_repo_root_and_from_notebooks(monkeypatch, tmp_pa
     monkeypatch.chdir(tmp_path)  # outside any repo: an output stays where the user is
     assert resolve_output("results/x", name="OUT_DIR") == tmp_path.resolve() / "results" / "x"
     assert resolve_path("data/sample", name="CORPUS", kind="folder") == expected
-    with pytest.raises(ConfigError, match=r"^CORPUS: no folder 'nowhere'"):
+    with pytest.raises(ConfigError, match=r"^CORPUS: corpus folder 'nowhere' does not exist"):
         resolve_path("nowhere", name="CORPUS", kind="folder")
-    with pytest.raises(ConfigError, match=r"^QUERIES: no file"):
+    with pytest.raises(ConfigError,
+                       match=r"^QUERIES: cannot read query file 'data/sample': it is a folder"):
         resolve_path("data/sample", name="QUERIES")
 
 
@@ -82,7 +83,7 @@ def test_paths_resolve_from_the_repo_root_and_from_notebooks(monkeypatch, tmp_pa
     ({"strategies": ["nope"]}, r"^STRATEGIES: expected one of .*ast_breadcrumb.*'nope'"),
     ({"sizes": [0]}, r"^SIZES: expected an integer >= 1"),
     ({"retrievers": ["bm99"]}, r"^RETRIEVERS: expected one of bm25"),
-    ({"corpus": "no/such/folder"}, r"^CORPUS: no folder"),
+    ({"corpus": "no/such/folder"}, r"^CORPUS: corpus folder 'no/such/folder' does not exist"),
 ])
 def test_a_report_with_a_bad_parameter_fails_before_running_anything(tmp_path, values, message):
     args = {"corpus": str(MINI), "queries": str(MINI_QUERIES), **SWEEP, **values}

@@ -64,14 +64,15 @@ def test_the_default_grid_is_the_same_everywhere():
     assert f"SIZES ?= {' '.join(map(str, DEFAULT_SIZES))}\n" in makefile
     assert f"STRATEGIES ?= {' '.join(DEFAULT_STRATEGIES)}\n" in makefile
     assert f"BUDGETS ?= {' '.join(map(str, DEFAULT_BUDGETS))}\n" in makefile
-    assert f"CONTRASTS ?= {' '.join(DEFAULT_CONTRASTS)}\n" in makefile
+    assert "CONTRASTS ?= default\n" in makefile  # the defaults whose strategies are swept
+    assert " ".join(DEFAULT_CONTRASTS) in makefile
     cells = json.loads((ROOT / "notebooks" / "03_strategy_sweep.ipynb").read_text())["cells"]
     source = "".join(next(c for c in cells if c.get("id") == "parameters")["source"])
     values = {n.target.id: ast.literal_eval(n.value) for n in ast.parse(source).body}
     assert tuple(values["STRATEGIES"]) == DEFAULT_STRATEGIES
     assert tuple(values["SIZES"]) == DEFAULT_SIZES
     assert tuple(values["BUDGETS"]) == DEFAULT_BUDGETS
-    assert tuple(values["CONTRASTS"]) == DEFAULT_CONTRASTS
+    assert values["CONTRASTS"] is None  # DEFAULT_CONTRASTS, those whose strategies are swept
 
 
 def test_the_commit_hooks_strip_notebooks_and_keep_their_cell_ids():
@@ -142,7 +143,7 @@ def test_the_built_wheel_carries_the_notebooks_and_the_index_template(tmp_path):
     (wheel,) = tmp_path.glob("chunklab-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     notebooks = {f"chunklab/_notebooks/{p.name}" for p in (ROOT / "notebooks").glob("*.ipynb")}
-    assert len(notebooks) == 6 and notebooks <= names
+    assert len(notebooks) >= 7 and notebooks <= names
     assert "chunklab/notebooks/templates/index.html.j2" in names
 
 
@@ -155,3 +156,23 @@ def test_the_dense_install_command_names_the_makefiles_torch_and_the_cpu_index()
     assert "$(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))" in (ROOT / "Makefile").read_text()
     assert f"torch=={version.group(1)} --index-url {TORCH_CPU_INDEX}" in \
         (ROOT / "docs" / "install.md").read_text()
+
+
+@pytest.mark.parametrize("overrides,expected", [
+    ([], []),  # no --contrast: the command's defaults, those whose strategies are swept
+    (["STRATEGIES=rct ast_merge"], []),  # so a smaller grid drops the default, not an error
+    (["CONTRASTS="], ["--contrast", "none"]),
+    (["CONTRASTS=rct:ast_merge"], ["--contrast", "rct:ast_merge"]),
+])
+def test_make_run_passes_a_contrast_only_when_one_is_asked_for(overrides, expected):
+    import shlex
+    import shutil
+
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    dry = subprocess.run(["make", "-n", "run", "RUN_NAME=x", "STAMP=Makefile", *overrides],
+                         cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    words = shlex.split(dry.replace("\\\n", " "))
+    assert "report" in words
+    given = [w for i, w in enumerate(words) if w == "--contrast" or words[i - 1] == "--contrast"]
+    assert given == expected

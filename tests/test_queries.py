@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from chunklab.document.corpus import make_document
-from chunklab.errors import ChunklabError, QueryValidationError
+from chunklab.errors import ChunklabError, FileReadError, QueryValidationError
 from chunklab.evaluation.mining import mine_queries
 from chunklab.evaluation.queries import (
     Query,
@@ -204,7 +204,8 @@ def test_a_file_without_queries_is_an_error(tmp_path, corpus, content):
 
 
 def test_missing_file_is_reported(tmp_path, corpus):
-    with pytest.raises(QueryValidationError, match="cannot read the file"):
+    with pytest.raises(FileReadError,
+                       match="^cannot read query file '.*absent.jsonl': no such file$"):
         load_queries(tmp_path / "absent.jsonl", corpus)
 
 

@@ -69,3 +69,62 @@ def test_ray_writes_the_same_files_as_one_process(local_ray, tmp_path):
     assert result.run_info["engine"]["workers"] == 2  # the instance's CPUs
     assert_same_files(tmp_path / "one", tmp_path / "ray")
     assert local_ray.is_initialized()  # a running instance is joined, not shut down
+
+
+def busy_workers() -> list[int]:
+    """Processes of this machine running a sweep actor's unit right now (Ray names a worker
+    process after the call it runs)."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            title = cmdline.read_bytes().decode(errors="replace")
+        except OSError:
+            continue
+        if "SweepWorker.chunk" in title or "SweepWorker.score" in title:
+            found.append(int(cmdline.parent.name))
+    return found
+
+
+def test_a_worker_killed_mid_sweep_is_replaced_and_the_results_are_the_same(local_ray,
+                                                                             tmp_path):
+    import signal
+    import threading
+    import time
+
+    from test_engine import small_params
+
+    if not Path("/proc/self/cmdline").exists():
+        pytest.skip("finds the worker to kill in /proc (Linux)")
+    params = small_params(retrievers=("bm25",))
+    run_sweep(params, tmp_path / "one", progress=False, engine=Engine(workers=1))
+    killed: list[int] = []
+    done = threading.Event()
+
+    def kill_one() -> None:
+        while not done.is_set() and not killed:
+            for pid in busy_workers():
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+                break
+            time.sleep(0.02)
+
+    killer = threading.Thread(target=kill_one)
+    killer.start()
+    try:
+        run_sweep(params, tmp_path / "ray", progress=False, engine=Engine(kind="ray"))
+    finally:
+        done.set()
+        killer.join()
+    assert killed, "no worker was caught running a unit"
+    assert_same_files(tmp_path / "one", tmp_path / "ray")
+
+
+def test_a_worker_that_keeps_dying_is_one_line():
+    import ray
+
+    from chunklab.errors import WorkerLostError
+    from chunklab.evaluation.ray_engine import RETRIES, _lost_workers
+
+    with pytest.raises(WorkerLostError, match=f"restarted {RETRIES} times"):
+        with _lost_workers(ray):
+            raise ray.exceptions.ActorDiedError()

@@ -51,3 +51,29 @@ def test_an_interval_cell_is_kept_on_one_line():
 def test_a_table_object_shows_formatted_in_a_notebook():
     shown = Table(pd.DataFrame({"x": [0.123456]}))._repr_html_()
     assert "0.123" in shown and "0.123456" not in shown
+
+
+def test_a_whole_number_column_holding_infinity_is_shown_not_converted():
+    """On a tiny corpus a ratio over nothing is inf in a column otherwise whole: it once met
+    ``int(inf)`` (OverflowError) and notebook 06 ended without a verdict."""
+    frame = pd.DataFrame({"config": ["a", "b", "c"], "ratio": [2.0, math.inf, -math.inf],
+                          "n": [1.0, float("nan"), 3.0]})
+    html = styled(frame).to_html()
+    assert ">2<" in html and "∞" in html and "−∞" in html and ">3<" in html
+
+
+def test_the_density_table_of_queries_whose_section_density_was_not_measured():
+    """An all-code corpus with mined queries: every section_efficiency value was NaN, the
+    pivot dropped the whole ``mean`` column and notebook 03 ended with KeyError: 'mean'."""
+    from types import SimpleNamespace
+
+    from chunklab.notebooks.strategy_sweep import density_table
+
+    rows = [{"config_id": "c1", "strategy": "rct", "size": 200, "unit": "chars",
+             "options": "{}", "retriever": "bm25", "query_id": f"q{i}", "metric": metric,
+             "value": value}
+            for i in range(3) for metric, value in (("bundle_efficiency@5", 0.5),
+                                                    ("section_efficiency@5", math.nan))]
+    table = density_table(SimpleNamespace(params=SimpleNamespace(k=5),
+                                          per_query=pd.DataFrame(rows)))
+    assert len(table) == 1 and math.isnan(table["ratio"].iloc[0])

@@ -124,3 +124,26 @@ def test_an_output_folder_that_is_a_file_is_refused(tmp_path):
     out.write_text("not a folder")
     with pytest.raises(ConfigError, match="is a file, not a folder"):
         run_sweep(params_for(MINI, MINI / "queries.jsonl"), out, progress=False)
+
+
+def test_parts_made_by_other_code_are_made_again(corpus, tmp_path, monkeypatch):
+    """Parts were keyed by the package's static version (the same across commits): a rerun
+    after a change to the chunking code reused chunks the old code made."""
+    from chunklab.evaluation import runs
+
+    params, out = params_for(corpus, tmp_path / "queries.jsonl"), tmp_path / "run"
+    run_sweep(params, out, progress=False)
+    assert run_sweep(params, out, progress=False).run_info["reused_parts"] > 0
+    monkeypatch.setattr(runs, "code_version", lambda: "other-code")
+    again = run_sweep(params, out, progress=False)
+    assert again.run_info["reused_parts"] == 0
+
+
+def test_the_code_version_is_a_digest_of_the_code_and_the_parser():
+    from chunklab.evaluation import runs
+
+    runs.code_version.cache_clear()
+    first = runs.code_version()
+    assert first == runs.code_version() and first != runs.versions()["chunklab"]
+    assert runs.versions()["chunklab_code"] == first
+    assert "markdown-it-py" in runs.KEY_PACKAGES and "chunking" in runs.CODE_STAGES

@@ -7,6 +7,7 @@ import json
 import shutil
 
 import pytest
+import yaml
 
 from chunklab.util.paths import shown_path, shown_paths
 from conftest import FIXTURES
@@ -30,7 +31,8 @@ def test_a_path_is_shown_relative_to_the_working_folder_or_home(tmp_path, home, 
     assert shown_path(work) == "."
     assert shown_path(home / "docs" / "a.md") == "~/docs/a.md"
     assert shown_path(home) == "~"
-    assert shown_path("/elsewhere/x") == "/elsewhere/x"
+    assert shown_path("/elsewhere/x/y") == ".../x/y"  # outside both: its last two names
+    assert shown_path("/x") == ".../x"
 
 
 def test_every_spelling_of_a_folder_is_replaced_where_its_name_ends(tmp_path, home):
@@ -95,3 +97,47 @@ def test_a_run_made_with_absolute_paths_records_them_shared_and_resumes_from_els
     loaded = load_run(home / "run")
     assert loaded.params.corpus == str(corpus) and loaded.params.run_id == first.run_id
     assert len(loaded.summary) == len(resumed.summary)
+
+
+def test_a_corpus_outside_the_repo_and_home_is_named_by_its_last_two_names_in_the_export(
+        tmp_path, home, monkeypatch):
+    from chunklab.evaluation import choose, export
+    from chunklab.evaluation.rules import ChoiceRule
+    from chunklab.evaluation.sweep import SweepParams, run_sweep
+
+    corpus = shutil.copytree(MINI, tmp_path / "srv" / "docs")  # neither repo nor home
+    queries = shutil.copy(MINI / "queries.jsonl", tmp_path / "srv" / "q.jsonl")
+    (tmp_path / "work").mkdir()
+    monkeypatch.chdir(tmp_path / "work")
+    params = SweepParams(corpus=str(corpus), queries=str(queries), strategies=("rct",),
+                         sizes=(300, 600), retrievers=("bm25",))
+    result = run_sweep(params, tmp_path / "work" / "run", progress=False)
+    rule = ChoiceRule()
+    path = export.export_choice(choose.choose(result, rule), tmp_path / "work")
+    text = path.read_text(encoding="utf-8")
+    assert str(tmp_path) not in text
+    assert yaml.safe_load(text)["corpus"]["root"] == ".../srv/docs"
+
+
+@pytest.mark.slow
+def test_a_report_on_files_outside_the_repo_and_home_names_no_folder_of_the_machine(
+        tmp_path, home):
+    from chunklab.notebooks.report import build_report
+
+    corpus = shutil.copytree(MINI, tmp_path / "srv" / "docs")
+    (tmp_path / "srv" / "q").mkdir()
+    queries = shutil.copy(MINI / "queries.jsonl", tmp_path / "srv" / "q" / "queries.jsonl")
+    (tmp_path / "out" / "rep").mkdir(parents=True)
+    (tmp_path / "out" / "rep" / "params.json").write_text('{"run_id": "0123456789ab"}')
+    report = build_report(tmp_path / "out" / "rep", corpus=str(corpus), queries=str(queries),
+                          sizes=[300], strategies=["rct"], retrievers=["bm25"], budgets=[],
+                          notebooks=["01_corpus_profile", "03_strategy_sweep"],
+                          progress=False)
+    assert not report.failed, [r.error for r in report.failed]
+    assert report.out_dir.parent == tmp_path / "out" / "rep"  # rerun into its own subfolder
+    pages = [report.index, *report.out_dir.glob("0*.html"), *report.out_dir.glob("0*.ipynb")]
+    assert len(pages) == 5
+    for page in pages:
+        assert str(tmp_path) not in page.read_text(encoding="utf-8"), page.name
+    sweep = (report.out_dir / "03_strategy_sweep.html").read_text(encoding="utf-8")
+    assert f".../rep/{report.out_dir.name}" in sweep

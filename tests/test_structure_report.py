@@ -85,9 +85,9 @@ def splits(result):
     ("INFER_HEADINGS", 1, "INFER_HEADINGS: expected True or False; got 1"),
     ("SIZE", 0, "SIZE: expected an integer >= 1; got 0"),
     ("RETRIEVER", "tfidf", "RETRIEVER: expected one of"),
-    ("CORPUS", "no/such/folder", "CORPUS: no folder 'no/such/folder'"),
-    ("QUERIES", "no/such.jsonl", "QUERIES: no file 'no/such.jsonl'"),
-    ("GOLD", "no/such.yaml", "GOLD: no file 'no/such.yaml'"),
+    ("CORPUS", "no/such/folder", "CORPUS: corpus folder 'no/such/folder' does not exist"),
+    ("QUERIES", "no/such.jsonl", "QUERIES: cannot read query file 'no/such.jsonl': no such file"),
+    ("GOLD", "no/such.yaml", "GOLD: cannot read file 'no/such.yaml': no such file"),
     ("GOLD", str(STRUCTURE / "bad_gold.yaml"), "GOLD: "),
 ])
 def test_a_bad_parameter_is_named(name, value, message):

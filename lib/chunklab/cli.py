@@ -21,7 +21,7 @@ from .errors import (
     disk_fault,
     validation_message,
 )
-from .evaluation.defaults import default_contrasts
+from .evaluation.defaults import contrasts_for
 
 
 def engine_from_args(args):
@@ -36,7 +36,13 @@ def _split(text: str) -> list[str]:
     return [part.strip() for part in text.replace(" ", ",").split(",") if part.strip()]
 
 
-def _options(items: list[str]) -> dict:
+OWN_FLAGS = {"strategy": "--strategy", "size": "--size", "unit": "--unit"}
+"""Config fields with an option of their own, which ``--set`` may not give a second time."""
+GRID_FLAGS = {"strategy": "--strategies", "size": "--sizes", "unit": "--unit"}
+"""The same fields in a sweep, where the grid's options give them."""
+
+
+def _options(items: list[str], flags: dict[str, str] = OWN_FLAGS) -> dict:
     from .chunking.config import parse_value
 
     options = {}
@@ -44,6 +50,9 @@ def _options(items: list[str]) -> dict:
         key, sep, value = item.partition("=")
         if not sep:
             raise ChunklabError(f"--set expects KEY=VALUE; got {item!r}")
+        if key.strip() in flags:
+            raise ChunklabError(f"--set {item}: {key.strip()} has its own option; give it "
+                                f"with {flags[key.strip()]} alone")
         options[key.strip()] = parse_value(value)
     return options
 
@@ -203,7 +212,8 @@ def cmd_sweep(args) -> int:
                                retrievers=tuple(_split(args.retrievers)), unit=args.unit,
                                k=args.k, budgets=tuple(_budgets(args.budgets)),
                                contrasts=tuple(_contrasts(args.contrast, strategies)),
-                               options=_options(args.set), all_pairs=args.all_pairs)
+                               options=_options(args.set, GRID_FLAGS),
+                               all_pairs=args.all_pairs)
     engine = engine_from_args(args)
     folder = run_folder(args.out, params, overwrite=args.overwrite)
     if folder.note:
@@ -234,9 +244,12 @@ def _budgets(text: str) -> list[int]:
 
 def _contrasts(given: list[str] | None, strategies: list[str]) -> list[str]:
     """The --contrast values ('none' for none), else the defaults whose strategies are swept."""
-    if given is None:
-        return default_contrasts(strategies)
-    return [c for item in given for c in _split(item) if c.lower() != "none"]
+    if given is not None:
+        given = [c for item in given for c in _split(item) if c.lower() != "none"]
+    try:
+        return contrasts_for(given, strategies)
+    except ValueError as err:
+        raise ConfigError(f"--{err}") from None
 
 
 def _sizes(text: str) -> list[int]:
@@ -303,7 +316,7 @@ def main(argv: list[str] | None = None) -> int:
     interrupted), its traceback only with ``--debug``."""
     args = build_parser().parse_args(argv)
     try:
-        limit_parsing(getattr(args, "parse_seconds", None))
+        check_environment(args)
         return HANDLERS[args.command](args)
     except KeyboardInterrupt:
         if args.debug:
@@ -317,6 +330,32 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
+def check_environment(args) -> None:
+    """The settings a command reads from its environment (``CHUNKLAB_*``), checked once
+    before any file is read: a bad one fails the command in one line."""
+    limit_parsing(getattr(args, "parse_seconds", None))
+    limit_file_size(getattr(args, "max_file_mib", None))
+    if args.command in ("sweep", "report"):
+        from .evaluation.engine import default_workers
+
+        default_workers()
+
+
+def limit_file_size(mib: float | None) -> None:
+    """``--max-file-mib``: the largest file every corpus this process and the notebooks it
+    runs load reads (through ``CHUNKLAB_MAX_FILE_MIB``); the variable alone is checked."""
+    from .document.corpus import MAX_FILE_ENV, file_limit
+
+    if mib is not None:
+        os.environ[MAX_FILE_ENV] = repr(mib)
+    try:
+        file_limit()
+    except ConfigError as err:
+        if mib is None:
+            raise
+        raise ConfigError(f"--max-file-mib: expected a number of MiB > 0; got {mib:g}") from err
+
+
 def limit_parsing(seconds: float | None) -> None:
     """``--parse-seconds``: the per-file parse time limit of every corpus this process and
     the notebooks it runs load (through ``CHUNKLAB_PARSE_SECONDS``)."""
@@ -324,6 +363,8 @@ def limit_parsing(seconds: float | None) -> None:
 
     if seconds is not None:
         os.environ[ENV] = f"{parse_limit(seconds, name='--parse-seconds'):g}"
+    else:
+        parse_limit()  # CHUNKLAB_PARSE_SECONDS, when set, must be a number of seconds
 
 
 def error_line(err: Exception) -> str:

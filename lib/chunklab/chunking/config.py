@@ -19,6 +19,9 @@ from ..util.files import read_utf8
 from .registry import check_strategy
 
 DEFAULT_PREFIX = "Context: {path}"
+MAX_SIZE = 1_000_000_000
+"""The largest size, overlap or floor a config accepts (in its unit): beyond any corpus a
+file limit lets in, and far inside the native integers the chunker counts with."""
 
 
 class ChunkerConfig(BaseModel):
@@ -27,17 +30,19 @@ class ChunkerConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     strategy: str = "ast_breadcrumb"
-    size: int = Field(1000, gt=0, description="target chunk size, in `unit`")
+    size: int = Field(1000, gt=0, le=MAX_SIZE, description="target chunk size, in `unit`")
     unit: Literal["chars", "words", "tokens"] = "chars"
-    overlap: int = Field(0, ge=0, description="carried-over size between consecutive chunks")
-    min_size: int = Field(0, ge=0, description="floor: tiny sibling sections merge up to it")
+    overlap: int = Field(0, ge=0, le=MAX_SIZE,
+                         description="carried-over size between consecutive chunks")
+    min_size: int = Field(0, ge=0, le=MAX_SIZE,
+                          description="floor: tiny sibling sections merge up to it")
     number_parts: bool = Field(False, description="append 'part i of n' to split sections")
     prefix: bool | None = Field(None, description="breadcrumb prefix; None = strategy default")
     prefix_template: str = DEFAULT_PREFIX
     table_caption: bool = Field(True, description="a table keeps the paragraph introducing it, "
                                 "and a fence, list or table its short lead-in ending in "
                                 "':' when both fit")
-    caption_max_chars: int = Field(300, gt=0)
+    caption_max_chars: int = Field(300, gt=0, le=MAX_SIZE)
     position_anchors: bool = Field(True, description="label chunks of heading-less documents")
     infer_headings: bool = Field(False, description="run heading detectors on Markdown too")
 

@@ -13,11 +13,13 @@ from pathlib import Path
 import yaml
 
 from ..errors import (
+    ConfigError,
     CorpusError,
     DocumentNotFoundError,
     FrontMatterTooDeepError,
     ParseTimeLimitError,
     UndecodableFileError,
+    missing_folder,
 )
 from .blocks import (
     Block,
@@ -102,6 +104,13 @@ class Document:
         return links(text, self.references)
 
 
+MAX_FILE_BYTES = 8 * 2**20
+"""Files larger than this (8 MiB, some 2,000 pages of prose) are skipped unread: parsing one
+that size takes seconds to minutes (a list nested thousands deep), and documentation pages
+are far smaller. ``load_corpus(max_bytes=...)``, ``CHUNKLAB_MAX_FILE_MIB`` or the commands'
+``--max-file-mib`` set another limit."""
+
+
 @dataclass(frozen=True, slots=True)
 class Skipped:
     """A file the loader could not use, and why."""
@@ -120,6 +129,8 @@ class Corpus:
     root: str
     documents: tuple[Document, ...]
     skipped: tuple[Skipped, ...] = ()
+    max_file_bytes: int = MAX_FILE_BYTES
+    """The size over which a file was skipped unread (``file_limit``)."""
 
     def __iter__(self):
         return iter(self.documents)
@@ -309,10 +320,28 @@ def _candidate_files(root: Path) -> list[Path]:
 NOT_REGULAR = "not a regular file"
 
 
-MAX_FILE_BYTES = 8 * 2**20
-"""Files larger than this (8 MiB, some 2,000 pages of prose) are skipped unread: parsing one
-that size takes seconds to minutes (a list nested thousands deep), and documentation pages
-are far smaller. ``load_corpus(max_bytes=...)`` sets another limit."""
+MAX_FILE_ENV = "CHUNKLAB_MAX_FILE_MIB"
+
+
+def file_limit(max_bytes: int | None = None) -> int:
+    """``max_bytes``, else ``CHUNKLAB_MAX_FILE_MIB`` (MiB), else ``MAX_FILE_BYTES``;
+    ConfigError naming the value when it is not a positive size."""
+    if max_bytes is not None:
+        if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 1:
+            raise ConfigError(f"max_bytes: expected a positive number of bytes; got "
+                              f"{max_bytes!r}")
+        return max_bytes
+    value = os.environ.get(MAX_FILE_ENV, "").strip()
+    if not value:
+        return MAX_FILE_BYTES
+    try:
+        mib = float(value)
+    except ValueError:
+        mib = 0.0
+    if not 0 < mib < 2**20:  # NaN and inf fail too
+        raise ConfigError(f"{MAX_FILE_ENV}: expected the largest file to read in MiB, a "
+                          f"number > 0 (e.g. 32); got {value!r}")
+    return int(mib * 2**20)
 
 
 def _size(n: int) -> str:
@@ -353,16 +382,17 @@ def _load_file(path: Path, doc_id: str, infer_headings: bool, max_bytes: int) ->
 
 
 def load_corpus(root: str | os.PathLike, *, infer_headings: bool = False,
-                max_bytes: int = MAX_FILE_BYTES, parse_seconds: float | None = None) -> Corpus:
+                max_bytes: int | None = None, parse_seconds: float | None = None) -> Corpus:
     """Load every .md/.markdown/.mdx/.txt file under root; unreadable files, files that are no
     regular file (a FIFO, a device), files over ``max_bytes``, files whose load and parse
     take longer than ``parse_seconds`` (None: ``CHUNKLAB_PARSE_SECONDS`` or
     ``PARSE_SECONDS``; 0: no limit), files whose load fails in any way and files of an
     unsupported format (.rst, .html, .htm, .adoc) are reported, not fatal."""
     limit = parse_limit(parse_seconds)
+    max_bytes = file_limit(max_bytes)
     root_path = Path(root)
     if not root_path.is_dir():
-        raise CorpusError(f"corpus folder {str(root)!r} does not exist or is not a folder")
+        raise CorpusError(missing_folder(root))
     documents: list[Document] = []
     skipped: list[Skipped] = []
     for path in _candidate_files(root_path):
@@ -373,6 +403,8 @@ def load_corpus(root: str | os.PathLike, *, infer_headings: bool = False,
         try:  # one file's failure, whatever it is, skips that file alone
             with time_limit(limit):
                 documents.append(_load_file(path, doc_id, infer_headings, max_bytes))
+        except ConfigError:  # a setting every file shares is wrong: no document's fault
+            raise
         except Exception as err:
             skipped.append(Skipped(doc_id, _reason(err)))
-    return Corpus(str(root_path), tuple(documents), tuple(skipped))
+    return Corpus(str(root_path), tuple(documents), tuple(skipped), max_bytes)

@@ -38,6 +38,32 @@ def default_contrasts(strategies) -> list[str]:
     return [c for c in DEFAULT_CONTRASTS if set(c.split(":")) <= names]
 
 
+def contrasts_for(given, strategies) -> list[str]:
+    """The planned contrasts of a sweep of ``strategies``: ``given`` None means the defaults
+    whose two strategies are both swept (so a smaller grid drops them, never fails); a given
+    contrast must name two different swept strategies, else ValueError saying how to fix it.
+    The one rule of the command line, the notebooks and ``SweepParams``."""
+    if given is None:
+        return default_contrasts(strategies)
+    for text in given:
+        contrast_problem(text, strategies)
+    return list(given)
+
+
+def contrast_problem(text: str, strategies) -> None:
+    """ValueError when ``text`` is not 'A:B' of two different strategies in ``strategies``."""
+    sides = text.split(":")
+    if len(sides) != 2 or sides[0] == sides[1] or not all(sides):
+        raise ValueError(f"contrast {text!r}: expected 'A:B', two different strategies of the "
+                         "sweep, e.g. ast_breadcrumb:ast_merge")
+    unknown = [side for side in sides if side not in strategies]
+    if unknown:
+        raise ValueError(f"contrast {text!r} names {', '.join(unknown)}, not among the swept "
+                         f"strategies ({', '.join(strategies)}): add it to the strategies, or "
+                         "drop the contrast (--contrast none, CONTRASTS=[] in a notebook, "
+                         "CONTRASTS= for make run)")
+
+
 MIN_INTERVAL_N = 10
 """A mean over fewer queries than this gets no interval (NaN) in summary.csv and the charts: an
 interval from a handful of values says nothing about the spread (one query gives [v, v]). Its

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import select
+import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -169,8 +172,38 @@ _STATE: dict[str, Any] = {}
 """A pool worker's documents, shards and queries, handed over once when it starts."""
 
 
+def exit_with(process: int) -> None:
+    """End this process as soon as process ``process`` ends, however it ends (``kill -9``
+    included): a pool worker outlives no sweep. A daemon thread waits on the process's
+    pidfd (Linux), else checks every second that it is there."""
+    def watch() -> None:
+        try:
+            handle = os.pidfd_open(process)
+        except ProcessLookupError:
+            os._exit(1)
+        except (AttributeError, OSError):  # no pidfd here: poll
+            while _running(process):
+                time.sleep(1.0)
+        else:
+            select.select([handle], [], [])
+        os._exit(1)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
+
+
+def _running(process: int) -> bool:
+    try:
+        os.kill(process, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def _start_worker(docs: list[Document], shards: list[tuple[int, int]],
-                  queries: list[Query]) -> None:
+                  queries: list[Query], parent: int) -> None:
+    exit_with(parent)
     _STATE.update(docs=docs, shards=[tuple(docs[a:b]) for a, b in shards], queries=queries)
 
 
@@ -202,7 +235,8 @@ class LocalPool(_StatsHere):
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(PRELOAD)
         self.pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker,
-                                        initargs=(docs, bounds, list(queries)))
+                                        initargs=(docs, bounds, list(queries),
+                                                  os.getpid()))
 
     def chunk(self, jobs):
         return ordered(lambda job: self.pool.submit(_chunk_task, job), jobs, 2 * self.workers)

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import FileReadError, QueryValidationError
+from ..errors import QueryValidationError
 from ..util.atomic import write_text_atomic
 from ..util.files import read_utf8
 
@@ -200,10 +200,7 @@ def check_record(data, docs: dict) -> list[str]:
 def load_queries(path: str | os.PathLike, corpus) -> list[Query]:
     """Read a JSONL query file, checked against ``corpus``; raises listing every bad line."""
     docs = documents_by_id(corpus)
-    try:
-        lines = read_utf8(path, what="query file").splitlines()
-    except FileReadError as err:
-        raise QueryValidationError(str(path), [f"cannot read the file: {err.reason}"]) from None
+    lines = read_utf8(path, what="query file").splitlines()
     queries: list[Query] = []
     problems: list[str] = []
     first_line: dict[str, int] = {}

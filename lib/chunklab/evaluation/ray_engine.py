@@ -1,12 +1,14 @@
 """The sweep's units of work on a Ray cluster (the optional ``ray`` extra): the same units as
-the local engine, run by actors that each receive the parsed documents and the queries once;
+the local engine, run by actors that each receive the parsed documents and the queries once
+(an actor that dies is restarted and its unfinished units run again, ``RETRIES`` times);
 a config's chunks and the vectors a dense retriever needs travel through Ray's object store,
 so no worker needs the run folder or the embedding cache; embedding runs in actors that
 load the model once, on a GPU when their node has one."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -16,13 +18,17 @@ from ..chunking.config import ChunkerConfig
 from ..chunking.records import Chunk
 from ..chunking.sizes import ENCODER
 from ..document.corpus import Document
-from ..errors import MissingExtraError
+from ..errors import MissingExtraError, WorkerLostError
 from . import units
 from .embedding import DENSE
 from .engine import SHARDS_PER_WORKER, Engine, Executor, _Encoder
 from .queries import Query
 from .retrieve import EmbeddingCache, MemoryCache, default_cache_dir
 from .runs import read_chunks, read_part
+
+RETRIES = 3
+"""How often a lost actor is restarted and its unfinished calls run again (the units are
+deterministic and keyed, so a rerun gives the same result) before the sweep fails."""
 
 
 def _ray():
@@ -70,7 +76,25 @@ class _Ref:
         self.ray, self.ref = ray, ref
 
     def result(self) -> Any:
-        return self.ray.get(self.ref)
+        with _lost_workers(self.ray):
+            return self.ray.get(self.ref)
+
+
+@contextmanager
+def _lost_workers(ray: Any) -> Iterator[None]:
+    """A worker that died more than ``RETRIES`` times becomes WorkerLostError (one line)."""
+    try:
+        yield
+    except ray.exceptions.RayActorError as err:
+        reason = " ".join(str(err).split())[:200]
+        raise WorkerLostError(f"a Ray worker died and was restarted {RETRIES} times without "
+                              f"finishing its work ({reason}); check the cluster's memory "
+                              "and nodes, or run with --engine local") from None
+
+
+def _results(ray: Any, results: Iterator[Any]) -> Iterator[Any]:
+    with _lost_workers(ray):
+        yield from results
 
 
 class RayExecutor(Executor):
@@ -89,7 +113,8 @@ class RayExecutor(Executor):
         self.shards = units.shards(list(docs), self.workers * SHARDS_PER_WORKER)
         self.shard_refs = [ray.put(shard) for shard in self.shards]
         docs_ref, queries_ref = ray.put(list(docs)), ray.put(list(queries))
-        actor = ray.remote(num_cpus=1)(SweepWorker)
+        actor = ray.remote(num_cpus=1, max_restarts=RETRIES,
+                           max_task_retries=RETRIES)(SweepWorker)
         self.actors = [actor.remote(docs_ref, queries_ref) for _ in range(self.workers)]
         self.pool = ray.util.ActorPool(self.actors)
         self.kept: dict[Path, Any] = {}
@@ -98,7 +123,8 @@ class RayExecutor(Executor):
 
     def chunk(self, jobs):
         refs = self.shard_refs
-        return self.pool.map(lambda a, job: a.chunk.remote(refs[job[0]], job[1]), list(jobs))
+        return _results(self.ray, self.pool.map(
+            lambda a, job: a.chunk.remote(refs[job[0]], job[1]), list(jobs)))
 
     def keep(self, path: Path, chunks: list[Chunk]) -> None:
         self.kept[path] = self.ray.put(chunks)
@@ -115,7 +141,7 @@ class RayExecutor(Executor):
 
     def score(self, jobs):
         ready = [(self._with_vectors(job, path), self._chunks(path)) for job, path in jobs]
-        return self.pool.map(lambda a, item: a.score.remote(*item), ready)
+        return _results(self.ray, self.pool.map(lambda a, item: a.score.remote(*item), ready))
 
     def _with_vectors(self, job: units.ScoreJob, path: Path) -> units.ScoreJob:
         """A dense job carries the vectors of its chunks and the queries from this machine's

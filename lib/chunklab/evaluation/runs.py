@@ -5,6 +5,7 @@ its declared schema; its folder (locked, refused when it holds another run) is
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import json
@@ -14,13 +15,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Annotated, Any, TypedDict
 
 import pandas as pd
 import pyarrow.parquet as pq
-from pydantic import BaseModel, ConfigDict, Field, PositiveInt, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from ..chunking.config import ChunkerConfig, make_config
+from ..chunking.config import MAX_SIZE, ChunkerConfig, make_config
 from ..chunking.records import Chunk
 from ..chunking.registry import check_strategy
 from ..errors import ChoiceError, UnknownRetrieverError
@@ -33,6 +34,7 @@ from .defaults import (
     DEFAULT_RETRIEVERS,
     DEFAULT_SIZES,
     DEFAULT_STRATEGIES,
+    contrast_problem,
 )
 from .mining import MAX_SOURCES, DroppedQueries
 from .queries import MIN_SPLIT
@@ -44,6 +46,8 @@ PACKAGES = ("chunklab", "markdown-it-py", "langchain-text-splitters", "bm25s",
 """Packages whose versions run.json records."""
 
 
+MAX_K = 10_000
+"""The most chunks a query's ranking is cut at (top k)."""
 PATH_FIELDS = ("corpus", "queries", "held_out_queries")
 """The parameters that name a file or folder."""
 
@@ -63,8 +67,8 @@ class SweepParams(BaseModel):
     sizes: tuple[int, ...] = DEFAULT_SIZES
     retrievers: tuple[str, ...] = DEFAULT_RETRIEVERS
     unit: str = "chars"
-    k: int = Field(DEFAULT_K, gt=0)
-    budgets: tuple[PositiveInt, ...] = Field(
+    k: int = Field(DEFAULT_K, gt=0, le=MAX_K)
+    budgets: tuple[Annotated[int, Field(gt=0, le=MAX_SIZE)], ...] = Field(
         default=(), description="token budgets: each also scores the top chunks that fill it")
     contrasts: tuple[str, ...] = Field(
         default=(), description="planned comparisons 'a:b' of two strategies, at each size")
@@ -113,15 +117,8 @@ class SweepParams(BaseModel):
             raise ValueError("held_out_queries: give the tuning queries too (queries); mined "
                              "queries are split by split_seed instead")
         for text in self.contrasts:
-            sides = text.split(":")
-            if len(sides) != 2 or sides[0] == sides[1] or not all(sides):
-                raise ValueError(f"contrasts: expected 'strategy:strategy' (two different "
-                                 f"strategies of the sweep, e.g. ast_breadcrumb:ast_merge); got "
-                                 f"{text!r}")
-            unknown = [side for side in sides if side not in self.strategies]
-            if unknown:
-                raise ValueError(f"contrasts: {text!r} names {', '.join(unknown)}, not among the "
-                                 f"sweep's strategies ({', '.join(self.strategies)})")
+            contrast_problem(text, self.strategies)
+        self.configs()  # a size, option or grid value no config accepts fails here, at once
         return self
 
     def planned_pairs(self) -> list[tuple[str, str]]:
@@ -256,14 +253,48 @@ def config_columns(config: ChunkerConfig) -> dict[str, Any]:
 
 
 def versions() -> dict[str, str]:
-    """Python's and every package's version that run.json records."""
+    """Python's and every package's version that run.json records, and the digest of
+    chunklab's code the parts are keyed by (``code_version``)."""
     found = {}
     for name in PACKAGES:
         try:
             found[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             found[name] = "not installed"
-    return {"python": platform.python_version(), **found}
+    return {"python": platform.python_version(), **found, "chunklab_code": code_version()}
+
+
+CODE_STAGES = ("errors.py", "util", "document", "chunking", "evaluation")
+"""The parts of chunklab whose code decides a part's content (what is read, chunked and
+scored), digested into the parts' key."""
+KEY_PACKAGES = ("markdown-it-py", "mdit-py-plugins", "bm25s", "tokenizers",
+                "pytrec-eval-terrier")
+"""The packages whose versions decide a part's content, also in the key."""
+
+
+@functools.cache
+def code_version() -> str:
+    """A digest of the source of ``CODE_STAGES`` and the versions of ``KEY_PACKAGES``: it
+    changes with any change to the code that reads, chunks or scores (the package's own
+    version does not, between releases), so a part made by other code is never reused."""
+    package = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256()
+    for stage in CODE_STAGES:
+        files = [package / stage] if stage.endswith(".py") else \
+            sorted((package / stage).rglob("*"))
+        for path in files:
+            if path.suffix in (".py", ".c", ".h"):
+                digest.update(path.relative_to(package).as_posix().encode() + b"\0")
+                digest.update(path.read_bytes() + b"\0")
+    digest.update(json.dumps([_version(name) for name in KEY_PACKAGES]).encode())
+    return digest.hexdigest()[:16]
+
+
+def _version(name: str) -> str:
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return "not installed"
 
 
 # --- parts: each config's finished work, reused only under the same key (Parts) ---------
@@ -309,7 +340,7 @@ def query_fingerprint(queries: Iterable[Any]) -> str:
 class Parts:
     """A run folder's ``parts/``: each file named by its config (and retriever) and by the key
     of everything that produced it, so a part of another corpus content, query set, chunklab
-    version or scoring setting is never found, only recomputed."""
+    code (``code_version``) or scoring setting is never found, only recomputed."""
 
     folder: Path
     corpus: str
@@ -318,7 +349,8 @@ class Parts:
     """The query-set fingerprint (``query_fingerprint``)."""
     scoring: str = ""
     """What else decides a score (k, token budgets): part of the key of scored parts."""
-    version: str = field(default_factory=lambda: versions()["chunklab"])
+    version: str = field(default_factory=lambda: code_version())
+    """What made the parts: ``code_version``."""
     asked: set[Path] = field(default_factory=set)
 
     def key(self, config_id: str, retriever: str = "") -> str:

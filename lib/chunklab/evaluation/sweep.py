@@ -8,6 +8,7 @@ import time
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from ..chunking.config import ChunkerConfig
 from ..chunking.sizes import ENCODER, token_method
 from ..document.corpus import Corpus, load_corpus
 from ..errors import GridWarning
-from ..util.paths import shared_path
+from ..util.paths import real_path, repo_root, shown_path
 from . import budget, embedding, families, grid, intervals, leakage, tables, units
 from .defaults import MIN_INTERVAL_N, default_primary_metric
 from .engine import Engine, Executor, Pending
@@ -77,21 +78,43 @@ def run_sweep(params: SweepParams, out_dir: str | os.PathLike | None = None, *,
     ``engine`` says where the work runs (default: every local core); the results are the
     same wherever it runs. Each config's chunks go to a keyed part on disk as soon as they
     are made (a temporary folder without ``out_dir``), so no stage holds every config's
-    chunks. The lock is held here, by the process that starts the workers.
+    chunks. The lock is held here, by the process that starts the workers, from when the
+    inputs have been read and checked (a refused run leaves no folder behind).
     """
+    stage = _Stage()
+    with stage("load"):
+        inputs = load_inputs(params, corpus)
     with writing(out_dir):
-        return _sweep(params, out_dir, corpus=corpus, progress=progress,
+        return _sweep(params, out_dir, inputs, stage=stage, progress=progress,
                       engine=engine or Engine(), overwrite=overwrite)
 
 
-def _sweep(params: SweepParams, out_dir: str | os.PathLike | None, *, corpus: Corpus | None,
-           progress: bool, engine: Engine, overwrite: bool = False) -> SweepResult:
-    stage = _Stage()
+@dataclass(frozen=True)
+class Inputs:
+    """A run's corpus and queries, read and checked."""
+
+    corpus: Corpus
+    queries: list
+    dropped: DroppedQueries
+    split: QuerySplit
+    by_source: dict[str, int]
+
+
+def load_inputs(params: SweepParams, corpus: Corpus | None = None) -> Inputs:
+    """The corpus (``corpus`` when given, else read from ``params.corpus``) and the queries
+    the run is asked (read, or mined) and split; a missing or empty corpus, a bad query file
+    or a corpus no query can be mined from raises its one-line ChunklabError."""
+    corpus = corpus or load_corpus(params.corpus,
+                                   infer_headings=params.options.get("infer_headings", False))
+    return Inputs(corpus, *_queries(params, corpus.require_documents()))
+
+
+def _sweep(params: SweepParams, out_dir: str | os.PathLike | None, inputs: Inputs, *,
+           stage: _Stage, progress: bool, engine: Engine, overwrite: bool = False
+           ) -> SweepResult:
     configs = params.configs()
-    with stage("load"):
-        corpus = corpus or load_corpus(params.corpus,
-                                       infer_headings=params.options.get("infer_headings", False))
-        queries, dropped, split, by_source = _queries(params, corpus.require_documents())
+    corpus, queries, dropped = inputs.corpus, inputs.queries, inputs.dropped
+    split, by_source = inputs.split, inputs.by_source
     run_dir = prepare(params, out_dir,  # once the inputs hold: a refused run leaves no params
                       overwrite=overwrite)
     with _parts_folder(run_dir) as folder, start(engine, list(corpus), queries) as executor:
@@ -126,8 +149,9 @@ def _sweep(params: SweepParams, out_dir: str | os.PathLike | None, *, corpus: Co
             warnings.warn(note, GridWarning, stacklevel=2)
         info: RunInfo = {
             "run_id": params.run_id, "params": params.shared(), "versions": versions(),
-            "corpus": {"root": shared_path(params.corpus), "fingerprint": corpus.fingerprint,
-                       "documents": len(corpus), "skipped": [s.as_dict() for s in corpus.skipped]},
+            "corpus": {"root": shown_path(real_path(params.corpus), base=repo_root() or None),
+                       "fingerprint": corpus.fingerprint, "documents": len(corpus),
+                       "skipped": [s.as_dict() for s in corpus.skipped]},
             "queries": len(queries), "queries_fingerprint": parts.queries,
             "queries_dropped": dropped, "queries_by_source": by_source,
             "query_split": split.report(), "token_method": token_method(),

@@ -14,6 +14,7 @@ import pandas as pd
 
 from ..errors import SchemaError
 from ..util.atomic import write_atomic, write_text_atomic
+from ..util.sheets import csv_text, read_csv
 from .defaults import MIN_INTERVAL_N
 
 KINDS = {"str": "object", "int": "int", "float": "float", "bool": "bool",
@@ -86,7 +87,7 @@ class Table:
         path = Path(run_dir) / self.file
         if self.file.endswith(".parquet"):
             return write_atomic(path, lambda tmp: frame.to_parquet(tmp, index=False))
-        return write_text_atomic(path, frame.to_csv(index=False))
+        return write_text_atomic(path, csv_text(frame))
 
     def write_parts(self, run_dir: str | os.PathLike, parts: Sequence[Path]) -> Path:
         """Parquet ``parts`` (frames of this table, in order) concatenated into ``run_dir/file``
@@ -116,8 +117,8 @@ class Table:
             return pd.read_parquet(path)
         try:
             if self is SUMMARY:  # split values such as "none" must stay text
-                return pd.read_csv(path, keep_default_na=False, na_values=[""])
-            return pd.read_csv(path)
+                return read_csv(path, keep_default_na=False, na_values=[""])
+            return read_csv(path)
         except pd.errors.EmptyDataError:
             return pd.DataFrame(columns=self.names)
 

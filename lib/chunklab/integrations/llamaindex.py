@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from pydantic import field_validator
+
 from ..chunking.build import chunk_text
 from ..chunking.config import ChunkerConfig
 from ..errors import MissingExtraError
@@ -25,12 +27,23 @@ except ImportError:  # pragma: no cover - the module is unusable without LlamaIn
 
 class ChunklabNodeParser(NodeParser):
     """One TextNode per chunklab chunk of each input node (its ``content``: embed text by
-    default), with ``start_char_idx`` /
-    ``end_char_idx`` the chunk's span and the chunk's metadata (breadcrumb, lines, embed and
-    context texts); each node's source is the input node."""
+    default), with ``start_char_idx`` / ``end_char_idx`` the chunk's span and the chunk's
+    metadata (breadcrumb, lines, embed and context texts) beside the input's own; each node's
+    source is the input node. ``config`` is anything ``as_config`` takes (a ChunkerConfig, the
+    path of a chosen_config.yaml, a mapping).
+
+    What a store embeds is the node's text alone, exactly what chunklab scored: every metadata
+    key is kept out of the embedding (a reader such as ``SimpleDirectoryReader`` adds file
+    path, name, type, size and dates, which would otherwise be embedded with it). What the
+    input kept from the LLM stays kept from it, and so does chunklab's own metadata."""
 
     config: ChunkerConfig
     content: Content = "embed_text"
+
+    @field_validator("config", mode="before")
+    @classmethod
+    def _any_config(cls, value: Any) -> ChunkerConfig:
+        return as_config(value)
 
     @classmethod
     def from_config(cls, config: ConfigLike = None, *, content: Content = "embed_text",
@@ -45,11 +58,13 @@ class ChunklabNodeParser(NodeParser):
                          or f"node-{index}.md")
             for chunk in chunk_text(node.get_content(), self.config, doc_id=doc_id):
                 extra = chunk_metadata(chunk)
+                metadata = {**node.metadata, **extra}
                 parsed.append(TextNode(
                     text=content_of(chunk, self.content), start_char_idx=chunk.start,
-                    end_char_idx=chunk.end, metadata={**node.metadata, **extra},
-                    excluded_embed_metadata_keys=list(extra),
-                    excluded_llm_metadata_keys=list(extra),
+                    end_char_idx=chunk.end, metadata=metadata,
+                    excluded_embed_metadata_keys=list(metadata),
+                    excluded_llm_metadata_keys=list(dict.fromkeys(
+                        [*node.excluded_llm_metadata_keys, *extra])),
                     relationships={NodeRelationship.SOURCE: node.as_related_node_info()},
                 ))
         return parsed

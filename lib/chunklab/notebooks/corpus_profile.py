@@ -21,6 +21,7 @@ from ..document.headings import EXPLICIT
 from ..document.sections import Breadcrumbs
 from ..evaluation.queries import Query
 from ..util.atomic import write_text_atomic
+from ..util.sheets import csv_text
 from ..util.values import missing
 from .params import (
     CorpusFolder,
@@ -50,7 +51,8 @@ class ProfileSetup:
     out_dir: Path
 
     def describe(self) -> str:
-        return (f"{len(self.corpus)} documents, {len(self.corpus.skipped)} skipped, from "
+        return (f"{len(self.corpus)} documents, {len(self.corpus.skipped)} skipped (files "
+                f"over {self.corpus.max_file_bytes / 2**20:g} MiB among them), from "
                 f"{self.corpus.root}; {len(self.queries)} queries; corpus fingerprint "
                 f"{self.corpus.fingerprint}; export to {self.out_dir}")
 
@@ -239,7 +241,8 @@ def profile_numbers(corpus: Corpus, sections: pd.DataFrame, *,
     docs = documents_table(corpus)
     return {
         "fingerprint": corpus.fingerprint, "documents": len(corpus),
-        "skipped": len(corpus.skipped), "headings": int(docs["headings"].sum()),
+        "skipped": len(corpus.skipped), "max_file_bytes": corpus.max_file_bytes,
+        "headings": int(docs["headings"].sum()),
         "fences": int(docs["fences"].sum()), "tables": int(docs["tables"].sum()),
         "sections": len(sections), "encoder_window": window,
         "token_method": stats.loc["tokens", "method"],
@@ -272,9 +275,9 @@ def export_profile(out_dir, corpus: Corpus, sections: pd.DataFrame) -> list:
     ``out_dir/corpus_profile/``, each atomically; returns the paths."""
     folder = Path(out_dir) / "corpus_profile"
     return [
-        write_text_atomic(folder / "documents.csv", documents_table(corpus).to_csv(index=False)),
-        write_text_atomic(folder / "sections.csv", sections.to_csv(index=False)),
-        write_text_atomic(folder / "dialects.csv", dialects_table(corpus).to_csv(index=False)),
+        write_text_atomic(folder / "documents.csv", csv_text(documents_table(corpus))),
+        write_text_atomic(folder / "sections.csv", csv_text(sections)),
+        write_text_atomic(folder / "dialects.csv", csv_text(dialects_table(corpus))),
         write_text_atomic(folder / "corpus_profile.json",
                           json.dumps(profile_numbers(corpus, sections), indent=2)),
     ]

@@ -24,7 +24,14 @@ from pydantic import (
 from ..chunking.registry import strategy_names
 from ..chunking.sizes import UNITS
 from ..document.corpus import Corpus, load_corpus
-from ..errors import ChunklabError, ConfigError
+from ..errors import (
+    A_FOLDER,
+    MISSING_FILE,
+    ChunklabError,
+    ConfigError,
+    FileReadError,
+    missing_folder,
+)
 from ..evaluation.queries import Query, load_queries
 from ..evaluation.retrieve import retriever_names
 from ..util.paths import repo_root
@@ -40,11 +47,16 @@ def _exists(path: Path, kind: str) -> bool:
         return False
 
 
+WHAT = {"CORPUS": "corpus folder", "QUERIES": "query file", "HELD_OUT_QUERIES": "query file"}
+"""What a path parameter names, as the commands' messages call it (else "file" or "folder")."""
+
+
 def resolve_path(value: str | os.PathLike, *, name: str, kind: str = "file") -> Path:
     """An existing file or folder: ``value`` as given, else relative to the repo root.
 
     So ``data/sample`` works from the repo root (papermill) and from ``notebooks/``
-    (JupyterLab). A missing one raises ConfigError naming the parameter and where it looked.
+    (JupyterLab). A missing one raises ConfigError naming the parameter, with the message
+    every command gives for it (and where else it looked).
     """
     if kind not in KINDS:
         raise ConfigError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}")
@@ -58,8 +70,13 @@ def resolve_path(value: str | os.PathLike, *, name: str, kind: str = "file") -> 
     for path in tried:
         if _exists(path, kind):
             return path
-    looked = " or ".join(str(p) for p in dict.fromkeys(tried))
-    raise ConfigError(f"{name}: no {kind} {str(value)!r} (looked for {looked})")
+    what = WHAT.get(name, kind)
+    folder = kind == "file" and any(_exists(path, "folder") for path in tried)
+    problem = (missing_folder(value, what) if kind == "folder" else str(FileReadError(
+        value, what, A_FOLDER if folder else MISSING_FILE)))
+    elsewhere = [str(p) for p in dict.fromkeys(tried) if str(p) != str(value)]
+    looked = f" (looked for {' or '.join(elsewhere)})" if elsewhere else ""
+    raise ConfigError(f"{name}: {problem}{looked}")
 
 
 def resolve_output(value: str | os.PathLike, *, name: str) -> Path:

@@ -23,12 +23,13 @@ from ..evaluation.defaults import (
     DEFAULT_RETRIEVERS,
     DEFAULT_SIZES,
     DEFAULT_STRATEGIES,
-    default_contrasts,
+    contrasts_for,
     default_primary_metric,
 )
 from ..evaluation.engine import Engine
 from ..evaluation.run_folder import clear_run, run_folder, writing
 from ..evaluation.structure import GOLD_FILE
+from ..evaluation.sweep import load_inputs
 from ..util.atomic import remove_leftovers, write_atomic, write_text_atomic
 from ..util.paths import shown_paths
 from .index_page import chosen_config, write_index
@@ -222,6 +223,11 @@ def to_html(notebook: Path) -> Path:
     return write_text_atomic(notebook.with_suffix(".html"), body)
 
 
+PATH_VALUES = ("CORPUS", "QUERIES", "HELD_OUT_QUERIES", "GOLD")
+"""The notebook parameters naming the user's files, which a shared page names as ``share``
+does."""
+
+
 def share(path: Path, folders: Sequence[str | os.PathLike]) -> Path:
     """Rewrite the text file ``path`` with the machine's folders (``folders``, the repo root,
     the home folder) named as ``shown_paths`` names them, atomically."""
@@ -271,7 +277,7 @@ def run_notebook(name: str, source: Path, out_dir: Path, values: dict, *,
     executed = out_dir / f"{name}.ipynb"
     if executed.is_file():
         try:
-            share(executed, [out_dir, values.get("CORPUS", "")])
+            share(executed, [out_dir, *(str(values.get(name, "")) for name in PATH_VALUES)])
             run.html = to_html(executed)
         except Exception as err:  # reported in the index, never fatal
             run.error = (run.error + "\n" if run.error else "") + f"HTML export: {err}"
@@ -317,14 +323,18 @@ def _describe(err: Exception) -> str:
 
 
 def notebook_values(out_dir: Path, params, *, queries: str, name: str = "",
-                    engine: Engine | None = None, share_text: bool = True) -> dict:
+                    engine: Engine | None = None, share_text: bool = True,
+                    answers: bool | None = None) -> dict:
     """Every parameter a report notebook may declare, with this report's values (only the
     ones notebook ``name`` declares are passed to it). Every value works on any corpus: 02
     and 04 pick their pages, 05 scores headings only when the corpus has a gold file;
-    ``share_text`` False has 04 draw boundary positions without the documents' text."""
+    ``share_text`` False has 04 draw boundary positions without the documents' text;
+    ``answers`` says whether the queries carry answers (None: whether a query file is given),
+    which makes answer_hit the primary metric, else hit."""
     k = params.k
     engine = engine or Engine()
-    first = "answer_hit"  # written queries carry answers, and so do the free mined kinds
+    answers = bool(queries) if answers is None else answers
+    first = "answer_hit" if answers else "hit"  # mined queries carry gold sections, no answer
     values = {
         "CORPUS": params.corpus, "QUERIES": params.queries, "OUT_DIR": str(out_dir),
         "RUN_DIR": str(out_dir), "STRATEGIES": list(params.strategies),
@@ -368,8 +378,10 @@ def build_report(out_dir: str | os.PathLike, *, corpus: str = DEFAULT_CORPUS,
     """Execute the notebooks in order into ``out_dir`` (each as .ipynb and offline .html; 03
     writes the sweep there and 06 reads it back) and write ``out_dir/index.html``.
 
-    Parameters and notebooks are checked first (a bad parameter raises ConfigError naming
-    it, a missing notebook NotebookNotFoundError). A folder holding a report of other
+    Parameters, notebooks and inputs are checked first, before any kernel starts and before
+    the folder is locked (a bad parameter raises ConfigError naming it, a missing notebook
+    NotebookNotFoundError, a corpus without documents, a bad query file or a corpus no query
+    can be mined from their own one-line error). A folder holding a report of other
     parameters is kept: this one goes into its ``run-<id>`` subfolder (``Report.note`` says
     what differs), or with ``overwrite`` replaces it; the same parameters reuse the finished
     parts. A notebook that fails is reported in the index with its error and the rest still
@@ -385,9 +397,11 @@ def build_report(out_dir: str | os.PathLike, *, corpus: str = DEFAULT_CORPUS,
         SweepInputs, CORPUS=corpus, QUERIES=queries, HELD_OUT_QUERIES=held_out_queries,
         SPLIT_SEED=split_seed, STRATEGIES=list(strategies), SIZES=list(sizes),
         RETRIEVERS=list(retrievers), K=k, BUDGETS=list(budgets),
-        CONTRASTS=default_contrasts(strategies) if contrasts is None else list(contrasts),
+        CONTRASTS=contrasts_for(contrasts, list(strategies)),
         ALL_PAIRS=all_pairs))
     found = find_notebooks(notebooks)
+    inputs = load_inputs(params)  # a bad corpus or query file fails here, before any kernel
+    answers = any(query.answer for query in inputs.queries)
     folder = run_folder(resolve_output(out_dir, name="OUT_DIR"), params, overwrite=overwrite)
     out = folder.path
     if progress and folder.note:
@@ -402,7 +416,7 @@ def build_report(out_dir: str | os.PathLike, *, corpus: str = DEFAULT_CORPUS,
             remove_views(out)
         for i, (name, source) in enumerate(found, start=1):
             values = notebook_values(out, params, queries=queries, name=name, engine=engine,
-                                     share_text=share_text)
+                                     share_text=share_text, answers=answers)
             label = f"[{i}/{len(found)}] {name}"
             if progress:
                 print(f"{label}: running", flush=True)
@@ -412,5 +426,6 @@ def build_report(out_dir: str | os.PathLike, *, corpus: str = DEFAULT_CORPUS,
             if progress:
                 print(f"{label}: {run.status} ({run.seconds:.1f} s)"
                       + (f" - {run.error.splitlines()[0]}" if run.error else ""), flush=True)
-        index = share(write_index(out, runs, params), [out, params.corpus])
+        index = share(write_index(out, runs, params),
+                      [out, params.corpus, params.queries, params.held_out_queries])
         return Report(out, index, runs, strict, folder.note)

@@ -22,6 +22,7 @@ from ..evaluation import invariants
 from ..evaluation.metrics import label_share
 from ..evaluation.queries import Query
 from ..util.atomic import write_text_atomic
+from ..util.sheets import csv_text
 from ..util.values import missing
 from ..viz.strip import BoundaryStrip
 from .params import (
@@ -287,6 +288,6 @@ def export_panorama(out_dir, frame: pd.DataFrame, *, doc: Document, size: int,
     numbers = {"doc": doc.id, "size": size, "unit": unit,
                "strategies": panorama_numbers(frame)}
     return [
-        write_text_atomic(folder / "panorama.csv", frame.to_csv(index=False)),
+        write_text_atomic(folder / "panorama.csv", csv_text(frame)),
         write_text_atomic(folder / "splitter_panorama.json", json.dumps(numbers, indent=2)),
     ]

@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import pandas as pd
-from pydantic import BeforeValidator, ValidationInfo, field_validator
+from pydantic import BeforeValidator, Field, ValidationError, ValidationInfo, field_validator
 
-from ..errors import ConfigError
+from ..errors import ConfigError, validation_message
 from ..evaluation import leakage
 from ..evaluation.budget import budget_name
+from ..evaluation.defaults import contrasts_for
 from ..evaluation.engine import ENGINES, Engine
 from ..evaluation.run_folder import run_folder
 from ..evaluation.sweep import GROUP, KEY_METRICS, SweepParams, SweepResult, headline, summary_table
@@ -55,7 +56,7 @@ class SweepInputs(NotebookParams):
     HELD_OUT_QUERIES: QueryFile = ""
     SPLIT_SEED: NonNegativeInt = 0
     BUDGETS: PositiveInts = []
-    CONTRASTS: TextsOrNone = []
+    CONTRASTS: TextsOrNone | None = Field(default=None, validate_default=True)
     ALL_PAIRS: Flag = False
     ENGINE: EngineName = "local"
     WORKERS: NonNegativeInt = 0
@@ -63,14 +64,9 @@ class SweepInputs(NotebookParams):
 
     @field_validator("CONTRASTS")
     @classmethod
-    def _contrasts(cls, values: list[str], info: ValidationInfo) -> list[str]:
-        strategies = info.data.get("STRATEGIES") or []
-        for text in values:
-            sides = text.split(":")
-            if len(sides) != 2 or sides[0] == sides[1] or not set(sides) <= set(strategies):
-                raise ValueError(f"each contrast is 'A:B', two different strategies of "
-                                 f"STRATEGIES ({', '.join(strategies)}); got {text!r}")
-        return values
+    def _contrasts(cls, values: list[str] | None, info: ValidationInfo) -> list[str]:
+        """None: the default contrasts whose strategies are swept; given ones must be swept."""
+        return contrasts_for(values, info.data.get("STRATEGIES") or [])
 
 
 class StrategySweepParams(SweepInputs):
@@ -110,12 +106,20 @@ def sweep_params(inputs: SweepInputs, *, options: dict[str, Any] | None = None) 
     config options fixed for every config of the sweep."""
     if inputs.HELD_OUT_QUERIES and not inputs.QUERIES:
         raise ConfigError("HELD_OUT_QUERIES: give QUERIES too (the tuning set)")
+    try:
+        return _params(inputs, options or {})
+    except ValidationError as err:
+        raise ConfigError(validation_message(err, subject="invalid sweep parameters",
+                                             upper=True)) from None
+
+
+def _params(inputs: SweepInputs, options: dict[str, Any]) -> SweepParams:
     return SweepParams(corpus=inputs.CORPUS, queries=inputs.QUERIES,
                        held_out_queries=inputs.HELD_OUT_QUERIES, split_seed=inputs.SPLIT_SEED,
                        strategies=tuple(inputs.STRATEGIES), sizes=tuple(inputs.SIZES),
                        retrievers=tuple(inputs.RETRIEVERS), k=inputs.K, unit=inputs.UNIT,
-                       budgets=tuple(inputs.BUDGETS), contrasts=tuple(inputs.CONTRASTS),
-                       options=options or {}, all_pairs=inputs.ALL_PAIRS)
+                       budgets=tuple(inputs.BUDGETS), contrasts=tuple(inputs.CONTRASTS or ()),
+                       options=options, all_pairs=inputs.ALL_PAIRS)
 
 
 def sweep_engine(inputs: SweepInputs) -> Engine:
@@ -219,7 +223,7 @@ def density_table(result: SweepResult) -> pd.DataFrame:
     table = summary_table(rows[[*GROUP, "query_id", "metric", "value"]])
     table = table.assign(cell=charts.interval_text(table))
     wide = table.pivot_table(index=["strategy", "size", "retriever"], columns="metric",
-                             values=["cell", "mean", "n"], aggfunc="first")
+                             values=["cell", "mean", "n"], aggfunc="first", dropna=False)
     out = wide["cell"][names].copy()
     out["ratio"] = (wide["mean"][names[0]] / wide["mean"][names[1]]).round(2)
     out["n"] = wide["n"][names[1]].astype(int)

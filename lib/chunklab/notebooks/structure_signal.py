@@ -29,6 +29,7 @@ from ..evaluation.structure import (
 from ..evaluation.sweep import SweepParams
 from ..util.atomic import write_text_atomic
 from ..util.markdown import markdown_block, markdown_code
+from ..util.sheets import csv_text
 from ..util.values import missing, plain
 from .corpus_profile import CEILING_PERCENTILE, length_stats, sections_table
 from .params import (
@@ -392,10 +393,10 @@ def export(out_dir: str | os.PathLike | None, setup: StructureSignalSetup,
         return []
     folder = Path(out_dir) / EXPORT_FOLDER
     numbers = signal_numbers(setup, scores, errors, splits, tail)
-    headings = ({"heading_scores.csv": scores.to_csv(index=False),
-                 "heading_errors.csv": errors.to_csv(index=False)} if setup.scored
+    headings = ({"heading_scores.csv": csv_text(scores),
+                 "heading_errors.csv": csv_text(errors)} if setup.scored
                 else {DRAFT_FILE: gold_draft(setup.sample)})
-    texts = {**headings, "retrieval_splits.csv": splits.to_csv(index=False),
+    texts = {**headings, "retrieval_splits.csv": csv_text(splits),
              "structure_signal.json": json.dumps(numbers, indent=2)}
     return [write_text_atomic(folder / name, text) for name, text in texts.items()]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..errors import FileReadError
+from ..errors import A_FOLDER, MISSING_FILE, FileReadError
 
 
 def read_utf8(path: str | os.PathLike, *, what: str = "file") -> str:
@@ -14,7 +14,9 @@ def read_utf8(path: str | os.PathLike, *, what: str = "file") -> str:
     try:
         return Path(path).read_text(encoding="utf-8")
     except IsADirectoryError:
-        reason = "it is a folder; name a file"
+        reason = A_FOLDER
+    except FileNotFoundError:
+        reason = MISSING_FILE
     except OSError as err:
         reason = err.strerror or str(err)
     except UnicodeDecodeError as err:

@@ -1,6 +1,6 @@
 """Paths as shared files name them: relative to the working folder (the repo root, for a
-report) when inside it, else under ``~`` for the user's home, so a shared page never spells
-out the machine's folders."""
+report) when inside it, else under ``~`` for the user's home, else by their last two names
+(``.../srv/docs``), so a shared page never spells out the machine's folders."""
 
 from __future__ import annotations
 
@@ -66,15 +66,23 @@ def under_home(absolute: Path, given: str | os.PathLike) -> str:
 
 def shown_path(path: str | os.PathLike, *, base: str | os.PathLike | None = None) -> str:
     """``path`` relative to ``base`` (default: the working folder) when inside it, else with
-    the home folder written ``~``, else as given."""
+    the home folder written ``~``, else by its last two names (``elided``)."""
     try:
         absolute = Path(path).expanduser().resolve()
         inside = Path(base or Path.cwd()).resolve()
     except (OSError, RuntimeError):
-        return str(path)
+        return elided(Path(path))
     if absolute.is_relative_to(inside):
         return absolute.relative_to(inside).as_posix() or "."
-    return under_home(absolute, path)
+    return under_home(absolute, elided(absolute))
+
+
+def elided(path: Path) -> str:
+    """An absolute path by its last two names, ``.../srv/docs`` (a relative one as given)."""
+    if not path.is_absolute():
+        return path.as_posix()
+    names = path.parts[1:]
+    return ".../" + "/".join(names[-2:]) if names else path.anchor
 
 
 def shown_paths(text: str, folders: Iterable[str | os.PathLike], *,

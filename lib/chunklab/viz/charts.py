@@ -317,6 +317,9 @@ def significance_matrix(significance: pd.DataFrame, metric: str, labels: pd.Data
     rows = _family(significance, EXPLORATORY)
     if rows.empty and labels["config_id"].nunique() < 2:
         return note(ONE_CONFIG)
+    if rows.empty:
+        return note("no pair of configs to compare: the others make the same chunks (scored "
+                    "once)")
     rows = rows[rows["metric"] == metric]
     if retriever is not None:
         rows = rows[rows["retriever"] == retriever]

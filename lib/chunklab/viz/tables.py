@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterable, Sequence
 from numbers import Number
 
+import numpy as np
 import pandas as pd
 from pandas.io.formats.style import Styler
 
@@ -93,14 +94,15 @@ def interval_text(mean, low, high) -> str:
 
 
 def whole_columns(frame: pd.DataFrame) -> list[str]:
-    """Float columns whose every value is whole or missing (a rank, a count read back with
-    NaN): shown without a decimal point."""
+    """Float columns whose every value is whole, infinite or missing (a rank, a count read
+    back with NaN, a ratio over nothing): shown without a decimal point."""
     found = []
     for name in frame.columns:
         column = frame[name]
         if pd.api.types.is_float_dtype(column):
             values = column.dropna()
-            if len(values) and (values == values.round()).all():
+            finite = values[np.isfinite(values)]
+            if len(values) and (finite == finite.round()).all():
                 found.append(name)
     return found
 
@@ -117,7 +119,7 @@ def styled(frame: pd.DataFrame, *, highlight: Sequence[bool] | pd.Series | None 
 
     def text_of(name):
         if name in whole and name not in shares:
-            return lambda v: cell_text(v if pd.isna(v) else int(v))
+            return lambda v: cell_text(int(v) if pd.notna(v) and math.isfinite(v) else v)
         return lambda v: cell_text(v, percent=name in shares,
                                    places=0 if name in sizes else DECIMALS)
 
