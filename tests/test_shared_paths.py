@@ -112,7 +112,7 @@ def test_a_corpus_outside_the_repo_and_home_is_named_by_its_last_two_names_in_th
     params = SweepParams(corpus=str(corpus), queries=str(queries), strategies=("rct",),
                          sizes=(300, 600), retrievers=("bm25",))
     result = run_sweep(params, tmp_path / "work" / "run", progress=False)
-    rule = ChoiceRule()
+    rule = ChoiceRule(primary_metric=result.run_info["primary_metric"])  # no budgets swept
     path = export.export_choice(choose.choose(result, rule), tmp_path / "work")
     text = path.read_text(encoding="utf-8")
     assert str(tmp_path) not in text
