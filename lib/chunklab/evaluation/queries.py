@@ -7,9 +7,10 @@ import difflib
 import json
 import os
 import random
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..errors import QueryValidationError
 from ..util.atomic import write_text_atomic
@@ -197,12 +198,11 @@ def check_record(data, docs: dict) -> list[str]:
     return problems
 
 
-def load_queries(path: str | os.PathLike, corpus) -> list[Query]:
-    """Read a JSONL query file, checked against ``corpus``; raises listing every bad line."""
-    docs = documents_by_id(corpus)
-    lines = read_utf8(path, what="query file").splitlines()
-    queries: list[Query] = []
-    problems: list[str] = []
+def query_lines(lines: Iterable[str], docs: dict
+                ) -> Iterator[tuple[int, str, Any, list[str]]]:
+    """(line number, query id, record, problems) of each non-blank line of a JSONL query
+    file: not valid JSON (record None), what ``check_record`` refuses against ``docs``, an id
+    used on an earlier line. The one reading of a query file's lines."""
     first_line: dict[str, int] = {}
     for number, line in enumerate(lines, start=1):
         if not line.strip():
@@ -210,11 +210,11 @@ def load_queries(path: str | os.PathLike, corpus) -> list[Query]:
         try:
             data = json.loads(line)
         except json.JSONDecodeError as err:
-            problems.append(f"line {number}: not valid JSON ({err.msg} at column {err.colno})")
+            yield number, "", None, [f"not valid JSON ({err.msg} at column {err.colno})"]
             continue
         except RecursionError:
-            problems.append(f"line {number}: nested too deep to read (a query is one flat "
-                            "JSON object)")
+            yield number, "", None, ["nested too deep to read (a query is one flat JSON "
+                                     "object)"]
             continue
         found = check_record(data, docs)
         qid = data.get("id") if isinstance(data, dict) else None
@@ -222,6 +222,15 @@ def load_queries(path: str | os.PathLike, corpus) -> list[Query]:
             found.append(f"duplicate id {qid!r} (first used on line {first_line[qid]})")
         elif isinstance(qid, str):
             first_line[qid] = number
+        yield number, qid if isinstance(qid, str) else "", data, found
+
+
+def load_queries(path: str | os.PathLike, corpus) -> list[Query]:
+    """Read a JSONL query file, checked against ``corpus``; raises listing every bad line."""
+    lines = read_utf8(path, what="query file").splitlines()
+    queries: list[Query] = []
+    problems: list[str] = []
+    for number, _, data, found in query_lines(lines, documents_by_id(corpus)):
         problems += [f"line {number}: {p}" for p in found]
         if not found:
             queries.append(Query.from_dict(data))

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..errors import QueryValidationError
 from ..util.atomic import write_text_atomic
-from .queries import Query, check_record, documents_by_id
+from .queries import Query, documents_by_id, query_lines
 from .question_check import question_problems
 from .question_sections import (
     SECTION_KINDS,
@@ -36,15 +36,8 @@ def read_written(path: str | os.PathLike, docs: dict) -> list[Query]:
     if not target.is_file():
         return []
     found, problems = [], []
-    for number, line in enumerate(target.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as err:
-            problems.append(f"line {number}: not valid JSON ({err.msg})")
-            continue
-        bad = check_record(data, docs)
+    lines = target.read_text(encoding="utf-8").splitlines()
+    for number, _, data, bad in query_lines(lines, docs):
         problems += [f"line {number}: {p}" for p in bad]
         if not bad:
             found.append(Query.from_dict(data))

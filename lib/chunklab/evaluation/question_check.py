@@ -5,14 +5,13 @@ file checked against a corpus."""
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 
 from ..document.sections import Sections
 from ..errors import FileReadError
 from ..util.files import read_utf8
-from .queries import Query, check_record, documents_by_id
+from .queries import Query, documents_by_id, query_lines
 from .query_text import heading_text, key
 
 ANSWER_CHARS = (20, 300)
@@ -100,24 +99,13 @@ def check_file(path: str | os.PathLike, corpus) -> list[Problem]:
     except FileReadError as err:
         return [Problem(0, "", f"cannot read the file: {err.reason}")]
     found: list[Problem] = []
-    seen: dict[str, int] = {}
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-        except (json.JSONDecodeError, RecursionError) as err:
-            found.append(Problem(number, "", f"not valid JSON ({err})"))
-            continue
-        qid = str(data.get("id", "")) if isinstance(data, dict) else ""
-        texts = check_record(data, docs)
-        if qid and qid in seen:
-            texts.append(f"duplicate id (first used on line {seen[qid]})")
-        seen.setdefault(qid, number)
+    records = 0
+    for number, qid, data, texts in query_lines(lines, docs):
+        records += 1
         if not texts:
             texts = query_problems(Query.from_dict(data), docs)
         found += [Problem(number, qid, text) for text in texts]
-    if not seen and not found:
+    if not records:
         found.append(Problem(0, "", "the file holds no queries"))
     return found
 
