@@ -369,7 +369,9 @@ def test_a_report_where_no_config_meets_the_rule_still_completes(tmp_path, stric
     assert not report.failed, [r.error for r in report.failed]
     data = yaml.safe_load((report.out_dir / "chosen_config.yaml").read_text())
     assert data["meets_rule"] is False and "closest" in data["note"]
-    assert data["chosen_on"] == "all" and data["held_out"] is None  # too few queries to split
+    # chosen on the tuning half and reported on the held-out one, or on all when too few
+    # queries were mined to split them: either way the export says which
+    assert (data["chosen_on"] == "all") == (data["held_out"] is None)
     svg = (report.out_dir / "constraint_margins.svg").read_text()
     assert "code_integrity &gt;= 1" in svg or "code_integrity >= 1" in svg
     index = report.index.read_text()
