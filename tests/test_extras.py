@@ -48,19 +48,48 @@ def declared_extras(tree: ast.AST) -> set[str]:
             for arg in node.args if isinstance(arg, ast.Constant)}
 
 
+def module_marks(tree: ast.Module) -> set[str]:
+    """The parts a module's ``pytestmark = ...`` declares for every test in it."""
+    return {name for node in tree.body if isinstance(node, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in node.targets)
+            for name in declared_extras(node)}
+
+
+def functions_under_test(tree: ast.Module) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The test functions of a module, methods of its test classes included."""
+    found = []
+    for node in tree.body:
+        body = node.body if isinstance(node, ast.ClassDef) else [node]
+        found += [f for f in body if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
+                  and f.name.startswith("test_")]
+    return found
+
+
 def problems_of(source: str) -> list[str]:
+    """A test that imports an optional package must carry ``needs`` for it (its own mark or
+    the module's ``pytestmark``), so ``make test-extras`` (``-m needs``) runs it; a helper or
+    fixture is covered by any ``needs`` of its module. No optional import at module level."""
     tree = ast.parse(source)
-    declared = declared_extras(tree)
-    problems = []
-    for module, top in imported_modules(tree):
-        extras = extras_of_module(module)
-        if not extras:
-            continue
-        if top:
-            problems.append(f"imports {module} at module level: the base install cannot "
-                            "collect it; import it inside the test")
-        if not declared & set(extras):
-            problems.append(f"imports {module} without needs({' or '.join(map(repr, extras))})")
+    problems, everywhere, marked = [], declared_extras(tree), module_marks(tree)
+    checked = [(imported_modules(t), marked | {n for d in t.decorator_list
+                                               for n in declared_extras(d)}, f" in {t.name}")
+               for t in functions_under_test(tree)]
+    seen = {id(t) for t in functions_under_test(tree)}
+    rest = ast.Module(body=[n for n in tree.body if id(n) not in seen], type_ignores=[])
+    rest.body = [n if not isinstance(n, ast.ClassDef) else ast.ClassDef(
+        name=n.name, bases=[], keywords=[], decorator_list=[], type_params=[],
+        body=[f for f in n.body if id(f) not in seen] or [ast.Pass()]) for n in rest.body]
+    for modules, declared, where in [*checked, (imported_modules(rest), everywhere, "")]:
+        for module, top in modules:
+            extras = extras_of_module(module)
+            if not extras:
+                continue
+            if top:
+                problems.append(f"imports {module} at module level: the base install cannot "
+                                "collect it; import it inside the test")
+            if not declared & set(extras):
+                problems.append(f"imports {module}{where} without needs("
+                                f"{' or '.join(map(repr, extras))})")
     return problems
 
 
@@ -75,8 +104,14 @@ def test_the_checker_finds_an_undeclared_or_top_level_import():
     assert problems_of("import ray\n") == [
         "imports ray at module level: the base install cannot collect it; import it inside "
         "the test", "imports ray without needs('ray')"]
-    assert problems_of("def test():\n    pytest.importorskip('llama_index.core')\n") == [
-        "imports llama_index.core without needs('llamaindex' or 'peers')"]
+    assert problems_of("def test_a():\n    pytest.importorskip('llama_index.core')\n") == [
+        "imports llama_index.core in test_a without needs('llamaindex' or 'peers')"]
+    # another test's mark does not cover it: make test-extras would never select it
+    assert problems_of("@pytest.mark.needs('ray')\ndef test_a():\n    pass\n\n\n"
+                       "def test_b():\n    import ray\n") == [
+        "imports ray in test_b without needs('ray')"]
+    assert problems_of("pytestmark = pytest.mark.needs('ray')\n\n\n"
+                       "def test_b():\n    import ray\n") == []
     assert problems_of("@pytest.mark.needs('ray')\ndef test():\n    import ray\n") == []
     assert problems_of("import numpy\n") == []
 

@@ -96,6 +96,7 @@ def scored_embed_texts(folder, config) -> list[str]:
     return sorted(c.embed_text for c in chunk_corpus(pages, config))
 
 
+@pytest.mark.needs("langchain")
 def test_a_langchain_store_embeds_exactly_what_chunklab_scored(tmp_path):
     recorder = recorded_embeddings()
     from langchain_core.documents import Document
@@ -120,9 +121,9 @@ def test_a_langchain_store_embeds_exactly_what_chunklab_scored(tmp_path):
     assert recorder.texts == [piece.metadata["embed_text"] for piece in pieces]
 
 
+@pytest.mark.needs("llamaindex")
 def test_a_llamaindex_store_embeds_exactly_what_chunklab_scored(tmp_path):
-    core = pytest.importorskip("llama_index.core",
-                               reason="needs the llamaindex extra: pip install -e '.[llamaindex]'")
+    import llama_index.core as core
     from llama_index.core.embeddings import MockEmbedding
 
     from chunklab.integrations.llamaindex import ChunklabNodeParser
