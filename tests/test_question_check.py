@@ -49,13 +49,17 @@ Technicians log each gateway visit in the maintenance register within one workin
 """
 
 
+def write_docs(folder):
+    """The two fixture pages written into ``folder`` (made here), which is returned."""
+    folder.mkdir()
+    (folder / "guide.md").write_text(GUIDE, encoding="utf-8")
+    (folder / "notes.md").write_text(NOTES, encoding="utf-8")
+    return folder
+
+
 @pytest.fixture
 def corpus(tmp_path):
-    root = tmp_path / "docs"
-    root.mkdir()
-    (root / "guide.md").write_text(GUIDE, encoding="utf-8")
-    (root / "notes.md").write_text(NOTES, encoding="utf-8")
-    return load_corpus(root)
+    return load_corpus(write_docs(tmp_path / "docs"))
 
 
 def doc(corpus, name="guide.md"):

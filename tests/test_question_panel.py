@@ -13,16 +13,12 @@ from chunklab.errors import ConfigError
 from chunklab.evaluation.question_book import QuestionBook
 from chunklab.notebooks import question_writing
 from chunklab.viz.question_panel import QuestionPanel
-from test_question_check import GUIDE, NOTES
+from test_question_check import write_docs
 
 
 @pytest.fixture
 def root(tmp_path):
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    (folder / "guide.md").write_text(GUIDE, encoding="utf-8")
-    (folder / "notes.md").write_text(NOTES, encoding="utf-8")
-    return folder
+    return write_docs(tmp_path / "docs")
 
 
 def type_in(panel, question, answer):

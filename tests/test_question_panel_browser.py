@@ -12,7 +12,7 @@ import pytest
 from browser import needs_chromium
 from conftest import ROOT
 from lab import Lab, Page
-from test_question_check import GUIDE, NOTES
+from test_question_check import write_docs
 
 pytestmark = [*needs_chromium, pytest.mark.slow]
 PANEL = ".chunklab-questions"
@@ -32,10 +32,7 @@ def notebook_for(folder, corpus, questions):
 
 @pytest.fixture
 def lab(tmp_path):
-    corpus = tmp_path / "docs"
-    corpus.mkdir()
-    (corpus / "guide.md").write_text(GUIDE, encoding="utf-8")
-    (corpus / "notes.md").write_text(NOTES, encoding="utf-8")
+    corpus = write_docs(tmp_path / "docs")
     notebook_for(tmp_path, corpus, tmp_path / "questions.jsonl")
     server = Lab(tmp_path)
     page = Page(tmp_path / "profile")
