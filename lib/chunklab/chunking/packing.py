@@ -49,9 +49,9 @@ class Section:
 
 def sections(blocks: tuple[Block, ...], deepest: int | None = None) -> Iterator[Section]:
     """Split at every heading of level ``deepest`` or shallower (None: at every heading; a
-    deeper one stays inside its section); headings (and front matter) with no content before the next
-    heading chain onto it, and so do the targets (``(label)=``) just before a heading. Made
-    one at a time, as they are read."""
+    deeper one stays inside its section); headings (and front matter) with no content before
+    the next heading chain onto it, and so do the targets (``(label)=``) just before a
+    heading. Made one at a time, as they are read."""
     current: Section | None = None
     has_content = False  # current.content is not empty
     targets: list[Block] = []  # targets after content, waiting for what follows them
