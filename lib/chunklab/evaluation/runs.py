@@ -186,6 +186,9 @@ class SweepResult:
     chunk_stats: pd.DataFrame
     significance: pd.DataFrame
     run_info: RunInfo = field(default_factory=lambda: RunInfo())  # type: ignore[typeddict-item]
+    document_warnings: pd.DataFrame = field(
+        default_factory=lambda: tables.DOCUMENT_WARNINGS.frame([]))
+    """What the corpus load did other than read a file as marked up (``Corpus.warnings``)."""
 
     @property
     def chunks(self) -> pd.DataFrame:
@@ -203,6 +206,8 @@ class CorpusInfo(TypedDict):
     fingerprint: str
     documents: int
     skipped: list[dict[str, str]]
+    warnings: dict[str, int]
+    """Warnings of the load per kind (document_warnings.csv lists them)."""
 
 
 class RunInfo(TypedDict):
@@ -392,7 +397,8 @@ def write_results(result: SweepResult, chunk_parts: list[Path] | None = None) ->
     for table, frame in ((tables.RETRIEVED, result.retrieved),
                          (tables.PER_QUERY, result.per_query), (tables.SUMMARY, result.summary),
                          (tables.CHUNK_STATS, result.chunk_stats),
-                         (tables.SIGNIFICANCE, result.significance)):
+                         (tables.SIGNIFICANCE, result.significance),
+                         (tables.DOCUMENT_WARNINGS, result.document_warnings)):
         table.write(run_dir, frame)
     if chunk_parts is not None:
         tables.CHUNKS.write_parts(run_dir, chunk_parts)
@@ -410,9 +416,12 @@ def load_run(run_dir: str | os.PathLike) -> SweepResult:
     info = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
     significance = (tables.SIGNIFICANCE.read(run_dir)
                     if (run_dir / tables.SIGNIFICANCE.file).is_file() else pd.DataFrame())
+    warned = (tables.DOCUMENT_WARNINGS.read(run_dir)
+              if (run_dir / tables.DOCUMENT_WARNINGS.file).is_file()
+              else tables.DOCUMENT_WARNINGS.frame([]))
     return SweepResult(
         params=SweepParams.from_shared(info["params"]), run_dir=run_dir,
         loaded_chunks=None, retrieved=tables.RETRIEVED.read(run_dir),
         per_query=tables.PER_QUERY.read(run_dir), summary=tables.SUMMARY.read(run_dir),
         chunk_stats=tables.CHUNK_STATS.read(run_dir), significance=significance,
-        run_info=info)
+        run_info=info, document_warnings=warned)
