@@ -1,5 +1,5 @@
 """Notebook 01, the corpus profile: documents, heading provenance and depth, section lengths,
-skipped files and the query mix."""
+skipped files, the load's warnings and the query mix."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from ..document.corpus import Corpus, Document
 from ..document.dialect_profile import construct_counts, constructs
 from ..document.headings import EXPLICIT
 from ..document.sections import Breadcrumbs
+from ..evaluation import tables
 from ..evaluation.queries import Query
 from ..util.atomic import write_text_atomic
 from ..util.sheets import csv_text
@@ -222,6 +223,12 @@ def skipped_table(corpus: Corpus) -> pd.DataFrame:
     return pd.DataFrame([s.as_dict() for s in corpus.skipped], columns=["path", "reason"])
 
 
+def warnings_table(corpus: Corpus) -> pd.DataFrame:
+    """What the load did other than read a file as marked up, one row each (the columns of
+    document_warnings.csv; empty when it read every file as marked up)."""
+    return tables.DOCUMENT_WARNINGS.frame(corpus.warning_rows())
+
+
 def query_mix(queries, corpus: Corpus) -> pd.DataFrame:
     """Queries per kind: how many, how many carry an answer span, documents they point to."""
     known = {doc.id for doc in corpus}
@@ -252,6 +259,7 @@ def profile_numbers(corpus: Corpus, sections: pd.DataFrame, *,
         "over_window": int(stats.loc["tokens", "over_window"] or 0),
         "over_window_share": _plain(stats.loc["tokens", "over_window_share"]),
         "structure_sources": dict(Counter(doc.structure_source for doc in corpus)),
+        "warnings": dict(Counter(warning.kind for _, warning in corpus.warnings())),
         **_dialect_numbers(dialects_table(corpus)),
     }
 
