@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from ..chunking.config import MAX_SIZE, ChunkerConfig, make_config
 from ..chunking.records import Chunk
 from ..chunking.registry import check_strategy
+from ..chunking.sizes import tokenizer_choice
 from ..errors import ChoiceError, UnknownRetrieverError
 from ..util.atomic import write_atomic, write_text_atomic
 from ..util.paths import real_path, shared_path
@@ -230,6 +231,9 @@ class RunInfo(TypedDict):
     """How the queries were split into tuning and held-out sets (``QuerySplit.report``)."""
     token_method: str
     """How token sizes were made: ``tokenizer`` (counted) or ``estimate`` (words x 1.3)."""
+    tokenizer: dict[str, Any]
+    """The tokenizer sizes were counted in and the encoder window (``TokenModel.as_dict``:
+    ``bundled (all-MiniLM-L6-v2)`` and 256 unless chosen)."""
     configs: int
     identical_configs: list[Any]
     """Configs whose chunks equal an earlier config's (``grid.SameChunks``): scored once."""
@@ -357,11 +361,14 @@ class Parts:
     version: str = field(default_factory=lambda: code_version())
     """What made the parts: ``code_version``."""
     asked: set[Path] = field(default_factory=set)
+    sizes: str = field(default_factory=lambda: tokenizer_choice().key())
+    """The tokenizer and window sizes were counted in (``TokenModel.key``: empty for the
+    bundled ones, so their parts keep their keys)."""
 
     def key(self, config_id: str, retriever: str = "") -> str:
         """Chunk parts depend on the corpus, the config and the version; scored parts also on
         the retriever, the queries and the scoring settings."""
-        inputs = [self.corpus, self.version, config_id]
+        inputs = [self.corpus, self.version, config_id, *([self.sizes] if self.sizes else [])]
         if retriever:
             inputs += [retriever, self.queries, self.scoring]
         return hashlib.sha256("\0".join(inputs).encode()).hexdigest()[:12]

@@ -18,7 +18,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from ..chunking.config import ChunkerConfig
-from ..chunking.sizes import ENCODER, token_method
+from ..chunking.sizes import ENCODER, token_method, tokenizer_choice
 from ..document.corpus import Corpus, load_corpus
 from ..errors import GridWarning
 from ..util.paths import real_path, repo_root, shown_path
@@ -157,6 +157,7 @@ def _sweep(params: SweepParams, out_dir: str | os.PathLike | None, inputs: Input
             "queries": len(queries), "queries_fingerprint": parts.queries,
             "queries_dropped": dropped, "queries_by_source": by_source,
             "query_split": split.report(), "token_method": token_method(),
+            "tokenizer": tokenizer_choice().as_dict(),
             "configs": len(configs), "identical_configs": same, "warnings": notes,
             "reused_parts": reused, "embedding_cache": embedded,
             "engine": engine.describe(executor.workers),

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..chunking.sizes import ENCODER_WINDOW, token_counts
+from ..chunking.sizes import encoder_window, token_counts
 from ..document.blocks import ATOMIC
 from ..document.corpus import Corpus, Document
 from ..document.dialect_profile import construct_counts, constructs
@@ -164,9 +164,11 @@ def sections_table(corpus: Iterable[Document]) -> pd.DataFrame:
     return frame.drop(columns="text")
 
 
-def length_stats(sections: pd.DataFrame, *, window: int = ENCODER_WINDOW) -> pd.DataFrame:
+def length_stats(sections: pd.DataFrame, *, window: int | None = None) -> pd.DataFrame:
     """Median, mean, p97 and max section length in chars and tokens; the share and count of
-    sections longer than the encoder window (in tokens), and how tokens were counted."""
+    sections longer than the encoder window (in tokens; None: ``sizes.encoder_window``), and
+    how tokens were counted."""
+    window = window or encoder_window()
     rows = []
     for unit in ("chars", "tokens"):
         values = sections[unit].to_numpy(dtype=float)
@@ -242,8 +244,10 @@ def query_mix(queries, corpus: Corpus) -> pd.DataFrame:
 
 
 def profile_numbers(corpus: Corpus, sections: pd.DataFrame, *,
-                window: int = ENCODER_WINDOW) -> dict:
-    """The profile's headline figures as plain JSON-ready values."""
+                window: int | None = None) -> dict:
+    """The profile's headline figures as plain JSON-ready values (``window``: the encoder
+    window, None: ``sizes.encoder_window``)."""
+    window = window or encoder_window()
     stats = length_stats(sections, window=window).set_index("unit")
     docs = documents_table(corpus)
     return {
