@@ -9,6 +9,7 @@ import bisect
 from collections import Counter
 from collections.abc import Callable, Sequence
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, MissingTokenizerError
@@ -67,6 +68,21 @@ def tokenizer() -> Any:
 def encoder_window() -> int:
     """Tokens the encoder reads (``ENCODER_WINDOW`` for the bundled model)."""
     return tokenizer_choice().window
+
+
+def counts_in_model(model_path: str | None) -> bool:
+    """Whether sizes are counted in the own tokenizer of the sentence-transformers model at
+    ``model_path`` (None: the bundled model), as the dense retriever embedding with it reads."""
+    choice = tokenizer_choice()
+    if model_path is None:
+        return choice.path == ""
+    folder = Path(model_path).expanduser().resolve()
+    if choice.file:
+        return Path(choice.file) == folder / "tokenizer.json"
+    try:
+        return folder == model_dir().resolve()
+    except MissingTokenizerError:
+        return False
 
 
 def words_add_up() -> bool:
