@@ -17,7 +17,7 @@ from chunklab.document.doc_warnings import (
     SIZE_LIMIT,
     UNSUPPORTED_FORMAT,
 )
-from chunklab.evaluation import tables
+from chunklab.evaluation.run import tables
 from conftest import FIXTURES, fixture_doc
 
 

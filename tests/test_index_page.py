@@ -37,7 +37,7 @@ def test_the_closest_config_keeps_its_note(tmp_path):
 
 
 def test_the_load_s_warnings_are_counted_with_the_first_few_and_a_link(tmp_path):
-    from chunklab.evaluation import tables
+    from chunklab.evaluation.run import tables
     from chunklab.notebooks.index_page import FIRST_WARNINGS
 
     rows = [{"doc_id": f"page{n}.md", "kind": "no_headings", "line": 0,

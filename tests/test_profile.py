@@ -9,7 +9,7 @@ import pytest
 
 from chunklab import load_corpus, make_document
 from chunklab.chunking import sizes
-from chunklab.evaluation.queries import load_queries
+from chunklab.evaluation.queries.queries import load_queries
 from chunklab.notebooks import corpus_profile as pr
 from conftest import FIXTURES
 
@@ -43,7 +43,7 @@ def test_skipped_files_are_reported_with_the_reason(corpus):
 
 
 def test_the_load_s_warnings_are_a_table_of_the_declared_columns(corpus):
-    from chunklab.evaluation import tables
+    from chunklab.evaluation.run import tables
 
     warned = pr.warnings_table(corpus)
     assert list(warned.columns) == tables.DOCUMENT_WARNINGS.names
