@@ -104,3 +104,12 @@ def test_the_table_is_written_and_read_back_through_its_schema(tmp_path):
     assert tables.DOCUMENT_WARNINGS.problems(back) == []
     assert set(back["kind"]) >= {NO_HEADINGS, INFERRED_HEADINGS}
     pd.testing.assert_frame_equal(back, frame.astype(back.dtypes.to_dict()), check_dtype=False)
+
+
+def test_a_document_s_dict_holds_its_warnings_as_plain_values():
+    import json
+
+    doc = make_document("flat.md", "Just a paragraph.\n")
+    record = json.loads(json.dumps(doc.as_dict()))
+    assert record["warnings"] == [{"kind": NO_HEADINGS, "line": 0,
+                                   "message": "no headings detected: using line anchors"}]

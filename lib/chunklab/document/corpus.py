@@ -95,9 +95,11 @@ class Document:
                 object.__setattr__(self, name, parsed[name])
 
     def as_dict(self) -> dict:
-        """The document's fields without its parse (blocks, line index, atoms)."""
-        return {name: getattr(self, name) for name in self.__dataclass_fields__
-                if name not in ("blocks", "lines", "atoms")}
+        """The document's fields without its parse (blocks, line index, atoms), its warnings
+        as dicts."""
+        found = {name: getattr(self, name) for name in self.__dataclass_fields__
+                 if name not in ("blocks", "lines", "atoms")}
+        return {**found, "warnings": [w.as_dict() for w in self.warnings]}
 
     @property
     def description(self) -> str:

@@ -292,10 +292,12 @@ class DenseRetriever:
         self.model_path = model_path
         if not counts_in_model(model_path):
             counted = tokenizer_choice().path or f"the bundled {ENCODER} tokenizer"
+            fix = (f"give --tokenizer {model_path} (sizes.use_tokenizer) to count in its "
+                   "tokens" if model_path else "its chunks were sized in another model's "
+                   "tokens")
             warnings.warn(f"the dense model {model_path or ENCODER} reads its own tokenizer, "
-                          f"but sizes and the encoder window are counted in {counted}: give "
-                          f"--tokenizer {model_path or '(none)'} (sizes.use_tokenizer) to "
-                          "count in its tokens", RuntimeWarning, stacklevel=2)
+                          f"but sizes and the encoder window are counted in {counted}: {fix}",
+                          RuntimeWarning, stacklevel=2)
         self.progress = progress
         """A bar counting texts embedded (with texts/s): None shows it on a terminal only."""
         self.model_name = model_name or (Path(model_path).name if model_path else ENCODER)
