@@ -11,7 +11,7 @@ from operator import attrgetter
 
 from ..document.blocks import ATOMIC, LEADING, Block
 from ..document.corpus import Document, make_document
-from ..document.sections import Breadcrumbs
+from ..document.sections import Breadcrumbs, section_id
 from ..util.collector import collector_paused
 from .config import ChunkerConfig
 from .records import Chunk, Piece, StrategyFunc
@@ -187,6 +187,8 @@ class ChunkBuilder:
         self._prefix: tuple[tuple[str, ...], tuple[str, str]] | None = None
         """The last path's prefixes, shared the same way."""
         self._parts: dict[tuple[int, int], str] = {}
+        self._section_ids: list[str] | None = None
+        """The id of each heading entry's section, made at the first chunk."""
 
     def blocks_in(self, start: int, end: int) -> tuple[Block, ...]:
         """The top-level blocks overlapping [start, end)."""
@@ -201,23 +203,40 @@ class ChunkBuilder:
         found = tuple(max(b.start, start) for b in inside)
         return found or (start,)
 
-    def label(self, piece: Piece, content: Sequence[Block] | None = None
-              ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    def section(self, piece: Piece, content: Sequence[Block] | None = None) -> int:
+        """The heading entry (``Breadcrumbs.section``) of the deepest section holding the
+        content of ``piece`` (``content``: the content blocks overlapping it, when found)."""
+        anchors = piece.anchors or self.content_offsets(piece.start, piece.end, content)
+        return self.crumbs.section(anchors)
+
+    def section_ids(self, entry: int) -> tuple[str, str]:
+        """The id of the section of heading ``entry`` and its parent's (empty for the root)."""
+        if self._section_ids is None:
+            crumbs, doc_id = self.crumbs, self.doc.id
+            self._section_ids = [section_id(doc_id, path, start)
+                                 for path, start in zip(crumbs.paths, crumbs.starts, strict=True)]
+        parent = self.crumbs.parents[entry]
+        return self._section_ids[entry], self._section_ids[parent] if parent >= 0 else ""
+
+    def label(self, piece: Piece, content: Sequence[Block] | None = None,
+              entry: int | None = None) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """The breadcrumb and its provenance of ``piece`` (``content``: the content blocks
-        overlapping it, when already found)."""
+        overlapping it, when already found; ``entry``: its ``section``, when found)."""
         if piece.breadcrumb is not None:
             return dedup_title(piece.breadcrumb, (), self.doc.title, folded=self.folded_title)
-        anchors = piece.anchors or self.content_offsets(piece.start, piece.end, content)
-        path, provenance = self.crumbs.label(anchors)
+        if entry is None:
+            entry = self.section(piece, content)
+        crumbs = self.crumbs
+        path, provenance = crumbs.paths[entry], crumbs.provenances[entry]
         key = (path, provenance)
         if self._label is None or self._label[0] != key:
             self._label = key, dedup_title(path, provenance, self.doc.title,
                                            folded=self.folded_title)
         path, provenance = self._label[1]
-        if not self.crumbs.has_headings and self.config.position_anchors:
+        if not crumbs.has_headings and self.config.position_anchors:
             first, last = self.lines.line_of(piece.start), self.lines.line_of(max(piece.end - 1, 0))
             path = (f"lines {first}-{last}",)
-        path = (*path, *self.crumbs.containers(piece.start, piece.end))
+        path = (*path, *crumbs.containers(piece.start, piece.end))
         if piece.part and self.config.number_parts:
             path = (*path, f"part {piece.part[0]} of {piece.part[1]}")
         return path, provenance
@@ -266,7 +285,8 @@ class ChunkBuilder:
         first = bisect_right(crumbs.block_ends, start)
         found = self.blocks[first : bisect_left(crumbs.block_starts, end, first)]
         content = [b for n, b in enumerate(found, first) if crumbs.body[n]]
-        path, provenance = self.label(piece, content)
+        entry = self.section(piece, content)
+        path, provenance = self.label(piece, content, entry)
         embed, context = self.prefixes(path)
         config_id, doc_id, starts = self.config_id, self.doc.id, self.lines.starts
         digest = hashlib.sha256(
@@ -279,6 +299,7 @@ class ChunkBuilder:
             piece.text is None or text == self.doc.text[start:end],
             bisect_right(starts, start), bisect_right(starts, max(end - 1, start)),
             embed, context, piece.strategy or self.strategy, *size, provenance, self.doc.title,
+            *self.section_ids(entry),
         )
 
     def build(self, pieces: Iterable[Piece]) -> list[Chunk]:

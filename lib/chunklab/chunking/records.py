@@ -65,6 +65,14 @@ class Chunk:
     heading_provenance: tuple[str, ...] = ()
     """How each heading of the breadcrumb was found, in the same order."""
     title: str = ""
+    section_id: str = ""
+    """The deepest section holding all the chunk's content (the one its breadcrumb names, for
+    the strategies that label by the document's headings): sha256 of the document id, the
+    heading path and the heading's offset (``document.sections.section_id``); the document's
+    root section before any heading."""
+    parent_section_id: str = ""
+    """The id of that section's parent (the root section for a top heading; empty for the
+    root)."""
 
     @property
     def embed_text(self) -> str:
