@@ -11,6 +11,8 @@ from operator import attrgetter
 
 from ..document.blocks import ATOMIC, LEADING, Block
 from ..document.corpus import Document, make_document
+from ..document.anchors import heading_anchors
+from ..document.links import page_fields, render_href
 from ..document.sections import Breadcrumbs, section_id
 from ..util.collector import collector_paused
 from .config import ChunkerConfig
@@ -187,8 +189,8 @@ class ChunkBuilder:
         self._prefix: tuple[tuple[str, ...], tuple[str, str]] | None = None
         """The last path's prefixes, shared the same way."""
         self._parts: dict[tuple[int, int], str] = {}
-        self._section_ids: list[str] | None = None
-        """The id of each heading entry's section, made at the first chunk."""
+        self._sections: list[tuple[str, str, str, str]] | None = None
+        """``section_fields`` of each heading entry, made at the first chunk."""
 
     def blocks_in(self, start: int, end: int) -> tuple[Block, ...]:
         """The top-level blocks overlapping [start, end)."""
@@ -209,14 +211,26 @@ class ChunkBuilder:
         anchors = piece.anchors or self.content_offsets(piece.start, piece.end, content)
         return self.crumbs.section(anchors)
 
-    def section_ids(self, entry: int) -> tuple[str, str]:
-        """The id of the section of heading ``entry`` and its parent's (empty for the root)."""
-        if self._section_ids is None:
-            crumbs, doc_id = self.crumbs, self.doc.id
-            self._section_ids = [section_id(doc_id, path, start)
-                                 for path, start in zip(crumbs.paths, crumbs.starts, strict=True)]
-        parent = self.crumbs.parents[entry]
-        return self._section_ids[entry], self._section_ids[parent] if parent >= 0 else ""
+    def section_fields(self, entry: int) -> tuple[str, str, str, str]:
+        """The section id, parent section id, anchor and href of heading ``entry``'s section
+        (made for every entry at the first chunk)."""
+        if self._sections is None:
+            self._sections = self._all_sections()
+        return self._sections[entry]
+
+    def _all_sections(self) -> list[tuple[str, str, str, str]]:
+        crumbs, doc_id, config = self.crumbs, self.doc.id, self.config
+        ids = [section_id(doc_id, path, start)
+               for path, start in zip(crumbs.paths, crumbs.starts, strict=True)]
+        linked = heading_anchors(self.blocks, config.slug_rule)
+        fields = page_fields(doc_id) if config.url_template else {}
+        found: list[tuple[str, str, str, str]] = []
+        for entry, parent in enumerate(crumbs.parents):
+            inherited = found[parent][2] if parent >= 0 else ""
+            anchor = linked.get(crumbs.starts[entry], inherited) if entry else ""
+            href = render_href(config.url_template, fields, anchor) if fields else ""
+            found.append((ids[entry], ids[parent] if parent >= 0 else "", anchor, href))
+        return found
 
     def label(self, piece: Piece, content: Sequence[Block] | None = None,
               entry: int | None = None) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -299,7 +313,7 @@ class ChunkBuilder:
             piece.text is None or text == self.doc.text[start:end],
             bisect_right(starts, start), bisect_right(starts, max(end - 1, start)),
             embed, context, piece.strategy or self.strategy, *size, provenance, self.doc.title,
-            *self.section_ids(entry),
+            *self.section_fields(entry),
         )
 
     def build(self, pieces: Iterable[Piece]) -> list[Chunk]:

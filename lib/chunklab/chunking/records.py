@@ -73,6 +73,12 @@ class Chunk:
     parent_section_id: str = ""
     """The id of that section's parent (the root section for a top heading; empty for the
     root)."""
+    anchor: str = ""
+    """The anchor of that section's heading as the config's ``slug_rule`` makes it (of the
+    nearest heading above with one when a generator gives it none; empty for the root)."""
+    href: str = ""
+    """The config's ``url_template`` rendered for the chunk's page and anchor; empty when the
+    config has none."""
 
     @property
     def embed_text(self) -> str:

@@ -176,6 +176,10 @@ CHUNKS = Table("chunks.parquet", "every chunk of every config, one row each", (
                               "run"),
         ("parent_section_id", "str", "that section's parent (the root section for a top "
                                      "heading, empty for the root)"),
+        ("anchor", "str", "the anchor of that section's heading as the config's slug_rule "
+                          "makes it (empty for the root section: docs/anchors.md)"),
+        ("href", "str", "the config's url_template rendered for the chunk's page and anchor; "
+                        "empty without one"),
         ("applied_strategy", "str", "the strategy that produced the chunk (for "
                                     "structure_routed, the one it applied to the document)"),
         ("n_chars", "int", "size of `text` in chars"),
