@@ -9,9 +9,9 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
 from operator import attrgetter
 
+from ..document.anchors import heading_anchors
 from ..document.blocks import ATOMIC, LEADING, Block
 from ..document.corpus import Document, make_document
-from ..document.anchors import heading_anchors
 from ..document.links import page_fields, render_href
 from ..document.sections import Breadcrumbs, section_id
 from ..util.collector import collector_paused
