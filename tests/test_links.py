@@ -132,3 +132,11 @@ def test_the_links_of_a_chosen_config_can_be_set_at_chunk_time(tmp_path):
     assert rows[-1]["href"] == "https://site/a.html#part"
     assert main(["chunk", "--corpus", str(docs), "--config", str(chosen), "--set",
                  "size=20", "--out", str(out)]) == 2
+
+
+def test_the_report_refuses_a_bad_template_before_running(tmp_path, capsys):
+    code = main(["report", "--corpus", str(tmp_path), "--out", str(tmp_path / "rep"),
+                 "--url-template", "https://x/{page}#{anchor}"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1 and "{page}" in err
+    assert not (tmp_path / "rep").exists()

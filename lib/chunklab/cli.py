@@ -276,7 +276,8 @@ def cmd_report(args) -> int:
                           budgets=_budgets(args.budgets),
                           contrasts=_contrasts(args.contrast, strategies), strict=args.strict,
                           all_pairs=args.all_pairs, engine=engine_from_args(args),
-                          overwrite=args.overwrite, share_text=args.share_text)
+                          overwrite=args.overwrite, share_text=args.share_text,
+                          slug_rule=args.slug_rule, url_template=args.url_template)
     for run in report.failed:
         print(f"chunklab: notebook {run.name} failed: {run.error.splitlines()[0]}",
               file=sys.stderr)
