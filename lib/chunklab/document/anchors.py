@@ -7,6 +7,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from mdit_py_plugins.attrs.parse import ParseError, parse
 
@@ -33,16 +34,26 @@ def _github_keeps(char: str) -> bool:
     return any(lo <= point <= hi for lo, hi in _ALPHABETIC_SYMBOLS)
 
 
+_GITHUB_ASCII_DROPPED = {point: None for point in range(128) if not _github_keeps(chr(point))}
+"""``str.translate``'s table of the ASCII chars ``_github_keeps`` drops: most headings are
+ASCII, and are slugged without a look-up per char."""
+
+
+@lru_cache(maxsize=8192)
 def github_slug(text: str) -> str:
     """GitHub's heading id (github-slugger): lowercased, punctuation and symbols dropped, each
     space a hyphen (``A - B`` -> ``a---b``); letters and digits of any script kept."""
-    return "".join(c for c in text.lower() if _github_keeps(c)).replace(" ", "-")
+    lowered = text.lower()
+    if lowered.isascii():
+        return lowered.translate(_GITHUB_ASCII_DROPPED).replace(" ", "-")
+    return "".join(c for c in lowered if _github_keeps(c)).replace(" ", "-")
 
 
 _NOT_WORD = re.compile(r"[^\w\s-]")
 _SEPARATORS = re.compile(r"[-\s]+")
 
 
+@lru_cache(maxsize=8192)
 def mkdocs_slug(text: str) -> str:
     """Python-Markdown's toc ``slugify`` (MkDocs' default): NFKD reduced to ASCII, what is not
     a word char, space or hyphen dropped, lowercased, runs of hyphens and spaces one ``-``."""
@@ -55,6 +66,7 @@ _COMBINING = re.compile(r"[\u0300-\u036f]")
 _SPECIAL = re.compile(r"[\s~`!@#$%^&*()\-_+=\[\]{}|\\;:\"'“”‘’<>,.?/]+")
 
 
+@lru_cache(maxsize=8192)
 def vitepress_slug(text: str) -> str:
     """VitePress' slugify (``@mdit-vue/shared``): NFKD without combining accents or controls,
     each run of spaces and ASCII punctuation one ``-`` (none at the ends), ``_`` before a

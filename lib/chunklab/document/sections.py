@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import bisect
 import hashlib
-import json
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -171,10 +170,11 @@ def common_prefix(paths: Iterable[tuple[str, ...]]) -> tuple[str, ...]:
 
 
 def section_id(doc_id: str, path: Sequence[str], start: int) -> str:
-    """A section's stable id: sha256 of the document id, the heading path and the offset of
-    the heading (the root, before any heading: the empty path at 0), so two sections of one
-    name differ and every process makes the same id."""
-    key = json.dumps([doc_id, list(path), start], ensure_ascii=False)
+    """A section's stable id: sha256 of the document id, the heading's offset and the heading
+    path, each written as its length, ``:`` and itself (the root, before any heading: the
+    empty path at 0), so two sections of one name differ and every process makes the same id
+    (the first 16 hex digits)."""
+    key = "".join(f"{len(part)}:{part}" for part in (doc_id, str(start), *path))
     return hashlib.sha256(key.encode()).hexdigest()[:16]
 
 
