@@ -17,7 +17,7 @@ from ..chunking.registry import strategy_names
 from ..document.anchors import SLUG_RULES
 from ..document.corpus import Corpus, Document
 from ..document.sections import Breadcrumbs
-from ..evaluation.queries import Query
+from ..evaluation.queries.queries import Query
 from ..viz.boundaries import BoundaryView, _View, find_document
 from ..viz.budget import PAGE_BUDGET, Budgeted, share
 from ..viz.positions import Positions
