@@ -36,6 +36,7 @@ from .index_page import chosen_config, write_index
 from .params import repo_root, resolve_output
 from .params import validate as validate_params
 from .strategy_sweep import SweepInputs, sweep_params
+from .timing import NotebookTime, notebook_time, sweep_stages, time_lines
 
 KERNEL = "python3"
 DEFAULT_NOTEBOOKS = ("01_corpus_profile", "02_splitter_panorama", "03_strategy_sweep",
@@ -108,6 +109,17 @@ class Report:
     note: str = ""
     """Why the report went into a subfolder of the folder asked for, or replaced the run
     there ("" when neither)."""
+    seconds: float = 0.0
+    """Wall seconds of the whole report."""
+
+    def times(self) -> list[NotebookTime]:
+        """Each executed notebook's time, split into kernel start, imports, cells, export."""
+        found = (notebook_time(r.name, r.notebook, r.seconds) for r in self.runs if r.notebook)
+        return [t for t in found if t is not None]
+
+    def time_lines(self) -> list[str]:
+        """Where the time went: per notebook, the start share, the sweep's stages."""
+        return time_lines(self.times(), sweep_stages(self.out_dir), self.seconds)
 
     @property
     def failed(self) -> list[NotebookRun]:
@@ -238,7 +250,9 @@ def share(path: Path, folders: Sequence[str | os.PathLike]) -> Path:
 
 def run_notebook(name: str, source: Path, out_dir: Path, values: dict, *,
                  progress: str = "") -> NotebookRun:
-    """Execute ``source`` into ``out_dir/<name>.ipynb`` (cwd = repo root), then export it.
+    """Execute ``source`` into ``out_dir/<name>.ipynb`` (cwd = repo root), then export it
+    (``seconds``: both). The notebook is written once, when it has run, not after every
+    cell (each write of a notebook with charts is megabytes, done twice a cell).
     With ``progress`` (the label to show), a bar counts cells on a terminal and a line every
     ``HEARTBEAT`` seconds says the notebook is still running."""
     import papermill
@@ -259,6 +273,7 @@ def run_notebook(name: str, source: Path, out_dir: Path, values: dict, *,
                                            cwd=str(repo_root() or Path.cwd()),
                                            progress_bar=bar if progress else False,
                                            log_output=False,
+                                           request_save_on_cell_execute=False,
                                            config=kernel_config(Path(sockets) / "kernel"))
             run.status = "ok"
         except OSError:
@@ -273,7 +288,6 @@ def run_notebook(name: str, source: Path, out_dir: Path, values: dict, *,
     except Exception as err:
         run.status = "failed"
         run.error = run.error or (str(err) if isinstance(err, WriteError) else _describe(err))
-    run.seconds = time.perf_counter() - began
     executed = out_dir / f"{name}.ipynb"
     if executed.is_file():
         try:
@@ -281,6 +295,7 @@ def run_notebook(name: str, source: Path, out_dir: Path, values: dict, *,
             run.html = to_html(executed)
         except Exception as err:  # reported in the index, never fatal
             run.error = (run.error + "\n" if run.error else "") + f"HTML export: {err}"
+    run.seconds = time.perf_counter() - began
     return run
 
 
@@ -393,6 +408,7 @@ def build_report(out_dir: str | os.PathLike, *, corpus: str = DEFAULT_CORPUS,
     ``share_text`` False leaves the documents' text out of the chunk explorer's pages (the
     boundary positions and counts stay).
     """
+    began = time.perf_counter()
     params = sweep_params(validate_params(
         SweepInputs, CORPUS=corpus, QUERIES=queries, HELD_OUT_QUERIES=held_out_queries,
         SPLIT_SEED=split_seed, STRATEGIES=list(strategies), SIZES=list(sizes),
@@ -428,4 +444,4 @@ def build_report(out_dir: str | os.PathLike, *, corpus: str = DEFAULT_CORPUS,
                       + (f" - {run.error.splitlines()[0]}" if run.error else ""), flush=True)
         index = share(write_index(out, runs, params),
                       [out, params.corpus, params.queries, params.held_out_queries])
-        return Report(out, index, runs, strict, folder.note)
+        return Report(out, index, runs, strict, folder.note, time.perf_counter() - began)
