@@ -11,7 +11,8 @@ import pytest
 from jupyter_client.manager import KernelManager
 
 from chunklab.evaluation.sweep import SweepParams, run_sweep
-from chunklab.notebooks.report import kernel_config, notebook_values
+from chunklab.notebooks.kernels import kernel_config
+from chunklab.notebooks.report import notebook_values
 from conftest import FIXTURES, ROOT
 
 pytestmark = pytest.mark.slow
