@@ -12,7 +12,7 @@ import pytest
 
 from chunklab.document import corpus as corpus_module
 from chunklab.document.corpus import load_corpus
-from chunklab.evaluation import retrieve
+from chunklab.evaluation.retrieval import retrieve
 from chunklab.util import content_cache
 from conftest import ROOT
 

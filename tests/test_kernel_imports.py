@@ -10,7 +10,7 @@ import nbformat
 import pytest
 from jupyter_client.manager import KernelManager
 
-from chunklab.evaluation.sweep import SweepParams, run_sweep
+from chunklab.evaluation.run.sweep import SweepParams, run_sweep
 from chunklab.notebooks.kernels import kernel_config
 from chunklab.notebooks.report import notebook_values
 from conftest import FIXTURES, ROOT

@@ -30,9 +30,9 @@ from pathlib import Path
 from typing import Any
 
 from ..document.corpus import load_corpus
-from ..evaluation.engine import Engine
-from ..evaluation.runs import SweepParams
-from ..evaluation.sweep import run_sweep
+from ..evaluation.run.engine import Engine
+from ..evaluation.run.runs import SweepParams
+from ..evaluation.run.sweep import run_sweep
 from ..notebooks.report import build_report
 from ..notebooks.timing import start_share
 from ..util.content_cache import CACHE_VARIABLE, SWITCH_VARIABLE

@@ -16,8 +16,8 @@ from ..chunking.config import ChunkerConfig, make_config
 from ..chunking.registry import strategy_names
 from ..document.corpus import Corpus, Document
 from ..document.sections import Breadcrumbs
-from ..evaluation.invariants import block_weight
-from ..evaluation.queries import Query
+from ..evaluation.queries.queries import Query
+from ..evaluation.scoring.invariants import block_weight
 from ..viz.boundaries import BoundaryView, _View, find_document
 from ..viz.budget import PAGE_BUDGET, Budgeted, share
 from ..viz.positions import Positions

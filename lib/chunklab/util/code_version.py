@@ -28,7 +28,7 @@ def code_version() -> str:
         files = [package / stage] if stage.endswith(".py") else \
             sorted((package / stage).rglob("*"))
         for path in files:
-            if path.suffix in (".py", ".c", ".h"):
+            if path.suffix == ".py":
                 digest.update(path.relative_to(package).as_posix().encode() + b"\0")
                 digest.update(path.read_bytes() + b"\0")
     digest.update(json.dumps([package_version(name) for name in KEY_PACKAGES]).encode())
