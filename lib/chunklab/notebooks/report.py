@@ -423,7 +423,7 @@ def build_report(out_dir: str | os.PathLike, *, corpus: str = DEFAULT_CORPUS,
                                      for suffix in (".ipynb", ".html")])
         if any(name.startswith(VIEW_NOTEBOOK) for name, _ in found):
             remove_views(out)
-        with Kernels(repo_root() or Path.cwd(), sum(1 for _, s in found if s)) as kernels:
+        with Kernels(repo_root() or Path.cwd(), len(found)) as kernels:
             for i, (name, source) in enumerate(found, start=1):
                 values = notebook_values(out, params, queries=queries, name=name,
                                          engine=engine, share_text=share_text, answers=answers)
