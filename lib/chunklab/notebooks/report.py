@@ -401,7 +401,8 @@ def build_report(out_dir: str | os.PathLike, *, corpus: str = DEFAULT_CORPUS,
     and the margin chart; the returned Report's ``exit_code`` is 1 when a notebook failed,
     or, with ``strict``, when no config met the rule. ``contrasts`` None gives the default
     planned contrasts whose strategies are both swept. ``engine`` says where the sweep runs
-    (default: local processes, as many as pay for their start) and ``all_pairs`` asks for every pair of configs to be tested.
+    (default: local processes, as many as pay for their start) and ``all_pairs`` asks for
+    every pair of configs to be tested.
     ``share_text`` False leaves the documents' text out of the chunk explorer's pages (the
     boundary positions and counts stay); ``slug_rule`` and ``url_template``
     (docs/anchors.md) have its hits link their sections in the published site.
