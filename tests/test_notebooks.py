@@ -186,6 +186,19 @@ def test_every_notebook_runs_and_is_exported(report):
 
 
 @pytest.mark.slow
+def test_the_report_says_where_its_time_went(report):
+    times = report.times()
+    assert [t.name for t in times] == REPORTED
+    for found, run in zip(times, report.runs, strict=True):
+        assert found.total == run.seconds and found.kernel > 0 and found.imports > 0
+        assert found.kernel + found.imports + found.cells <= found.total
+    text = "\n".join(report.time_lines())
+    assert all(name in text for name in REPORTED) and "kernel start + imports" in text
+    assert "sweep stages (run.json): load" in text and report.seconds >= sum(
+        t.total for t in times)
+
+
+@pytest.mark.slow
 def test_exported_html_needs_no_network(report):
     for run in report.runs:
         page = run.html.read_text()

@@ -285,6 +285,7 @@ def cmd_report(args) -> int:
         print(f"chunklab: {'error' if args.strict else 'warning'}: {report.unmet_rule}",
               file=sys.stderr)
     print(f"report: {report.index} (each notebook beside it as .ipynb and .html)")
+    print("\n".join(report.time_lines()))
     if report.note:
         print(f"chunklab: {report.note}", file=sys.stderr)
     return report.exit_code

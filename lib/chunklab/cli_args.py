@@ -217,6 +217,17 @@ def add_grid_args(parser: argparse.ArgumentParser) -> None:
                              f"{', '.join(DEFAULT_CONTRASTS)} when both are swept)")
 
 
+def workers_count(text: str) -> int | None:
+    """``--workers``: a count, or ``auto`` (None: decided from the work)."""
+    if text.strip().lower() == "auto":
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer or auto; got {text!r}"
+                                         ) from None
+
+
 def add_engine_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--all-pairs", action="store_true",
                         help="test every pair of configs (default: every pair up to 12 "
@@ -224,9 +235,11 @@ def add_engine_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--engine", default="local", choices=["local", "ray"],
                         help="where the sweep runs: local processes, or a Ray cluster "
                              "(needs the ray extra); the results are the same")
-    parser.add_argument("--workers", type=int, default=None, metavar="N",
-                        help="processes (local) or actors (ray); default: every core, or "
-                             "every CPU of the cluster; 1: in this process")
+    parser.add_argument("--workers", type=workers_count, default=None, metavar="N",
+                        help="processes (local) or actors (ray); default auto: as many "
+                             "local processes as pay for their start on the work (1 on a "
+                             "small corpus or a busy machine), or every CPU of the "
+                             "cluster; 1: in this process")
     parser.add_argument("--address", default="", metavar="ADDR",
                         help="ray: the cluster to join (e.g. auto, or ray://head:10001); "
                              "default: a running instance, else a new local one")

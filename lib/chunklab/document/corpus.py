@@ -18,6 +18,8 @@ from ..errors import (
     UndecodableFileError,
     missing_folder,
 )
+from ..util.code_version import code_version, package_version
+from ..util.content_cache import ContentCache, digest
 from .blocks import (
     Block,
     LineIndex,
@@ -234,9 +236,31 @@ def _title(front_matter: dict, blocks: tuple[Block, ...], doc_id: str) -> str:
     return h1.title if h1 else Path(doc_id).stem
 
 
+PARSES = ContentCache("parsed")
+"""Parses of earlier runs, by ``parse_key``: a page is parsed again only when it changed."""
+
+
+def parse_key(text: str, is_markdown: bool, infer_headings: bool) -> str:
+    """What a parse depends on: the text, how it is read, chunklab's code and the parser."""
+    return digest(text, f"markdown={is_markdown} infer={infer_headings}", code_version(),
+                  f"markdown-it-py {package_version('markdown-it-py')}")
+
+
 def parse(text: str, is_markdown: bool, infer_headings: bool) -> dict:
     """What a Document holds of its parse: lines, blocks, references, atoms and where the
-    nesting limit was reached."""
+    nesting limit was reached; read from ``PARSES`` when this text was parsed before."""
+    key = parse_key(text, is_markdown, infer_headings) if not PARSES.disabled else ""
+    kept = PARSES.get(key) if key else None
+    if isinstance(kept, dict):
+        return {**kept, "lines": LineIndex.of_starts(text, kept["lines"])}
+    parsed = parse_text(text, is_markdown, infer_headings)
+    if key:
+        PARSES.put(key, {**parsed, "lines": parsed["lines"].starts})
+    return parsed
+
+
+def parse_text(text: str, is_markdown: bool, infer_headings: bool) -> dict:
+    """``parse`` done now, with markdown-it."""
     lines = LineIndex(text)
     env: dict = {}
     blocks = parse_blocks(text, is_markdown, infer_headings, lines=lines, env=env)

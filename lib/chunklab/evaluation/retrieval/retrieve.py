@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -19,6 +20,8 @@ from tqdm import tqdm
 from ...chunking.encoder import load_encoder
 from ...chunking.sizes import ENCODER, counts_in_model, tokenizer_choice
 from ...errors import CacheWarning, RetrieverError, UnknownRetrieverError
+from ...util.code_version import code_version, package_version
+from ...util.content_cache import ContentCache, cache_root, digest
 
 RRF_K = 60
 Hits = list[tuple[str, float]]
@@ -69,6 +72,18 @@ def cjk_bigrams(text: str) -> str:
     return _CJK_RUN.sub(lambda m: " ".join(m[0][i : i + 2] for i in range(len(m[0]) - 1)), text)
 
 
+TOKENS = ContentCache("bm25-tokens")
+"""BM25 tokenisations of earlier runs, by text and ``tokenizer_version``."""
+
+
+@functools.cache
+def tokenizer_version() -> str:
+    """What a text's BM25 tokens depend on besides the text: chunklab's code, bm25s and the
+    stemmer (their versions), English stop words and stemming."""
+    return (f"{code_version()} bm25s {package_version('bm25s')} "
+            f"PyStemmer {package_version('PyStemmer')} stopwords=en stemmer=english")
+
+
 class BM25Retriever:
     """bm25s over English-stemmed tokens without stop words; zero-score chunks are not returned."""
 
@@ -85,6 +100,21 @@ class BM25Retriever:
         self.model: Any = None
 
     def _tokens(self, texts: list[str]) -> list[list[str]]:
+        """Each text's tokens, read from ``TOKENS`` where an earlier run made them (kept
+        joined by spaces: a token is a run of word characters)."""
+        if TOKENS.disabled:
+            return self._tokenize(texts)
+        keys = [digest(tokenizer_version(), text) for text in texts]
+        found = TOKENS.get_many(keys)
+        missing = list(dict.fromkeys(k for k in keys if k not in found))
+        if missing:
+            where = dict(zip(keys, texts, strict=True))
+            made = dict(zip(missing, self._tokenize([where[k] for k in missing]), strict=True))
+            TOKENS.put_many({k: " ".join(tokens) for k, tokens in made.items()})
+            return [made[k] if k in made else found[k].split() for k in keys]
+        return [found[k].split() for k in keys]
+
+    def _tokenize(self, texts: list[str]) -> list[list[str]]:
         return self._bm25s.tokenize(
             [cjk_bigrams(t) for t in texts], stopwords="en", stemmer=self.stemmer,
             return_ids=False, show_progress=False,
@@ -121,11 +151,7 @@ class BM25Retriever:
 def default_cache_dir() -> Path:
     """``$CHUNKLAB_CACHE/embeddings``, else ``$XDG_CACHE_HOME/chunklab/embeddings``, else
     ``~/.cache/chunklab/embeddings``."""
-    root = os.environ.get("CHUNKLAB_CACHE")
-    if root:
-        return Path(root) / "embeddings"
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "chunklab" / "embeddings"
+    return cache_root() / "embeddings"
 
 
 class EmbeddingCache:

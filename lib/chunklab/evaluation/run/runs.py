@@ -5,7 +5,6 @@ its declared schema; its folder (locked, refused when it holds another run) is
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import itertools
 import json
@@ -27,6 +26,7 @@ from ...chunking.registry import check_strategy
 from ...chunking.sizes import tokenizer_choice
 from ...errors import ChoiceError, UnknownRetrieverError
 from ...util.atomic import write_atomic, write_text_atomic
+from ...util.code_version import code_version
 from ...util.paths import real_path, shared_path
 from ..queries.mining import MAX_SOURCES, DroppedQueries
 from ..queries.queries import MIN_SPLIT
@@ -271,39 +271,6 @@ def versions() -> dict[str, str]:
         except metadata.PackageNotFoundError:
             found[name] = "not installed"
     return {"python": platform.python_version(), **found, "chunklab_code": code_version()}
-
-
-CODE_STAGES = ("errors.py", "util", "document", "chunking", "evaluation")
-"""The parts of chunklab whose code decides a part's content (what is read, chunked and
-scored), digested into the parts' key."""
-KEY_PACKAGES = ("markdown-it-py", "mdit-py-plugins", "bm25s", "tokenizers",
-                "pytrec-eval-terrier")
-"""The packages whose versions decide a part's content, also in the key."""
-
-
-@functools.cache
-def code_version() -> str:
-    """A digest of the source of ``CODE_STAGES`` and the versions of ``KEY_PACKAGES``: it
-    changes with any change to the code that reads, chunks or scores (the package's own
-    version does not, between releases), so a part made by other code is never reused."""
-    package = Path(__file__).resolve().parents[2]
-    digest = hashlib.sha256()
-    for stage in CODE_STAGES:
-        files = [package / stage] if stage.endswith(".py") else \
-            sorted((package / stage).rglob("*"))
-        for path in files:
-            if path.suffix == ".py":
-                digest.update(path.relative_to(package).as_posix().encode() + b"\0")
-                digest.update(path.read_bytes() + b"\0")
-    digest.update(json.dumps([_version(name) for name in KEY_PACKAGES]).encode())
-    return digest.hexdigest()[:16]
-
-
-def _version(name: str) -> str:
-    try:
-        return metadata.version(name)
-    except metadata.PackageNotFoundError:
-        return "not installed"
 
 
 # --- parts: each config's finished work, reused only under the same key (Parts) ---------

@@ -120,7 +120,9 @@ def _sweep(params: SweepParams, out_dir: str | os.PathLike | None, inputs: Input
     split, by_source = inputs.split, inputs.by_source
     run_dir = prepare(params, out_dir,  # once the inputs hold: a refused run leaves no params
                       overwrite=overwrite)
-    with _parts_folder(run_dir) as folder, start(engine, list(corpus), queries) as executor:
+    units = len(configs) * len(params.retrievers)
+    with _parts_folder(run_dir) as folder, start(engine, list(corpus), queries,
+                                                 units) as executor:
         parts = run_parts(folder, params, corpus, queries)
         with stage("chunk"):
             digests, pending, reused = _chunk_all(configs, corpus, parts, executor, progress)
