@@ -14,6 +14,7 @@ import pytest
 from chunklab import load_corpus, make_config, save_config
 from chunklab.chunking import shards
 from chunklab.cli import main
+from test_ray import local_ray  # noqa: F401  (the local Ray instance fixture)
 
 PAGES = {
     "guide/install.md": """---
@@ -212,8 +213,11 @@ def test_a_bad_address_is_one_line(tmp_path, corpus, config_file, capsys, addres
 
 @pytest.mark.slow
 @pytest.mark.needs("ray")
-def test_ray_data_writes_the_chunks_of_the_local_run(local_ray, tmp_path, corpus, config_file,
-                                                     capsys, small_shards):
+@pytest.mark.usefixtures("local_ray")
+def test_ray_data_writes_the_chunks_of_the_local_run(tmp_path, corpus, config_file, capsys,
+                                                     small_shards):
+    import ray
+
     expected, skipped_lines = reference(tmp_path, corpus, config_file, capsys)
     on_ray, local = tmp_path / "on-ray", tmp_path / "local"
     assert chunk(corpus, config_file, f"{on_ray}/", "--engine", "ray") == 0
@@ -227,4 +231,4 @@ def test_ray_data_writes_the_chunks_of_the_local_run(local_ray, tmp_path, corpus
     assert {**made, "engine": "local"} == made_here
     for shard in made["shards"]:  # the same bytes, whoever wrote them
         assert (on_ray / shard["file"]).read_bytes() == (local / shard["file"]).read_bytes()
-    assert local_ray.is_initialized()  # a running instance is joined, not shut down
+    assert ray.is_initialized()  # a running instance is joined, not shut down

@@ -149,8 +149,9 @@ def cmd_chunk_folder(args) -> int:
     Ray Data (``--engine ray``)."""
     from importlib import metadata
 
+    from .chunking.apply import chunk_to_folder
     from .chunking.config import provenance_warnings
-    from .chunking.shards import MANIFEST, chunk_to_folder
+    from .chunking.shards import MANIFEST
 
     if not args.out.endswith(("/", os.sep)):
         raise ChunklabError(f"--engine ray writes a folder of Parquet shards: end --out with "
