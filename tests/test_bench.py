@@ -77,3 +77,19 @@ def test_the_scale_bench_takes_its_points_and_strategies_from_the_command_line(
     assert 0 < int(by_size[2]) and int(by_headings[2]) == 30 and int(by_headings[3]) > 0
     view = [line.split() for line in out.splitlines() if line.split()[:1] == ["30"]]
     assert len(view) == 1 and int(view[0][1]) > 0  # the boundary view of 30 headings
+
+
+def test_the_chunk_engine_bench_writes_the_grown_corpus_the_sweep_bench_grows(tmp_path):
+    from chunklab import load_corpus
+    from chunklab.bench.chunk_engines import write_grown
+    from chunklab.bench.sweep import grown
+    from chunklab.document.corpus import text_digest
+    from conftest import SAMPLE
+
+    documents, written = write_grown(str(SAMPLE), 0.2, tmp_path)
+    expected = grown(load_corpus(SAMPLE), 0.2)
+    loaded = load_corpus(tmp_path)
+    assert documents == len(expected) == len(loaded) > len(load_corpus(SAMPLE))
+    assert written >= 0.2 * 1_000_000 and not loaded.skipped
+    assert sorted((d.id, text_digest(d.text)) for d in loaded) == sorted(
+        (d.id, text_digest(d.text)) for d in expected)

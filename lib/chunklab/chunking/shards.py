@@ -34,9 +34,10 @@ whole; the leading underscore keeps Parquet readers (pandas, pyarrow, Ray Data) 
 it for a shard."""
 FORMAT = "chunklab-chunks"
 FORMAT_VERSION = 1
-SHARD_BYTES = 8 * 2**20
-"""Input bytes a shard gathers before the next begins: a few seconds of chunking, so a
-worker's start and a task's scheduling are small beside its work."""
+SHARD_BYTES = 4 * 2**20
+"""Input bytes a shard gathers before the next begins: seconds of chunking, so a task's
+scheduling is small beside its work, and a 20 MB corpus is already five shards to share
+between the cores."""
 SHARD_FILES = 2000
 """Files a shard gathers at most (many tiny pages)."""
 
