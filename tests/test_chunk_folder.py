@@ -14,6 +14,7 @@ import pytest
 from chunklab import load_corpus, make_config, save_config
 from chunklab.chunking import shards
 from chunklab.cli import main
+from chunklab.document.corpus import MAX_FILE_ENV
 from test_ray import local_ray  # noqa: F401  (the local Ray instance fixture)
 
 PAGES = {
@@ -65,6 +66,13 @@ Run the same command with `--upgrade`; your settings are kept.
 BROKEN = b"# Broken\n\n\xff\xfe not UTF-8\n"
 MAX_FILE_MIB = "0.002"
 """2 KiB: the fixture pages fit, ``big.md`` (3 KB) is skipped unread, on every engine."""
+
+
+@pytest.fixture(autouse=True)
+def file_limit_restored(monkeypatch):
+    """``--max-file-mib`` sets ``CHUNKLAB_MAX_FILE_MIB`` for the whole process (and the
+    notebooks it runs): as it was before each test, after it."""
+    monkeypatch.setenv(MAX_FILE_ENV, "8")  # the default, recorded so that it is undone
 
 
 def write_corpus(root: Path) -> Path:
