@@ -6,13 +6,15 @@ with Ray Data, on a corpus grown to ``--mb`` and written to a temporary folder.
                                            [--address ADDR]
 
 Prints the local engine's seconds, the seconds to start (or join) Ray, the Ray engine's
-seconds on the running instance, their ratio, and whether the two folders hold the same shard
-bytes. Without ``--address`` Ray starts a local instance with every core of this machine.
+seconds on the running instance, their ratio, whether the two folders hold the same shard
+bytes, and the load average at start and end (the ratio means little on a busy machine).
+Without ``--address`` Ray starts a local instance with every core of this machine.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -56,7 +58,7 @@ def run(corpus_dir: str, megabytes: float, strategy: str, size: int, address: st
         root = Path(tmp)
         documents, nbytes = write_grown(corpus_dir, megabytes, root / "corpus")
         print(f"corpus: {documents} documents, {nbytes / 1e6:.1f} MB ({corpus_dir} grown); "
-              f"{strategy} at {size}")
+              f"{strategy} at {size}; load average {load()}")
         local, made = timed(root / "corpus", config, root / "local", "local")
         print(f"local engine: {local:.1f} s, {made['chunks']} chunks in "
               f"{len(made['shards'])} shard(s)")
@@ -72,7 +74,16 @@ def run(corpus_dir: str, megabytes: float, strategy: str, size: int, address: st
         print(f"ray: {start:.1f} s to {'start' if joined else 'join'} ({cpus} CPUs), "
               f"then {on_ray:.1f} s to chunk")
         print(f"ray / local: {on_ray / local:.2f} (chunking), {(start + on_ray) / local:.2f} "
-              f"(with the start); same shard bytes: {same_shards(root / 'local', root / 'ray')}")
+              f"(with the start); same shard bytes: {same_shards(root / 'local', root / 'ray')}; "
+              f"load average {load()}")
+
+
+def load() -> str:
+    """The 1-minute load average and the cores ("unknown" where the OS does not say)."""
+    try:
+        return f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+    except OSError:
+        return "unknown"
 
 
 def main(argv: list[str] | None = None) -> int:
