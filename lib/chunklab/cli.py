@@ -156,6 +156,7 @@ def cmd_chunk_folder(args) -> int:
     if not args.out.endswith(("/", os.sep)):
         raise ChunklabError(f"--engine ray writes a folder of Parquet shards: end --out with "
                             f"/, e.g. --out {args.out.rstrip('/') or 'chunks'}/")
+    out_folder(args.out, "chunks/")
     config = config_from_args(args)
     made = chunk_to_folder(args.corpus, config, args.out, engine=args.engine,
                            address=args.address)

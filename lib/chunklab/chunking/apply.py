@@ -63,7 +63,3 @@ def check_out(out: Path) -> None:
     if out.is_dir() and any(out.iterdir()) and not (out / MANIFEST).is_file():
         raise ChunklabError(f"--out: {out} holds files but no {MANIFEST}, so it is not a "
                             "chunk folder this command made: name a new or empty folder")
-    for parent in out.parents:
-        if parent.exists() and not parent.is_dir():
-            raise ChunklabError(f"--out: {parent} is a file, not a folder, so {out} cannot "
-                                "be made")
