@@ -196,6 +196,18 @@ class WorkerLostError(ChunklabError, RuntimeError):
     """A distributed worker that kept dying after its work was retried (one line)."""
 
 
+class ClusterError(ChunklabError, ConnectionError):
+    """A Ray cluster that cannot be joined: an address that is malformed, unreachable or
+    names no running instance (one line, saying how to start one)."""
+
+    def __init__(self, address: str, reason: str):
+        self.address = address
+        where = f"the Ray cluster at {address!r}" if address else "a Ray instance"
+        super().__init__(f"cannot join {where}: {' '.join(reason.split())[:300]}; start one "
+                         "with `ray start --head` and pass its address (or --address auto "
+                         "on one of its nodes), or leave --address out for a local instance")
+
+
 class RetrieverError(ChunklabError, RuntimeError):
     """A retriever used out of order (search before index) or with a bad argument."""
 
