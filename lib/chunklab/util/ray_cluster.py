@@ -3,6 +3,7 @@ address and no running instance are each one line (MissingExtraError, ClusterErr
 
 from __future__ import annotations
 
+import os
 import socket
 from typing import Any
 
@@ -11,6 +12,9 @@ from ..errors import ClusterError, MissingExtraError
 PROBE_SECONDS = 5.0
 """How long the address's port may take to accept a connection: Ray itself waits minutes for
 a host that does not answer before it gives up."""
+SETTINGS_PREFIX = "CHUNKLAB_"
+"""The environment variables that carry this process's settings (the tokenizer and encoder
+window, the file size and parse time limits, the content cache) to the processes it starts."""
 NAMED_BY_RAY = ("", "auto", "local")
 """Addresses Ray resolves itself, at once: a running instance (else a new local one), the
 instance this machine belongs to, a new local instance."""
@@ -34,11 +38,19 @@ def connect(address: str, *, feature: str) -> tuple[Any, bool]:
         return ray, False
     probe(address)
     try:
-        ray.init(address=address or None, include_dashboard=False, log_to_driver=False)
+        ray.init(address=address or None, include_dashboard=False, log_to_driver=False,
+                 runtime_env={"env_vars": settings()})
     except Exception as err:  # Ray raises bare Exception for a local start that timed out
         ray.shutdown()
         raise ClusterError(address, str(err) or type(err).__name__) from None
     return ray, True
+
+
+def settings() -> dict[str, str]:
+    """This process's ``CHUNKLAB_*`` settings, for every task and actor of the job: a cluster
+    started before this command never saw its environment."""
+    return {name: value for name, value in os.environ.items()
+            if name.startswith(SETTINGS_PREFIX)}
 
 
 def probe(address: str) -> None:
