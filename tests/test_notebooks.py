@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+import shlex
 
 import nbformat
 import pandas as pd
@@ -22,6 +23,7 @@ from chunklab.notebooks import choose_and_export as cx
 from chunklab.notebooks import chunk_explorer as ev
 from chunklab.notebooks import corpus_profile as pr
 from chunklab.notebooks import splitter_panorama as pa
+from chunklab.notebooks.index_page import apply_snippets
 from chunklab.notebooks.params import resolve_output, resolve_path
 from chunklab.notebooks.report import (
     build_report,
@@ -249,6 +251,20 @@ def test_the_exported_config_reproduces_the_scored_chunks(report, tmp_path):
     scored = scored[scored["config_id"] == load_config(config).config_id]
     keys = ["id", "doc_id", "start", "end", "text"]
     assert produced[keys].to_dict("records") == scored[keys].to_dict("records")
+
+
+@pytest.mark.slow
+def test_the_command_the_index_gives_reproduces_the_scored_chunks(report, tmp_path,
+                                                                  monkeypatch):
+    where, command = apply_snippets(report.out_dir, str(MINI))[0]
+    assert "Command line" in where
+    monkeypatch.chdir(tmp_path)
+    assert main(shlex.split(command)[1:]) == 0
+    produced = [json.loads(line)["id"] for line in (tmp_path / "chunks.jsonl").open()]
+    scored = pd.read_parquet(report.out_dir / "chunks.parquet")
+    chosen = load_config(report.out_dir / "chosen_config.yaml").config_id
+    assert produced == list(scored[scored["config_id"] == chosen]["id"])
+    assert 'id="apply"' in report.index.read_text()
 
 
 @pytest.mark.slow
