@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import html
 import json
 import re
 import shlex
@@ -251,6 +252,16 @@ def test_the_exported_config_reproduces_the_scored_chunks(report, tmp_path):
     scored = scored[scored["config_id"] == load_config(config).config_id]
     keys = ["id", "doc_id", "start", "end", "text"]
     assert produced[keys].to_dict("records") == scored[keys].to_dict("records")
+
+
+@pytest.mark.slow
+def test_the_choice_page_links_chosen_config_and_holds_no_dump_of_it(report):
+    page = (report.out_dir / "06_choose_and_export.html").read_text()
+    assert 'href="chosen_config.yaml"' in page and 'href="constraint_margins.svg"' in page
+    data = yaml.safe_load((report.out_dir / "chosen_config.yaml").read_text())
+    assert data["verdict"][:40] in html.unescape(page)  # the verdict is said
+    for key in ("chunklab_version:", "tie_break_means:", "run_id:", "corpus:"):
+        assert key not in page, key
 
 
 @pytest.mark.slow
