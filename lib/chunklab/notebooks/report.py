@@ -33,6 +33,7 @@ from ..evaluation.sweep import load_inputs
 from ..util.atomic import remove_leftovers, write_atomic, write_text_atomic
 from ..util.paths import shown_paths
 from .index_page import chosen_config, write_index
+from .kernels import KernelWatch, kernel_config, watched_manager
 from .params import repo_root, resolve_output
 from .params import validate as validate_params
 from .strategy_sweep import SweepInputs, sweep_params
@@ -242,6 +243,7 @@ def run_notebook(name: str, source: Path, out_dir: Path, values: dict, *,
     With ``progress`` (the label to show), a bar counts cells on a terminal and a line every
     ``HEARTBEAT`` seconds says the notebook is still running."""
     import papermill
+    from nbclient.exceptions import DeadKernelError
 
     notebook = out_dir / f"{name}.ipynb"
     run = NotebookRun(name, source, notebook=notebook)
@@ -254,17 +256,25 @@ def run_notebook(name: str, source: Path, out_dir: Path, values: dict, *,
             with warnings.catch_warnings(), heartbeat(progress, began), \
                     tempfile.TemporaryDirectory(prefix="chunklab-kernel-") as sockets:
                 warnings.filterwarnings("ignore", message=".*does not end in one of")
-                papermill.execute_notebook(str(source), str(tmp), parameters=parameters,
-                                           kernel_name=KERNEL,
-                                           cwd=str(repo_root() or Path.cwd()),
-                                           progress_bar=bar if progress else False,
-                                           log_output=False,
-                                           config=kernel_config(Path(sockets) / "kernel"))
+                watch = KernelWatch(Path(sockets) / "kernel.stderr")
+                try:
+                    papermill.execute_notebook(str(source), str(tmp), parameters=parameters,
+                                               kernel_name=KERNEL,
+                                               cwd=str(repo_root() or Path.cwd()),
+                                               progress_bar=bar if progress else False,
+                                               log_output=False,
+                                               kernel_manager_class=watched_manager(watch),
+                                               config=kernel_config(Path(sockets) / "kernel"))
+                except DeadKernelError as err:  # said with its cause; never run again
+                    run.error = f"{_describe(err)}: {watch.death()}"
+                    raise
+                finally:
+                    watch.stop()
             run.status = "ok"
         except OSError:
             raise
         except Exception as err:  # a failed notebook is reported; the others still run
-            run.status, run.error = "failed", _describe(err)
+            run.status, run.error = "failed", run.error or _describe(err)
             if not tmp.stat().st_size:
                 raise
 
@@ -304,16 +314,6 @@ def heartbeat(label: str, began: float, every: float = HEARTBEAT) -> Iterator[No
         done.set()
         if thread:
             thread.join()
-
-
-def kernel_config(sockets: Path):
-    """Kernels reach their client over IPC sockets (named ``sockets``-N) instead of local TCP
-    ports: no port is opened, and no kernel warns that it runs over TCP without encryption.
-    Each notebook run gets its own ``sockets`` prefix in a fresh temporary folder, so kernels
-    started at the same time never share a socket and none is left in the working folder."""
-    from traitlets.config import Config
-
-    return Config({"KernelManager": {"transport": "ipc", "ip": str(sockets)}})
 
 
 def _describe(err: Exception) -> str:
