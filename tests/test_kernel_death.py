@@ -73,3 +73,12 @@ def test_the_stderr_tail_keeps_the_last_lines(tmp_path):
     path.write_text("".join(f"line {i}\n" for i in range(100)))
     tail = kernels.stderr_tail(path).splitlines()
     assert tail == [f"line {i}" for i in range(100 - kernels.TAIL_LINES, 100)]
+
+
+def test_the_stderr_tail_starts_at_a_native_crash_report(tmp_path):
+    path = tmp_path / "k.stderr"
+    path.write_text("noise\n\n#\n# Fatal error in , line 0\n# Fatal process out of memory: "
+                    "Zone\n#\n" + "".join(f"    lib.so(+0x{i:x}) [0x7f]\n" for i in range(40)))
+    tail = kernels.stderr_tail(path)
+    assert tail.startswith("noise\n\n#\n# Fatal error in , line 0\n# Fatal process out of memory")
+    assert len(tail.splitlines()) == 5 + kernels.TAIL_LINES  # 4 before, the line, 15 after

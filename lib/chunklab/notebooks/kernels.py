@@ -6,6 +6,7 @@ the most memory it held, with the out-of-memory kills counted meanwhile where th
 from __future__ import annotations
 
 import os
+import re
 import signal
 import threading
 from dataclasses import dataclass, field
@@ -150,25 +151,32 @@ def _mb(size: int) -> str:
     return f"{size / 1e6:,.0f} MB" if size else "not measured"
 
 
+FATAL = re.compile(r"^\s*#?\s*Fatal|out of memory", re.IGNORECASE)
+"""A line that opens a crash report: Python's faulthandler (``Fatal Python error``), V8's
+(``# Fatal error``, ``Fatal process out of memory``) or an allocator's."""
+
+
 def stderr_tail(path: Path) -> str:
-    """The last ``TAIL_LINES`` lines of ``path``; when faulthandler dumped the threads of a
-    crash, the last lines before the dump, its ``Fatal Python error`` line and the crashing
-    thread's stack (at most ``TAIL_CHARS`` characters, its start kept)."""
+    """What a dead kernel last wrote: the ``TAIL_LINES`` lines before the last line that
+    opens a crash report, that line, and then Python's stack of the crashing thread when
+    faulthandler dumped one, else the lines after it; without such a line, the last
+    ``TAIL_LINES`` lines (at most ``TAIL_CHARS`` characters, the start kept)."""
     try:
         lines = path.read_text(encoding="utf-8", errors="replace").rstrip().splitlines()
     except OSError:
         return ""
-    fatal = [i for i, line in enumerate(lines) if line.startswith("Fatal Python error")]
+    fatal = [i for i, line in enumerate(lines) if FATAL.search(line)]
     if not fatal:
         return "\n".join(lines[-TAIL_LINES:])[-TAIL_CHARS:]
     crash = fatal[-1]
     current = next((i for i in range(crash, len(lines))
                     if lines[i].startswith("Current thread")), None)
-    stack = []
-    if current is not None:
+    if current is None:
+        after = lines[crash + 1:crash + 1 + TAIL_LINES]
+    else:
         end = next((i for i in range(current, len(lines)) if not lines[i].strip()), len(lines))
-        stack = lines[current:end]
-    return "\n".join([*lines[max(crash - TAIL_LINES, 0):crash + 1], *stack])[:TAIL_CHARS]
+        after = lines[current:end]
+    return "\n".join([*lines[max(crash - TAIL_LINES, 0):crash + 1], *after])[:TAIL_CHARS]
 
 
 def watched_manager(watch: KernelWatch) -> type[AsyncKernelManager]:
