@@ -16,7 +16,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ..errors import NotebookNotFoundError, WriteError
-from ..evaluation.defaults import (
+from ..evaluation.run.defaults import (
     DEFAULT_BUDGETS,
     DEFAULT_CORPUS,
     DEFAULT_K,
@@ -26,10 +26,10 @@ from ..evaluation.defaults import (
     contrasts_for,
     default_primary_metric,
 )
-from ..evaluation.engine import Engine
-from ..evaluation.run_folder import clear_run, run_folder, writing
-from ..evaluation.structure import GOLD_FILE
-from ..evaluation.sweep import load_inputs
+from ..evaluation.run.engine import Engine
+from ..evaluation.run.run_folder import clear_run, run_folder, writing
+from ..evaluation.run.sweep import load_inputs
+from ..evaluation.scoring.structure import GOLD_FILE
 from ..util.atomic import remove_leftovers, write_atomic, write_text_atomic
 from ..util.paths import shown_paths
 from .index_page import chosen_config, write_index
