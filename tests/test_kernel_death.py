@@ -4,7 +4,10 @@ memory it held; it is run once, never again."""
 
 from __future__ import annotations
 
+import shutil
 import signal
+import subprocess
+import sys
 
 import nbformat
 import pytest
@@ -82,3 +85,18 @@ def test_the_stderr_tail_starts_at_a_native_crash_report(tmp_path):
     tail = kernels.stderr_tail(path)
     assert tail.startswith("noise\n\n#\n# Fatal error in , line 0\n# Fatal process out of memory")
     assert len(tail.splitlines()) == 5 + kernels.TAIL_LINES  # 4 before, the line, 15 after
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("prlimit") is None, reason="needs prlimit (util-linux)")
+def test_a_limit_that_kills_the_chart_renderer_is_refused_before_anything_runs(tmp_path):
+    out = tmp_path / "out"
+    done = subprocess.run(["prlimit", "--as=4000000000", sys.executable, "-m", "chunklab",
+                           "report", "--corpus", str(MINI), "--out", str(out)],
+                          capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 2, done.stderr[-2000:]
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith("chunklab: error: the chart renderer (vl-convert) cannot run here: "
+                           "a test chart ended by SIGTRAP"), line
+    assert "Fatal process out of memory" in line and "ulimit -v" in line
+    assert not out.exists()  # no folder made, no kernel started

@@ -16,6 +16,8 @@ from typing import Any
 import psutil
 from jupyter_client.manager import AsyncKernelManager
 
+from ..errors import RendererError
+
 KEEP_DESCRIPTORS = "--IPKernelApp.capture_fd_output=False"
 """The kernel option that leaves its stdout and stderr descriptors as they were given."""
 SAMPLE_SECONDS = 0.5
@@ -37,6 +39,31 @@ def kernel_config(sockets: Path):
     from traitlets.config import Config
 
     return Config({"KernelManager": {"transport": "ipc", "ip": str(sockets)}})
+
+
+RENDER_CHECK = ("import vl_convert; vl_convert.vegalite_to_svg({'data': {'values': [{'a': 1}]}, "
+                "'mark': 'bar', 'encoding': {'x': {'field': 'a', 'type': 'quantitative'}}})")
+"""A chart drawn by the renderer every report page uses (vl-convert's V8, in process)."""
+
+
+def check_renderer(timeout: float = 300.0) -> None:
+    """Draw one chart in a process like a report kernel (same limits, same interpreter);
+    RendererError in one line when it dies or fails, naming how and V8's fatal line: an
+    address-space or data limit kills every kernel at its first chart, and the report's own
+    process at the index page, so it is refused before anything starts."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", RENDER_CHECK], capture_output=True,
+                          text=True, timeout=timeout, check=False)
+    if done.returncode == 0:
+        return
+    lines = [line.strip(" #") for line in done.stderr.splitlines() if line.strip(" #")]
+    said = next((line for line in lines if FATAL.search(line)), lines[-1] if lines else "")
+    raise RendererError(f"the chart renderer (vl-convert) cannot run here: a test chart "
+                        f"{_ending(done.returncode)}: {said or 'no message'}; an address-space "
+                        "or data limit (ulimit -v, ulimit -d) is the usual cause: lift it, or "
+                        "limit resident memory instead")
 
 
 def oom_kills() -> int | None:

@@ -33,7 +33,7 @@ from ..evaluation.scoring.structure import GOLD_FILE
 from ..util.atomic import remove_leftovers, write_atomic, write_text_atomic
 from ..util.paths import shown_paths
 from .index_page import chosen_config, write_index
-from .kernels import KernelWatch, kernel_config, watched_manager
+from .kernels import KernelWatch, check_renderer, kernel_config, watched_manager
 from .params import repo_root, resolve_output
 from .params import validate as validate_params
 from .strategy_sweep import SweepInputs, sweep_params
@@ -380,8 +380,9 @@ def build_report(out_dir: str | os.PathLike, *, corpus: str = DEFAULT_CORPUS,
 
     Parameters, notebooks and inputs are checked first, before any kernel starts and before
     the folder is locked (a bad parameter raises ConfigError naming it, a missing notebook
-    NotebookNotFoundError, a corpus without documents, a bad query file or a corpus no query
-    can be mined from their own one-line error). A folder holding a report of other
+    NotebookNotFoundError, a chart renderer that dies here RendererError, a corpus without
+    documents, a bad query file or a corpus no query can be mined from their own one-line
+    error). A folder holding a report of other
     parameters is kept: this one goes into its ``run-<id>`` subfolder (``Report.note`` says
     what differs), or with ``overwrite`` replaces it; the same parameters reuse the finished
     parts. A notebook that fails is reported in the index with its error and the rest still
@@ -400,6 +401,7 @@ def build_report(out_dir: str | os.PathLike, *, corpus: str = DEFAULT_CORPUS,
         CONTRASTS=contrasts_for(contrasts, list(strategies)),
         ALL_PAIRS=all_pairs))
     found = find_notebooks(notebooks)
+    check_renderer()  # a limit that kills the chart renderer fails here, not in every kernel
     inputs = load_inputs(params)  # a bad corpus or query file fails here, before any kernel
     answers = any(query.answer for query in inputs.queries)
     folder = run_folder(resolve_output(out_dir, name="OUT_DIR"), params, overwrite=overwrite)
