@@ -41,9 +41,13 @@ def test_index_page_loads_offline_and_links_the_notebook(report, tmp_path):
 
 
 def test_notebook_charts_are_drawn_with_no_network(report, tmp_path):
-    page = report / "03_strategy_sweep.html"
-    html = page.read_text(encoding="utf-8")
+    html = (report / "03_strategy_sweep.html").read_text(encoding="utf-8")
     assert not re.search(r"<script[^>]+src=[\"']https?:", html)
+    assert '<details class="chunklab-fold"' in html  # most charts are folded: open them
+    page = tmp_path / "opened.html"
+    page.write_text(html.replace('<details class="chunklab-fold"',
+                                 '<details open class="chunklab-fold"'), encoding="utf-8")
+    html = page.read_text(encoding="utf-8")
     # The same page with its SVG charts cut out: those colours come from the charts alone.
     bare = tmp_path / "bare.html"
     bare.write_text(re.sub(r"<svg.*?</svg>", "", html, flags=re.S), encoding="utf-8")
