@@ -123,6 +123,11 @@ def test_every_corpus_gets_values_its_notebooks_accept(tmp_path, corpus, gold):
     shared = notebook_values(tmp_path, params, queries="", name="04_chunk_explorer")
     assert shared["PRESET_DOCS"] == [] and shared["DOC"] == "" and shared["GOLD"] == gold
     assert "SIZE" not in shared  # 02 and 04 keep their own page size
+    assert (shared["SLUG_RULE"], shared["URL_TEMPLATE"]) == ("github", "")
+    linked = notebook_values(tmp_path, params, queries="", name="04_chunk_explorer",
+                             slug_rule="mkdocs", url_template="https://x/{route}#{anchor}")
+    assert (linked["SLUG_RULE"], linked["URL_TEMPLATE"]) == ("mkdocs",
+                                                              "https://x/{route}#{anchor}")
     assert notebook_values(tmp_path, params, queries="", name="05_structure_signal")[
         "SIZE"] == 600
 
@@ -177,6 +182,10 @@ def test_every_notebook_runs_and_is_exported(report):
     for name in ("summary.csv", "significance.csv", "chosen_config.yaml"):
         assert f'href="{name}"' in index
     assert "ast_breadcrumb" in index  # the headline table
+    # the corpus load's warnings: counted on the index, linked, and shown in 01
+    assert 'href="document_warnings.csv"' in index and "flat.md" in index
+    profile = next(r for r in report.runs if r.name == "01_corpus_profile").html.read_text()
+    assert "no headings detected: using line anchors" in profile
 
 
 @pytest.mark.slow

@@ -58,12 +58,16 @@ def _options(items: list[str], flags: dict[str, str] = OWN_FLAGS) -> dict:
 
 
 def config_from_args(args):
-    from .chunking.config import load_config, make_config
+    from .chunking.config import LINK_FIELDS, load_config, make_config
 
     if args.config:
-        if args.size or args.unit or args.set:
-            raise ChunklabError("--config cannot be combined with --size, --unit or --set")
-        return load_config(args.config)
+        links = _options(args.set)
+        if args.size or args.unit or set(links) - set(LINK_FIELDS):
+            raise ChunklabError("--config cannot be combined with --size, --unit or --set "
+                                f"(but --set of {' or '.join(LINK_FIELDS)}: how chunks link "
+                                "into the site)")
+        config = load_config(args.config)
+        return config.replace(**links) if links else config
     values = {"strategy": args.strategy}
     if args.size is not None:
         values["size"] = args.size
@@ -272,7 +276,8 @@ def cmd_report(args) -> int:
                           budgets=_budgets(args.budgets),
                           contrasts=_contrasts(args.contrast, strategies), strict=args.strict,
                           all_pairs=args.all_pairs, engine=engine_from_args(args),
-                          overwrite=args.overwrite, share_text=args.share_text)
+                          overwrite=args.overwrite, share_text=args.share_text,
+                          slug_rule=args.slug_rule, url_template=args.url_template)
     for run in report.failed:
         print(f"chunklab: notebook {run.name} failed: {run.error.splitlines()[0]}",
               file=sys.stderr)
@@ -335,10 +340,31 @@ def check_environment(args) -> None:
     before any file is read: a bad one fails the command in one line."""
     limit_parsing(getattr(args, "parse_seconds", None))
     limit_file_size(getattr(args, "max_file_mib", None))
+    choose_tokenizer(args)
     if args.command in ("sweep", "report"):
         from .evaluation.run.engine import default_workers
 
         default_workers()
+
+
+def choose_tokenizer(args) -> None:
+    """``--tokenizer`` and ``--encoder-window``: the tokens sizes are counted in, for this
+    process and the notebooks and workers it starts; ``chunk --config`` without them takes
+    the ones chosen_config.yaml records. Without any, ``CHUNKLAB_TOKENIZER`` and
+    ``CHUNKLAB_ENCODER_WINDOW`` are checked."""
+    from .chunking.config import recorded_tokenizer
+    from .chunking.sizes import tokenizer_choice, use_tokenizer
+
+    path, window = getattr(args, "tokenizer", None), getattr(args, "encoder_window", None)
+    if path is None and window is None and getattr(args, "config", None):
+        path, window = recorded_tokenizer(args.config)
+        if path is not None or window is not None:
+            use_tokenizer(path, window, where=f"{args.config} tokenizer")
+            return
+    if path is None and window is None:
+        tokenizer_choice()  # what the environment names must be usable
+        return
+    use_tokenizer(path, window)
 
 
 def limit_file_size(mib: float | None) -> None:

@@ -170,6 +170,16 @@ CHUNKS = Table("chunks.parquet", "every chunk of every config, one row each", (
         ("context_text", "str", "what a reader is handed (source label when used, then text)"),
         ("heading_provenance", "list[str]", "how each heading of the breadcrumb was found"),
         ("title", "str", "the title of the chunk's document"),
+        ("section_id", "str", "the deepest section holding the chunk's content: sha256 of the "
+                              "document id, the heading path and the heading's offset (the "
+                              "document's root section before any heading); the same in every "
+                              "run"),
+        ("parent_section_id", "str", "that section's parent (the root section for a top "
+                                     "heading, empty for the root)"),
+        ("anchor", "str", "the anchor of that section's heading as the config's slug_rule "
+                          "makes it (empty for the root section: docs/anchors.md)"),
+        ("href", "str", "the config's url_template rendered for the chunk's page and anchor; "
+                        "empty without one"),
         ("applied_strategy", "str", "the strategy that produced the chunk (for "
                                     "structure_routed, the one it applied to the document)"),
         ("n_chars", "int", "size of `text` in chars"),
@@ -294,9 +304,24 @@ SIGNIFICANCE = Table("significance.csv", "paired tests on the key metrics, per r
                         "retriever"),
     ("verdict", "str", "A better, B better or no significant difference (at p_holm < 0.05)"),
 ))
-RESULT_TABLES = (CHUNKS, RETRIEVED, PER_QUERY, SUMMARY, CHUNK_STATS, SIGNIFICANCE)
-RUN_FILES = ("run.json", *(t.file for t in RESULT_TABLES if t is not SIGNIFICANCE))
-"""What a finished run folder holds (significance.csv may be empty)."""
+DOCUMENT_WARNINGS = Table("document_warnings.csv", "what the corpus load did other than "
+                                                   "read a file as marked up, one row each",
+                          _columns(
+    ("doc_id", "str", "the document, or the skipped file: its path relative to the corpus root"),
+    ("kind", "str", "no_headings (its chunks get line anchors), inferred_headings, "
+                    "nesting_limit (a region parsed on its own), front_matter (not a YAML "
+                    "mapping: read as none), parse_time_limit, size_limit, unsupported_format "
+                    "or not_loaded (the last four: the file was skipped)"),
+    ("message", "str", "what happened and what was done instead"),
+    ("line", "int", "the 1-based line it concerns; 0 for the whole file"),
+))
+RESULT_TABLES = (CHUNKS, RETRIEVED, PER_QUERY, SUMMARY, CHUNK_STATS, SIGNIFICANCE,
+                 DOCUMENT_WARNINGS)
+OPTIONAL_TABLES = (SIGNIFICANCE, DOCUMENT_WARNINGS)
+"""Tables a finished run may lack: significance.csv may be empty; a run made before the load
+recorded its warnings has no document_warnings.csv."""
+RUN_FILES = ("run.json", *(t.file for t in RESULT_TABLES if t not in OPTIONAL_TABLES))
+"""What a finished run folder holds."""
 
 
 def markdown() -> str:
