@@ -264,6 +264,10 @@ class NotebookNotFoundError(ChunklabError, FileNotFoundError):
     """A report notebook that is not where the package keeps its notebooks."""
 
 
+class RendererError(ChunklabError, RuntimeError):
+    """The chart renderer cannot run in this environment (checked before a report starts)."""
+
+
 def validation_message(err, *, subject: str, upper: bool = False, reraise: bool = True) -> str:
     """One line for a pydantic ``ValidationError``: ``subject: field: problem (got value)``
     for every problem; field names upper-cased for notebook parameters (``upper``).
