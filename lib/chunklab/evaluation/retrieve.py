@@ -19,6 +19,7 @@ from tqdm import tqdm
 from ..chunking.encoder import load_encoder
 from ..chunking.sizes import ENCODER
 from ..errors import CacheWarning, RetrieverError, UnknownRetrieverError
+from ..util.cache import cache_root
 
 RRF_K = 60
 Hits = list[tuple[str, float]]
@@ -119,13 +120,9 @@ class BM25Retriever:
 
 
 def default_cache_dir() -> Path:
-    """``$CHUNKLAB_CACHE/embeddings``, else ``$XDG_CACHE_HOME/chunklab/embeddings``, else
-    ``~/.cache/chunklab/embeddings``."""
-    root = os.environ.get("CHUNKLAB_CACHE")
-    if root:
-        return Path(root) / "embeddings"
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "chunklab" / "embeddings"
+    """``embeddings/`` of the cache root (``util.cache``): ``$CHUNKLAB_CACHE/embeddings``, else
+    ``$XDG_CACHE_HOME/chunklab/embeddings``, else ``~/.cache/chunklab/embeddings``."""
+    return cache_root() / "embeddings"
 
 
 class EmbeddingCache:
