@@ -213,7 +213,7 @@ def cmd_sweep(args) -> int:
                                k=args.k, budgets=tuple(_budgets(args.budgets)),
                                contrasts=tuple(_contrasts(args.contrast, strategies)),
                                options=_options(args.set, GRID_FLAGS),
-                               all_pairs=args.all_pairs)
+                               all_pairs=args.all_pairs, **_runtime(args))
     engine = engine_from_args(args)
     folder = run_folder(args.out, params, overwrite=args.overwrite)
     if folder.note:
@@ -230,6 +230,11 @@ def cmd_sweep(args) -> int:
           f"{info['queries']} queries, {sum(info['seconds'].values()):.1f} s; "
           f"files in {folder.path}")
     return 0
+
+
+def _runtime(args) -> dict[str, str]:
+    """``dense_runtime`` when --dense-runtime was given (else the parameters' default)."""
+    return {} if args.dense_runtime is None else {"dense_runtime": args.dense_runtime}
 
 
 def _budgets(text: str) -> list[int]:
@@ -272,7 +277,8 @@ def cmd_report(args) -> int:
                           budgets=_budgets(args.budgets),
                           contrasts=_contrasts(args.contrast, strategies), strict=args.strict,
                           all_pairs=args.all_pairs, engine=engine_from_args(args),
-                          overwrite=args.overwrite, share_text=args.share_text)
+                          overwrite=args.overwrite, share_text=args.share_text,
+                          **_runtime(args))
     for run in report.failed:
         print(f"chunklab: notebook {run.name} failed: {run.error.splitlines()[0]}",
               file=sys.stderr)

@@ -22,14 +22,14 @@ from typing import Any
 import numpy as np
 
 from ..chunking.build import chunk_corpus
-from ..chunking.config import ChunkerConfig
+from ..chunking.config import ChunkerConfig, make_config
 from ..chunking.encoder import RUNTIMES, load_dense
-from ..chunking.onnx_encoder import available_cores
 from ..document.corpus import load_corpus
 from ..evaluation.defaults import DEFAULT_CORPUS
 from ..evaluation.embedding import BATCH, sorted_batches
 from ..evaluation.queries import load_queries
 from ..evaluation.retrieve import top_k
+from ..util.cores import all_cores
 
 DEFAULT_QUERIES = "data/sample/queries.jsonl"
 
@@ -74,7 +74,7 @@ def dense_figures(corpus_dir: str = DEFAULT_CORPUS, queries_file: str = DEFAULT_
                   runtimes: tuple[str, ...] = RUNTIMES) -> dict[str, Any]:
     """Each runtime's texts per CPU second (and per wall second, and its ratio to torch's),
     and each other runtime's top-``k`` agreement with torch's (``agreement``)."""
-    config = config or ChunkerConfig()
+    config = config or make_config()
     queries, chunks = (list(dict.fromkeys(t)) for t in bench_texts(corpus_dir, queries_file,
                                                                      config))
     texts = queries + chunks
@@ -90,10 +90,9 @@ def dense_figures(corpus_dir: str = DEFAULT_CORPUS, queries_file: str = DEFAULT_
             vectors, cpu, wall = embed_timed(encoder, texts)
             if name not in best or cpu < best[name][1]:
                 best[name] = (vectors, cpu, wall)
-    rows = {name: {"texts_per_cpu_s": len(texts) / cpu, "texts_per_wall_s": len(texts) / wall,
-                   "cpu_s": cpu, "load_s": loads[name],
-                   "threads": getattr(encoders[name], "threads", None)}
-            for name, (_, cpu, wall) in best.items()}
+    rows: dict[str, dict[str, float]] = {
+        name: {"texts_per_cpu_s": len(texts) / cpu, "texts_per_wall_s": len(texts) / wall,
+               "cpu_s": cpu, "load_s": loads[name]} for name, (_, cpu, wall) in best.items()}
     reference = best.get("torch")
     for name, row in rows.items():
         if reference is not None and name != "torch":
@@ -101,7 +100,7 @@ def dense_figures(corpus_dir: str = DEFAULT_CORPUS, queries_file: str = DEFAULT_
             row.update(agreement(reference[0], best[name][0], len(queries), k))
     return {"config": config.config_id, "strategy": config.strategy, "size": config.size,
             "unit": config.unit, "queries": len(queries), "texts": len(texts),
-            "cores": available_cores(), "rounds": rounds, "k": k, "runtimes": rows}
+            "cores": all_cores(), "rounds": rounds, "k": k, "runtimes": rows}
 
 
 def print_figures(figures: dict[str, Any]) -> None:
@@ -124,15 +123,16 @@ def main(argv: list[str] | None = None) -> int:
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", default=DEFAULT_CORPUS)
     parser.add_argument("--queries", default=DEFAULT_QUERIES)
-    parser.add_argument("--strategy", default=ChunkerConfig().strategy)
-    parser.add_argument("--size", type=int, default=ChunkerConfig().size)
-    parser.add_argument("--unit", default=ChunkerConfig().unit)
+    default = make_config()
+    parser.add_argument("--strategy", default=default.strategy)
+    parser.add_argument("--size", type=int, default=default.size)
+    parser.add_argument("--unit", default=default.unit)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--k", type=int, default=5)
     parser.add_argument("--runtimes", default=",".join(RUNTIMES),
                         help="comma-separated; torch is the reference of the agreement")
     args = parser.parse_args(argv)
-    config = ChunkerConfig(strategy=args.strategy, size=args.size, unit=args.unit)
+    config = make_config(strategy=args.strategy, size=args.size, unit=args.unit)
     print_figures(dense_figures(args.corpus, args.queries, config, rounds=args.rounds, k=args.k,
                                 runtimes=tuple(args.runtimes.split(","))))
     return 0

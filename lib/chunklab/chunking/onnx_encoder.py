@@ -19,6 +19,7 @@ import numpy as np
 from ..errors import ConfigError, MissingExtraError
 from ..util.atomic import write_atomic
 from ..util.cache import cache_root
+from ..util.cores import all_cores
 
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 """The exported graph's inputs (BERT's); its one output is the last hidden state."""
@@ -133,14 +134,6 @@ def _quiet() -> Iterator[None]:
         logging.disable(level)
 
 
-def available_cores() -> int:
-    """The cores this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
 class OnnxEncoder:
     """The model on ONNX Runtime's CPU provider: the model's tokenizer (its window, padding
     to the longest text of a batch), the exported transformer, then mean pooling over the
@@ -156,7 +149,7 @@ class OnnxEncoder:
         folder = Path(model_path)
         check_pooling(folder)
         self.path = onnx_model(folder, int8=int8, root=root)
-        self.threads = threads or available_cores()
+        self.threads = threads or all_cores()
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = self.threads
         options.inter_op_num_threads = 1

@@ -20,9 +20,11 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt
 
 from ..chunking.config import ChunkerConfig
+from ..chunking.encoder import DEFAULT_RUNTIME
 from ..chunking.records import Chunk
 from ..document.corpus import Document
 from ..errors import ConfigError
+from ..util.cores import all_cores
 from . import units
 from .queries import Query
 from .runs import read_chunks
@@ -45,14 +47,6 @@ def default_workers() -> int:
             raise ConfigError(f"{WORKERS_VARIABLE} must be a positive integer; got {value!r}")
         return int(value)
     return all_cores()
-
-
-def all_cores() -> int:
-    """The cores this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 class Engine(BaseModel):
@@ -97,10 +91,11 @@ class Executor:
         """The chunks just written to ``path`` (an engine without the folder keeps them; one
         that makes their statistics in this process, until then, so they are not read back)."""
 
-    def encode(self, model_path: str | None, batches: Iterable[list[str]]
-               ) -> Iterator[np.ndarray]:
-        """Unit vectors of each batch of texts, in order, the model loaded once."""
-        encoder = _Encoder(model_path)
+    def encode(self, model_path: str | None, batches: Iterable[list[str]],
+               runtime: str = DEFAULT_RUNTIME) -> Iterator[np.ndarray]:
+        """Unit vectors of each batch of texts, in order, the model loaded once on
+        ``runtime`` (its threads: every core of this process)."""
+        encoder = _Encoder(model_path, runtime)
         return map(encoder, batches)
 
     def close(self) -> None:
@@ -119,20 +114,19 @@ def done(value: Any) -> Future:
 
 
 class _Encoder:
-    """A sentence-transformers model loaded on first use; one batch encoded per call."""
+    """The dense model on ``runtime``, loaded on first use; one batch encoded per call."""
 
-    def __init__(self, model_path: str | None):
-        self.model_path = model_path
+    def __init__(self, model_path: str | None, runtime: str = DEFAULT_RUNTIME,
+                 threads: int | None = None):
+        self.model_path, self.runtime, self.threads = model_path, runtime, threads
         self.model: Any = None
 
     def __call__(self, texts: list[str]) -> np.ndarray:
         if self.model is None:
-            from ..chunking.encoder import load_encoder
+            from ..chunking.encoder import load_dense
 
-            self.model = load_encoder(self.model_path)
-        vectors = self.model.encode(texts, batch_size=len(texts), normalize_embeddings=True,
-                                    convert_to_numpy=True, show_progress_bar=False)
-        return np.asarray(vectors, dtype=np.float32)
+            self.model = load_dense(self.runtime, self.model_path, threads=self.threads)
+        return self.model.embed(texts, len(texts))
 
 
 class _StatsHere(Executor):

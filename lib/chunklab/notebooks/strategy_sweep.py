@@ -16,6 +16,7 @@ from ..errors import ConfigError, validation_message
 from ..evaluation import leakage
 from ..evaluation.budget import budget_name
 from ..evaluation.defaults import contrasts_for
+from ..chunking.encoder import DEFAULT_RUNTIME
 from ..evaluation.engine import ENGINES, Engine
 from ..evaluation.run_folder import run_folder
 from ..evaluation.sweep import GROUP, KEY_METRICS, SweepParams, SweepResult, headline, summary_table
@@ -58,6 +59,7 @@ class SweepInputs(NotebookParams):
     BUDGETS: PositiveInts = []
     CONTRASTS: TextsOrNone | None = Field(default=None, validate_default=True)
     ALL_PAIRS: Flag = False
+    DENSE_RUNTIME: str = DEFAULT_RUNTIME
     ENGINE: EngineName = "local"
     WORKERS: NonNegativeInt = 0
     ADDRESS: str = ""
@@ -119,7 +121,8 @@ def _params(inputs: SweepInputs, options: dict[str, Any]) -> SweepParams:
                        strategies=tuple(inputs.STRATEGIES), sizes=tuple(inputs.SIZES),
                        retrievers=tuple(inputs.RETRIEVERS), k=inputs.K, unit=inputs.UNIT,
                        budgets=tuple(inputs.BUDGETS), contrasts=tuple(inputs.CONTRASTS or ()),
-                       options=options, all_pairs=inputs.ALL_PAIRS)
+                       options=options, all_pairs=inputs.ALL_PAIRS,
+                       dense_runtime=inputs.DENSE_RUNTIME)
 
 
 def sweep_engine(inputs: SweepInputs) -> Engine:
