@@ -14,10 +14,10 @@ import yaml
 
 from chunklab import ConfigError, load_config, load_corpus
 from chunklab.cli import main
-from chunklab.evaluation import choose as ch
-from chunklab.evaluation.defaults import DEFAULT_BUDGETS
-from chunklab.evaluation.queries import load_queries
-from chunklab.evaluation.sweep import SweepParams, headline, run_sweep
+from chunklab.evaluation.choice import choose as ch
+from chunklab.evaluation.queries.queries import load_queries
+from chunklab.evaluation.run.defaults import DEFAULT_BUDGETS
+from chunklab.evaluation.run.sweep import SweepParams, headline, run_sweep
 from chunklab.notebooks import choose_and_export as cx
 from chunklab.notebooks import chunk_explorer as ev
 from chunklab.notebooks import corpus_profile as pr
@@ -120,6 +120,11 @@ def test_every_corpus_gets_values_its_notebooks_accept(tmp_path, corpus, gold):
     shared = notebook_values(tmp_path, params, queries="", name="04_chunk_explorer")
     assert shared["PRESET_DOCS"] == [] and shared["DOC"] == "" and shared["GOLD"] == gold
     assert "SIZE" not in shared  # 02 and 04 keep their own page size
+    assert (shared["SLUG_RULE"], shared["URL_TEMPLATE"]) == ("github", "")
+    linked = notebook_values(tmp_path, params, queries="", name="04_chunk_explorer",
+                             slug_rule="mkdocs", url_template="https://x/{route}#{anchor}")
+    assert (linked["SLUG_RULE"], linked["URL_TEMPLATE"]) == ("mkdocs",
+                                                              "https://x/{route}#{anchor}")
     assert notebook_values(tmp_path, params, queries="", name="05_structure_signal")[
         "SIZE"] == 600
 

@@ -21,12 +21,12 @@ from .errors import (
     disk_fault,
     validation_message,
 )
-from .evaluation.defaults import contrasts_for
+from .evaluation.run.defaults import contrasts_for
 
 
 def engine_from_args(args):
     """The Engine the --engine, --workers and --address options describe."""
-    from .evaluation.engine import Engine
+    from .evaluation.run.engine import Engine
 
     return make_sweep_params(Engine, kind=args.engine, workers=args.workers,
                              address=args.address)
@@ -58,12 +58,16 @@ def _options(items: list[str], flags: dict[str, str] = OWN_FLAGS) -> dict:
 
 
 def config_from_args(args):
-    from .chunking.config import load_config, make_config
+    from .chunking.config import LINK_FIELDS, load_config, make_config
 
     if args.config:
-        if args.size or args.unit or args.set:
-            raise ChunklabError("--config cannot be combined with --size, --unit or --set")
-        return load_config(args.config)
+        links = _options(args.set)
+        if args.size or args.unit or set(links) - set(LINK_FIELDS):
+            raise ChunklabError("--config cannot be combined with --size, --unit or --set "
+                                f"(but --set of {' or '.join(LINK_FIELDS)}: how chunks link "
+                                "into the site)")
+        config = load_config(args.config)
+        return config.replace(**links) if links else config
     values = {"strategy": args.strategy}
     if args.size is not None:
         values["size"] = args.size
@@ -142,7 +146,7 @@ def cmd_chunk(args) -> int:
 
 def cmd_summary(args) -> int:
     from .document.corpus import load_corpus
-    from .evaluation.summary import strategy_summary
+    from .evaluation.scoring.summary import strategy_summary
 
     corpus = load_corpus(args.corpus).require_documents()
     names = None if args.strategies is None else _split(args.strategies)
@@ -162,7 +166,7 @@ def cmd_queries(args) -> int:
 def cmd_queries_check(args) -> int:
     """Every problem of a written query file, one line each; exit 2 when there is one."""
     from .document.corpus import load_corpus
-    from .evaluation.question_check import check_file
+    from .evaluation.queries.question_check import check_file
 
     corpus = load_corpus(args.corpus).require_documents()
     problems = check_file(args.file, corpus)
@@ -177,8 +181,8 @@ def cmd_queries_check(args) -> int:
 
 def cmd_queries_mine(args) -> int:
     from .document.corpus import load_corpus
-    from .evaluation.free_queries import mine_all
-    from .evaluation.queries import save_queries
+    from .evaluation.queries.free_queries import mine_all
+    from .evaluation.queries.queries import save_queries
 
     out_file(args.out, "queries.jsonl")
     if args.max_sources < 1:
@@ -201,8 +205,8 @@ def cmd_queries_mine(args) -> int:
 
 
 def cmd_sweep(args) -> int:
-    from .evaluation.run_folder import run_folder
-    from .evaluation.sweep import SweepParams, headline, run_sweep
+    from .evaluation.run.run_folder import run_folder
+    from .evaluation.run.sweep import SweepParams, headline, run_sweep
 
     out_folder(args.out)
     strategies = _split(args.strategies)
@@ -213,7 +217,7 @@ def cmd_sweep(args) -> int:
                                k=args.k, budgets=tuple(_budgets(args.budgets)),
                                contrasts=tuple(_contrasts(args.contrast, strategies)),
                                options=_options(args.set, GRID_FLAGS),
-                               all_pairs=args.all_pairs, **_runtime(args))
+                               all_pairs=args.all_pairs, dense_runtime=_runtime(args))
     engine = engine_from_args(args)
     folder = run_folder(args.out, params, overwrite=args.overwrite)
     if folder.note:
@@ -232,9 +236,11 @@ def cmd_sweep(args) -> int:
     return 0
 
 
-def _runtime(args) -> dict[str, str]:
-    """``dense_runtime`` when --dense-runtime was given (else the parameters' default)."""
-    return {} if args.dense_runtime is None else {"dense_runtime": args.dense_runtime}
+def _runtime(args) -> str:
+    """--dense-runtime, else the default runtime."""
+    from .chunking.encoder import DEFAULT_RUNTIME
+
+    return DEFAULT_RUNTIME if args.dense_runtime is None else args.dense_runtime
 
 
 def _budgets(text: str) -> list[int]:
@@ -278,7 +284,8 @@ def cmd_report(args) -> int:
                           contrasts=_contrasts(args.contrast, strategies), strict=args.strict,
                           all_pairs=args.all_pairs, engine=engine_from_args(args),
                           overwrite=args.overwrite, share_text=args.share_text,
-                          **_runtime(args))
+                          slug_rule=args.slug_rule, url_template=args.url_template,
+                          dense_runtime=_runtime(args))
     for run in report.failed:
         print(f"chunklab: notebook {run.name} failed: {run.error.splitlines()[0]}",
               file=sys.stderr)
@@ -342,7 +349,7 @@ def check_environment(args) -> None:
     limit_parsing(getattr(args, "parse_seconds", None))
     limit_file_size(getattr(args, "max_file_mib", None))
     if args.command in ("sweep", "report"):
-        from .evaluation.engine import default_workers
+        from .evaluation.run.engine import default_workers
 
         default_workers()
 

@@ -7,7 +7,8 @@ import argparse
 import functools
 
 from . import __version__
-from .evaluation.defaults import (
+from .evaluation.queries.queries import MAX_SOURCES
+from .evaluation.run.defaults import (
     DEFAULT_BUDGETS,
     DEFAULT_CONTRASTS,
     DEFAULT_CORPUS,
@@ -16,7 +17,6 @@ from .evaluation.defaults import (
     DEFAULT_SIZES,
     DEFAULT_STRATEGIES,
 )
-from .evaluation.queries import MAX_SOURCES
 
 DESCRIPTION = ("Compare ways of splitting Markdown for retrieval: chunk a corpus, measure every "
                "strategy, sweep strategies x sizes x retrievers, draw chunk boundaries, and run "
@@ -165,6 +165,13 @@ def build_parser() -> argparse.ArgumentParser:
                         help="leave the documents' text out of the report's pages (the chunk "
                              "explorer draws boundary positions and counts only), for a "
                              "report shared outside")
+    report.add_argument("--slug-rule", default="github",
+                        choices=["github", "mkdocs", "vitepress", "docusaurus"],
+                        help="how the site makes heading anchors (docs/anchors.md)")
+    report.add_argument("--url-template", default="", metavar="TEMPLATE",
+                        help="link each hit of the chunk explorer to its section in the site, "
+                             "e.g. 'https://docs.example.com/{route}#{anchor}' (fields: path, "
+                             "path_without_ext, route, dir, stem, anchor)")
     add_overwrite_arg(report)
     return parser
 

@@ -25,10 +25,10 @@ from ..chunking.build import chunk_corpus
 from ..chunking.config import ChunkerConfig, make_config
 from ..chunking.encoder import RUNTIMES, load_dense
 from ..document.corpus import load_corpus
-from ..evaluation.defaults import DEFAULT_CORPUS
-from ..evaluation.embedding import BATCH, sorted_batches
-from ..evaluation.queries import load_queries
-from ..evaluation.retrieve import top_k
+from ..evaluation.queries.queries import load_queries
+from ..evaluation.retrieval.embedding import BATCH, sorted_batches
+from ..evaluation.retrieval.retrieve import top_k
+from ..evaluation.run.defaults import DEFAULT_CORPUS
 from ..util.cores import all_cores
 
 DEFAULT_QUERIES = "data/sample/queries.jsonl"
