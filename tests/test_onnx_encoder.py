@@ -12,7 +12,7 @@ import pytest
 
 from chunklab.bench.dense import agreement
 from chunklab.chunking import onnx_encoder
-from chunklab.chunking.encoder import cache_name, load_dense
+from chunklab.chunking.encoder import load_dense
 from chunklab.chunking.onnx_encoder import OnnxEncoder, mean_pooled, model_digest, onnx_model
 from chunklab.errors import ConfigError, MissingExtraError
 
@@ -42,23 +42,25 @@ def reference():
 def test_fp32_vectors_are_sentence_transformers(exports, reference):
     from chunklab.chunking.sizes import model_dir
 
-    vectors = OnnxEncoder(model_dir(), root=exports).embed(TEXTS, 4)
+    encoder = OnnxEncoder(model_dir(), root=exports)
+    vectors = encoder.embed(TEXTS, 4)
     cosines = (vectors * reference).sum(axis=1)
     assert vectors.shape == reference.shape
     assert cosines.min() > 0.99
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1, atol=1e-5)
+    one_by_one = np.stack([encoder.embed([t], 1)[0] for t in TEXTS])
+    assert np.allclose(vectors, one_by_one, atol=1e-5)  # padding changes nothing
 
 
 @pytest.mark.needs("dense")
-def test_int8_vectors_stay_close_and_the_batch_order_is_kept(exports, reference):
+def test_int8_vectors_stay_close(exports, reference):
+    """Not equal: dynamic quantisation scales each activation tensor by its batch's range, so
+    an int8 vector also moves with the texts it is batched with."""
     from chunklab.chunking.sizes import model_dir
 
     encoder = OnnxEncoder(model_dir(), int8=True, root=exports)
-    vectors = encoder.embed(TEXTS, 3)
-    assert (vectors * reference).sum(axis=1).min() > 0.95
+    assert (encoder.embed(TEXTS, 3) * reference).sum(axis=1).min() > 0.95
     assert encoder.path.name == "model.int8.onnx"
-    one_by_one = np.stack([encoder.embed([t], 1)[0] for t in TEXTS])
-    assert np.allclose(vectors, one_by_one, atol=1e-4)
 
 
 @pytest.mark.needs("dense")
@@ -112,11 +114,9 @@ def test_a_missing_onnxruntime_is_one_line_with_the_install_command(monkeypatch)
     assert "pip install" in message
 
 
-def test_an_unknown_runtime_and_the_cache_names():
+def test_an_unknown_runtime_is_refused():
     with pytest.raises(ConfigError, match="torch, onnx, onnx-int8; got 'tensorrt'"):
         load_dense("tensorrt")
-    assert cache_name("all-MiniLM-L6-v2", "torch") == "all-MiniLM-L6-v2"
-    assert cache_name("all-MiniLM-L6-v2", "onnx-int8") == "all-MiniLM-L6-v2+onnx-int8"
 
 
 def test_a_model_pooled_otherwise_is_refused(tmp_path):

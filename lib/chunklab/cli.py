@@ -217,7 +217,7 @@ def cmd_sweep(args) -> int:
                                k=args.k, budgets=tuple(_budgets(args.budgets)),
                                contrasts=tuple(_contrasts(args.contrast, strategies)),
                                options=_options(args.set, GRID_FLAGS),
-                               all_pairs=args.all_pairs, dense_runtime=_runtime(args))
+                               all_pairs=args.all_pairs)
     engine = engine_from_args(args)
     folder = run_folder(args.out, params, overwrite=args.overwrite)
     if folder.note:
@@ -234,13 +234,6 @@ def cmd_sweep(args) -> int:
           f"{info['queries']} queries, {sum(info['seconds'].values()):.1f} s; "
           f"files in {folder.path}")
     return 0
-
-
-def _runtime(args) -> str:
-    """--dense-runtime, else the default runtime."""
-    from .chunking.encoder import DEFAULT_RUNTIME
-
-    return DEFAULT_RUNTIME if args.dense_runtime is None else args.dense_runtime
 
 
 def _budgets(text: str) -> list[int]:
@@ -284,8 +277,7 @@ def cmd_report(args) -> int:
                           contrasts=_contrasts(args.contrast, strategies), strict=args.strict,
                           all_pairs=args.all_pairs, engine=engine_from_args(args),
                           overwrite=args.overwrite, share_text=args.share_text,
-                          slug_rule=args.slug_rule, url_template=args.url_template,
-                          dense_runtime=_runtime(args))
+                          slug_rule=args.slug_rule, url_template=args.url_template)
     for run in report.failed:
         print(f"chunklab: notebook {run.name} failed: {run.error.splitlines()[0]}",
               file=sys.stderr)

@@ -198,10 +198,6 @@ def add_grid_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--retrievers", default=",".join(DEFAULT_RETRIEVERS),
                         help="comma-separated: bm25,dense,hybrid")
     parser.add_argument("--k", type=int, default=DEFAULT_K, help="top-k chunks scored per query")
-    parser.add_argument("--dense-runtime", default=None, metavar="NAME",
-                        help="what computes dense vectors: torch (sentence-transformers), onnx "
-                             "or onnx-int8 (ONNX Runtime; the model exported locally, int8 "
-                             "quantised); default onnx (docs/speed.md)")
     parser.add_argument("--budgets", default=",".join(map(str, DEFAULT_BUDGETS)),
                         help="comma-separated token budgets, each scoring the top chunks that "
                              "fill it (the last one truncated); 'none' for none")

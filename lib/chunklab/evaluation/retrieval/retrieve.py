@@ -16,7 +16,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 from tqdm import tqdm
 
-from ...chunking.encoder import DEFAULT_RUNTIME, cache_name, load_dense
+from ...chunking.encoder import TorchEncoder
 from ...chunking.sizes import ENCODER
 from ...errors import CacheWarning, RetrieverError, UnknownRetrieverError
 from ...util.cache import cache_root
@@ -285,15 +285,11 @@ class DenseRetriever:
         batch_size: int = 64,
         cache: EmbeddingCache | None = None,
         progress: bool | None = None,
-        runtime: str = DEFAULT_RUNTIME,
     ):
         self.model_path = model_path
-        self.runtime = runtime
-        """What computes the vectors (``encoder.RUNTIMES``); its vectors are cached apart."""
         self.progress = progress
         """A bar counting texts embedded (with texts/s): None shows it on a terminal only."""
-        self.model_name = cache_name(
-            model_name or (Path(model_path).name if model_path else ENCODER), runtime)
+        self.model_name = model_name or (Path(model_path).name if model_path else ENCODER)
         self.batch_size = batch_size
         self.cache = cache or EmbeddingCache(cache_dir or default_cache_dir(), self.model_name)
         self.cache_stats = {"hits": 0, "misses": 0}
@@ -304,7 +300,7 @@ class DenseRetriever:
 
     def _encode(self, texts: list[str]) -> np.ndarray:
         if self._encoder is None:
-            self._encoder = load_dense(self.runtime, self.model_path)
+            self._encoder = TorchEncoder(self.model_path)
         step = self.batch_size * EMBED_BATCHES_PER_STEP
         parts = []
         with tqdm(total=len(texts), desc="embed", unit="text", unit_scale=False,

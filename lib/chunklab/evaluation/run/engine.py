@@ -20,7 +20,6 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt
 
 from ...chunking.config import ChunkerConfig
-from ...chunking.encoder import DEFAULT_RUNTIME
 from ...chunking.records import Chunk
 from ...document.corpus import Document
 from ...errors import ConfigError
@@ -91,11 +90,10 @@ class Executor:
         """The chunks just written to ``path`` (an engine without the folder keeps them; one
         that makes their statistics in this process, until then, so they are not read back)."""
 
-    def encode(self, model_path: str | None, batches: Iterable[list[str]],
-               runtime: str = DEFAULT_RUNTIME) -> Iterator[np.ndarray]:
-        """Unit vectors of each batch of texts, in order, the model loaded once on
-        ``runtime`` (its threads: every core of this process)."""
-        encoder = _Encoder(model_path, runtime)
+    def encode(self, model_path: str | None, batches: Iterable[list[str]]
+               ) -> Iterator[np.ndarray]:
+        """Unit vectors of each batch of texts, in order, the model loaded once."""
+        encoder = _Encoder(model_path)
         return map(encoder, batches)
 
     def close(self) -> None:
@@ -114,18 +112,17 @@ def done(value: Any) -> Future:
 
 
 class _Encoder:
-    """The dense model on ``runtime``, loaded on first use; one batch encoded per call."""
+    """A sentence-transformers model loaded on first use; one batch encoded per call."""
 
-    def __init__(self, model_path: str | None, runtime: str = DEFAULT_RUNTIME,
-                 threads: int | None = None):
-        self.model_path, self.runtime, self.threads = model_path, runtime, threads
+    def __init__(self, model_path: str | None):
+        self.model_path = model_path
         self.model: Any = None
 
     def __call__(self, texts: list[str]) -> np.ndarray:
         if self.model is None:
-            from ...chunking.encoder import load_dense
+            from ...chunking.encoder import TorchEncoder
 
-            self.model = load_dense(self.runtime, self.model_path, threads=self.threads)
+            self.model = TorchEncoder(self.model_path)
         return self.model.embed(texts, len(texts))
 
 

@@ -15,7 +15,6 @@ from typing import Any
 import numpy as np
 
 from ...chunking.config import ChunkerConfig
-from ...chunking.encoder import DEFAULT_RUNTIME, cache_name
 from ...chunking.records import Chunk
 from ...chunking.sizes import ENCODER
 from ...document.corpus import Document
@@ -57,16 +56,14 @@ class SweepWorker:
 
 
 class EmbedWorker:
-    """A Ray actor holding the dense model on ``runtime``, loaded once, on ``threads`` cores
-    (0: torch's default, or every core the actor may use)."""
+    """A Ray actor holding the sentence-transformers model, loaded once."""
 
-    def __init__(self, model_path: str | None, threads: int = 0,
-                 runtime: str = DEFAULT_RUNTIME):
-        if threads and runtime == "torch":
+    def __init__(self, model_path: str | None, threads: int = 0):
+        if threads:
             import torch
 
             torch.set_num_threads(threads)
-        self.encoder = _Encoder(model_path, runtime, threads or None)
+        self.encoder = _Encoder(model_path)
 
     def encode(self, texts: list[str]) -> np.ndarray:
         return self.encoder(texts)
@@ -151,34 +148,33 @@ class RayExecutor(Executor):
         cache (filled by the sweep's embedding pass), so its actor embeds nothing."""
         if job.retriever not in DENSE:
             return job
-        name = cache_name(ENCODER, job.options.get("runtime", DEFAULT_RUNTIME))
-        cache = EmbeddingCache(default_cache_dir(), name)
+        cache = EmbeddingCache(default_cache_dir(), ENCODER)
         texts = list(read_part(path, ["embed_text"])["embed_text"])
         texts += [q.query for q in self.queries]
         keys = [cache.key(t) for t in texts]
-        memory = MemoryCache(name, cache.get(list(dict.fromkeys(keys))))
+        memory = MemoryCache(ENCODER, cache.get(list(dict.fromkeys(keys))))
         return units.ScoreJob(job.config, job.retriever, job.k, job.budgets,
                               {**job.options, "cache": memory})
 
-    def encode(self, model_path, batches, runtime=DEFAULT_RUNTIME):
+    def encode(self, model_path, batches):
         if not self.embedders:
-            self.embedders = self._embedders(model_path, runtime)
+            self.embedders = self._embedders(model_path)
         pool = self.ray.util.ActorPool(self.embedders)
         return pool.map(lambda a, texts: a.encode.remote(texts), list(batches))
 
-    def _embedders(self, model_path: str | None, runtime: str) -> list[Any]:
+    def _embedders(self, model_path: str | None) -> list[Any]:
         """One embedding actor per GPU of the cluster; without GPUs, one per node using the
         node's cores (the sweep's actors are idle while the pass runs)."""
         ray = self.ray
         if self.gpus >= 1:
             actor = ray.remote(num_cpus=1, num_gpus=1)(EmbedWorker)
-            return [actor.remote(model_path, 0, runtime) for _ in range(int(self.gpus))]
+            return [actor.remote(model_path) for _ in range(int(self.gpus))]
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
         actor = ray.remote(num_cpus=0)(EmbedWorker)
         return [actor.options(scheduling_strategy=NodeAffinitySchedulingStrategy(
-                    node["NodeID"], soft=False)).remote(
-                        model_path, int(node["Resources"].get("CPU", 1)), runtime)
+                    node["NodeID"], soft=False)).remote(model_path,
+                                                        int(node["Resources"].get("CPU", 1)))
                 for node in ray.nodes() if node.get("Alive")]
 
     def close(self) -> None:

@@ -22,7 +22,6 @@ import pyarrow.parquet as pq
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ...chunking.config import MAX_SIZE, ChunkerConfig, make_config
-from ...chunking.encoder import DEFAULT_RUNTIME, check_runtime
 from ...chunking.records import Chunk
 from ...chunking.registry import check_strategy
 from ...errors import ChoiceError, UnknownRetrieverError
@@ -30,7 +29,6 @@ from ...util.atomic import write_atomic, write_text_atomic
 from ...util.paths import real_path, shared_path
 from ..queries.mining import MAX_SOURCES, DroppedQueries
 from ..queries.queries import MIN_SPLIT
-from ..retrieval.embedding import DENSE
 from ..retrieval.retrieve import retriever_names
 from . import tables
 from .defaults import (
@@ -86,9 +84,6 @@ class SweepParams(BaseModel):
     primary_metric: str = Field(
         default="", description="the planned contrasts' primary metric (the others are "
                                 "secondary); empty: the answer found within the middle budget")
-    dense_runtime: str = Field(
-        default=DEFAULT_RUNTIME, description="what computes dense vectors: torch "
-        "(sentence-transformers), onnx or onnx-int8 (ONNX Runtime)")
 
     @field_validator("strategies")
     @classmethod
@@ -108,11 +103,6 @@ class SweepParams(BaseModel):
             if name not in retriever_names():
                 raise UnknownRetrieverError(name, retriever_names())
         return names
-
-    @field_validator("dense_runtime")
-    @classmethod
-    def _dense_runtime(cls, runtime: str) -> str:
-        return check_runtime(runtime)
 
     @field_validator("sizes")
     @classmethod
@@ -361,8 +351,6 @@ class Parts:
     """What else decides a score (k, token budgets): part of the key of scored parts."""
     version: str = field(default_factory=lambda: code_version())
     """What made the parts: ``code_version``."""
-    dense_runtime: str = ""
-    """What computed the dense vectors: part of the key of a dense or hybrid part."""
     asked: set[Path] = field(default_factory=set)
 
     def key(self, config_id: str, retriever: str = "") -> str:
@@ -371,8 +359,6 @@ class Parts:
         inputs = [self.corpus, self.version, config_id]
         if retriever:
             inputs += [retriever, self.queries, self.scoring]
-        if retriever in DENSE:
-            inputs.append(self.dense_runtime)
         return hashlib.sha256("\0".join(inputs).encode()).hexdigest()[:12]
 
     def path(self, config_id: str, table: str, retriever: str = "") -> Path:
@@ -394,8 +380,7 @@ def run_parts(folder: Path, params: SweepParams, corpus: Any, queries: list) -> 
     """The keyed parts in ``folder`` (a run folder's ``parts/``, or a temporary folder for a
     run without one)."""
     scoring = json.dumps({"k": params.k, "budgets": list(params.budgets)})
-    return Parts(folder, corpus.fingerprint, query_fingerprint(queries), scoring,
-                 dense_runtime=params.dense_runtime)
+    return Parts(folder, corpus.fingerprint, query_fingerprint(queries), scoring)
 
 
 def write_results(result: SweepResult, chunk_parts: list[Path] | None = None) -> None:

@@ -17,7 +17,6 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from ...chunking.config import ChunkerConfig
-from ...chunking.encoder import cache_name
 from ...chunking.sizes import ENCODER, token_method
 from ...document.corpus import Corpus, load_corpus
 from ...errors import GridWarning
@@ -242,10 +241,8 @@ def _embed_all(params: SweepParams, configs: list[ChunkerConfig], parts: Parts, 
     for config in configs:
         texts.update(dict.fromkeys(
             read_part(parts.path(config.config_id, "chunks"), ["embed_text"])["embed_text"]))
-    runtime = params.dense_runtime
-    cache = EmbeddingCache(default_cache_dir(), cache_name(ENCODER, runtime))
-    return embedding.embed_missing(cache, list(texts),
-                                   lambda b: executor.encode(None, b, runtime),
+    cache = EmbeddingCache(default_cache_dir(), ENCODER)
+    return embedding.embed_missing(cache, list(texts), lambda b: executor.encode(None, b),
                                    progress=progress)
 
 
@@ -259,8 +256,7 @@ def _retrieve_all(params: SweepParams, configs: list[ChunkerConfig], queries, pa
             if c.config_id not in same_as and not has_part(
                 *(parts.path(c.config_id, table, name) for table in ("per_query", "retrieved")))]
     scored_now = executor.score([
-        (units.ScoreJob(c, name, params.k, tuple(params.budgets),
-                        {"runtime": params.dense_runtime} if name in embedding.DENSE else {}),
+        (units.ScoreJob(c, name, params.k, tuple(params.budgets)),
          parts.path(c.config_id, "chunks")) for c, name in todo])
     by_id = {c.config_id: c for c in configs}
     done: dict[tuple[str, str], tuple] = {}
