@@ -5,12 +5,15 @@ on ONNX Runtime too, for ``bench.dense``."""
 from __future__ import annotations
 
 import os
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from ..errors import ConfigError, MissingExtraError
-from .onnx_encoder import OnnxEncoder
 from .sizes import model_dir
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .onnx_encoder import OnnxEncoder
 
 
 def load_encoder(model_path: str | os.PathLike | None = None, *, feature: str = "dense retrieval",
@@ -58,6 +61,8 @@ class TorchEncoder:
 
     def embed(self, texts: list[str], batch_size: int) -> np.ndarray:
         """Unit vectors of ``texts`` (rows in order)."""
+        import numpy as np
+
         vectors = self.model.encode(texts, batch_size=batch_size, normalize_embeddings=True,
                                     convert_to_numpy=True, show_progress_bar=False)
         return np.asarray(vectors, dtype=np.float32)
@@ -75,4 +80,6 @@ def load_dense(runtime: str, model_path: str | os.PathLike | None = None, *,
     ``threads`` intra-op threads (default: every core this process may use)."""
     if check_runtime(runtime) == "torch":
         return TorchEncoder(model_path)
+    from .onnx_encoder import OnnxEncoder
+
     return OnnxEncoder(model_path or model_dir(), int8=runtime == "onnx-int8", threads=threads)
