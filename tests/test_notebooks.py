@@ -179,6 +179,10 @@ def test_every_notebook_runs_and_is_exported(report):
     for name in ("summary.csv", "significance.csv", "chosen_config.yaml"):
         assert f'href="{name}"' in index
     assert "ast_breadcrumb" in index  # the headline table
+    # the corpus load's warnings: counted on the index, linked, and shown in 01
+    assert 'href="document_warnings.csv"' in index and "flat.md" in index
+    profile = next(r for r in report.runs if r.name == "01_corpus_profile").html.read_text()
+    assert "no headings detected: using line anchors" in profile
 
 
 @pytest.mark.slow

@@ -63,6 +63,12 @@ def _command(sub, name: str, text: str, example: str | None = None, *,
 DEBUG_HELP = "show the traceback of an error instead of its one-line message"
 MAX_FILE_HELP = ("the largest file read, in MiB: a larger one is skipped unread and reported "
                  "(default 8, or CHUNKLAB_MAX_FILE_MIB)")
+TOKENIZER_HELP = ("a tokenizer.json (any HuggingFace tokenizer), or a sentence-transformers "
+                  "model folder holding one: sizes in tokens and the encoder window's overflow "
+                  "are counted in its tokens (default: the bundled all-MiniLM-L6-v2 "
+                  "tokenizer; chunk --config: the one chosen_config.yaml records)")
+WINDOW_HELP = ("tokens the encoder reads, for the share of chunks over it (default: the model "
+               "folder's max_seq_length, else the tokenizer's truncation length, else 256)")
 PARSE_HELP = ("seconds one file may take to be read and parsed before it is skipped and "
               "reported (default 60, or CHUNKLAB_PARSE_SECONDS; 0: no limit)")
 
@@ -82,6 +88,10 @@ def build_parser() -> argparse.ArgumentParser:
                            metavar="S", help=PARSE_HELP)
         where.add_argument("--max-file-mib", type=float, default=argparse.SUPPRESS,
                            metavar="MIB", help=MAX_FILE_HELP)
+        where.add_argument("--tokenizer", default=argparse.SUPPRESS, metavar="PATH",
+                           help=TOKENIZER_HELP)
+        where.add_argument("--encoder-window", type=int, default=argparse.SUPPRESS,
+                           metavar="N", help=WINDOW_HELP)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     command = functools.partial(_command, sub, parents=[common])
     command("strategies", "list strategies with a one-line description")

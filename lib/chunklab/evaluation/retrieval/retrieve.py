@@ -17,7 +17,7 @@ import numpy as np
 from tqdm import tqdm
 
 from ...chunking.encoder import TorchEncoder
-from ...chunking.sizes import ENCODER
+from ...chunking.sizes import ENCODER, counts_in_model, tokenizer_choice
 from ...errors import CacheWarning, RetrieverError, UnknownRetrieverError
 from ...util.cache import cache_root
 
@@ -287,6 +287,14 @@ class DenseRetriever:
         progress: bool | None = None,
     ):
         self.model_path = model_path
+        if not counts_in_model(model_path):
+            counted = tokenizer_choice().path or f"the bundled {ENCODER} tokenizer"
+            fix = (f"give --tokenizer {model_path} (sizes.use_tokenizer) to count in its "
+                   "tokens" if model_path else "its chunks were sized in another model's "
+                   "tokens")
+            warnings.warn(f"the dense model {model_path or ENCODER} reads its own tokenizer, "
+                          f"but sizes and the encoder window are counted in {counted}: {fix}",
+                          RuntimeWarning, stacklevel=2)
         self.progress = progress
         """A bar counting texts embedded (with texts/s): None shows it on a terminal only."""
         self.model_name = model_name or (Path(model_path).name if model_path else ENCODER)

@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from ...chunking.config import MAX_SIZE, ChunkerConfig, make_config
 from ...chunking.records import Chunk
 from ...chunking.registry import check_strategy
+from ...chunking.sizes import tokenizer_choice
 from ...errors import ChoiceError, UnknownRetrieverError
 from ...util.atomic import write_atomic, write_text_atomic
 from ...util.paths import real_path, shared_path
@@ -186,6 +187,9 @@ class SweepResult:
     chunk_stats: pd.DataFrame
     significance: pd.DataFrame
     run_info: RunInfo = field(default_factory=lambda: RunInfo())  # type: ignore[typeddict-item]
+    document_warnings: pd.DataFrame = field(
+        default_factory=lambda: tables.DOCUMENT_WARNINGS.frame([]))
+    """What the corpus load did other than read a file as marked up (``Corpus.warnings``)."""
 
     @property
     def chunks(self) -> pd.DataFrame:
@@ -203,6 +207,8 @@ class CorpusInfo(TypedDict):
     fingerprint: str
     documents: int
     skipped: list[dict[str, str]]
+    warnings: dict[str, int]
+    """Warnings of the load per kind (document_warnings.csv lists them)."""
 
 
 class RunInfo(TypedDict):
@@ -225,6 +231,9 @@ class RunInfo(TypedDict):
     """How the queries were split into tuning and held-out sets (``QuerySplit.report``)."""
     token_method: str
     """How token sizes were made: ``tokenizer`` (counted) or ``estimate`` (words x 1.3)."""
+    tokenizer: dict[str, Any]
+    """The tokenizer sizes were counted in and the encoder window (``TokenModel.as_dict``:
+    ``bundled (all-MiniLM-L6-v2)`` and 256 unless chosen)."""
     configs: int
     identical_configs: list[Any]
     """Configs whose chunks equal an earlier config's (``grid.SameChunks``): scored once."""
@@ -352,11 +361,14 @@ class Parts:
     version: str = field(default_factory=lambda: code_version())
     """What made the parts: ``code_version``."""
     asked: set[Path] = field(default_factory=set)
+    sizes: str = field(default_factory=lambda: tokenizer_choice().key())
+    """The tokenizer and window sizes were counted in (``TokenModel.key``: empty for the
+    bundled ones, so their parts keep their keys)."""
 
     def key(self, config_id: str, retriever: str = "") -> str:
         """Chunk parts depend on the corpus, the config and the version; scored parts also on
         the retriever, the queries and the scoring settings."""
-        inputs = [self.corpus, self.version, config_id]
+        inputs = [self.corpus, self.version, config_id, *([self.sizes] if self.sizes else [])]
         if retriever:
             inputs += [retriever, self.queries, self.scoring]
         return hashlib.sha256("\0".join(inputs).encode()).hexdigest()[:12]
@@ -392,7 +404,8 @@ def write_results(result: SweepResult, chunk_parts: list[Path] | None = None) ->
     for table, frame in ((tables.RETRIEVED, result.retrieved),
                          (tables.PER_QUERY, result.per_query), (tables.SUMMARY, result.summary),
                          (tables.CHUNK_STATS, result.chunk_stats),
-                         (tables.SIGNIFICANCE, result.significance)):
+                         (tables.SIGNIFICANCE, result.significance),
+                         (tables.DOCUMENT_WARNINGS, result.document_warnings)):
         table.write(run_dir, frame)
     if chunk_parts is not None:
         tables.CHUNKS.write_parts(run_dir, chunk_parts)
@@ -410,9 +423,12 @@ def load_run(run_dir: str | os.PathLike) -> SweepResult:
     info = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
     significance = (tables.SIGNIFICANCE.read(run_dir)
                     if (run_dir / tables.SIGNIFICANCE.file).is_file() else pd.DataFrame())
+    warned = (tables.DOCUMENT_WARNINGS.read(run_dir)
+              if (run_dir / tables.DOCUMENT_WARNINGS.file).is_file()
+              else tables.DOCUMENT_WARNINGS.frame([]))
     return SweepResult(
         params=SweepParams.from_shared(info["params"]), run_dir=run_dir,
         loaded_chunks=None, retrieved=tables.RETRIEVED.read(run_dir),
         per_query=tables.PER_QUERY.read(run_dir), summary=tables.SUMMARY.read(run_dir),
         chunk_stats=tables.CHUNK_STATS.read(run_dir), significance=significance,
-        run_info=info)
+        run_info=info, document_warnings=warned)
