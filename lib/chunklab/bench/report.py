@@ -35,7 +35,8 @@ from ..evaluation.run.runs import SweepParams
 from ..evaluation.run.sweep import run_sweep
 from ..notebooks.report import build_report
 from ..notebooks.timing import start_share
-from ..util.content_cache import CACHE_VARIABLE, SWITCH_VARIABLE
+from ..util.cache import CACHE_VARIABLE
+from ..util.content_cache import SWITCH_VARIABLE
 from .sweep import write_grown
 
 RUN_GRID: dict[str, Any] = {"sizes": [300, 600, 1200],
