@@ -10,6 +10,7 @@ import time
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -69,6 +70,24 @@ def cjk_bigrams(text: str) -> str:
     return _CJK_RUN.sub(lambda m: " ".join(m[0][i : i + 2] for i in range(len(m[0]) - 1)), text)
 
 
+@lru_cache(maxsize=1)
+def _stemmer() -> Any:
+    import Stemmer
+
+    return Stemmer.Stemmer("english")
+
+
+def lexical_terms(texts: list[str]) -> list[list[str]]:
+    """Each text's terms as the BM25 retriever indexes and queries them: bm25s's tokenizer
+    over ``cjk_bigrams`` of the text, English stop words dropped, PyStemmer's English stems."""
+    import bm25s
+
+    if not texts:
+        return []
+    return bm25s.tokenize([cjk_bigrams(t) for t in texts], stopwords="en", stemmer=_stemmer(),
+                          return_ids=False, show_progress=False)
+
+
 class BM25Retriever:
     """bm25s over English-stemmed tokens without stop words; zero-score chunks are not returned."""
 
@@ -76,26 +95,18 @@ class BM25Retriever:
 
     def __init__(self, *, k1: float = 1.5, b: float = 0.75, method: str = "lucene"):
         import bm25s
-        import Stemmer
 
         self._bm25s = bm25s
-        self.stemmer = Stemmer.Stemmer("english")
         self.params = {"k1": k1, "b": b, "method": method}
         self.ids: list[str] | None = None
         self.model: Any = None
-
-    def _tokens(self, texts: list[str]) -> list[list[str]]:
-        return self._bm25s.tokenize(
-            [cjk_bigrams(t) for t in texts], stopwords="en", stemmer=self.stemmer,
-            return_ids=False, show_progress=False,
-        )
 
     def index(self, chunks: list) -> None:
         self.ids = [c.id for c in chunks]
         self.model = None
         if chunks:
             self.model = self._bm25s.BM25(**self.params)
-            self.model.index(self._tokens([c.embed_text for c in chunks]), show_progress=False)
+            self.model.index(lexical_terms([c.embed_text for c in chunks]), show_progress=False)
 
     def scores(self, query: list[str]) -> np.ndarray:
         """BM25 score of every indexed chunk for one tokenised query."""
@@ -111,7 +122,7 @@ class BM25Retriever:
         if self.model is None:
             return [[] for _ in queries]
         results = []
-        for tokens in self._tokens(list(queries)):
+        for tokens in lexical_terms(list(queries)):
             scores = self.scores(tokens)
             best = [i for i in top_k(scores, k) if scores[i] > 0]
             results.append([(self.ids[i], float(scores[i])) for i in best])
