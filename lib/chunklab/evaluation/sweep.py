@@ -21,7 +21,7 @@ from ..chunking.sizes import ENCODER, token_method
 from ..document.corpus import Corpus, load_corpus
 from ..errors import GridWarning
 from ..util.paths import real_path, repo_root, shown_path
-from . import budget, embedding, families, grid, intervals, leakage, tables, units
+from . import budget, embedding, families, grid, intervals, leakage, modes, tables, units
 from .defaults import MIN_INTERVAL_N, default_primary_metric
 from .engine import Engine, Executor, Pending
 from .free_queries import mine_all
@@ -254,7 +254,7 @@ def _retrieve_all(params: SweepParams, configs: list[ChunkerConfig], queries, pa
             if c.config_id not in same_as and not has_part(
                 *(parts.path(c.config_id, table, name) for table in ("per_query", "retrieved")))]
     scored_now = executor.score([
-        (units.ScoreJob(c, name, params.k, tuple(params.budgets)),
+        (units.ScoreJob(c, name, params.k, tuple(params.budgets), tuple(params.modes)),
          parts.path(c.config_id, "chunks")) for c, name in todo])
     by_id = {c.config_id: c for c in configs}
     done: dict[tuple[str, str], tuple] = {}
@@ -301,7 +301,7 @@ def _annotate(per_query: pd.DataFrame, queries, corpus: Corpus,
     return per_query
 
 
-GROUP = ["config_id", "strategy", "size", "unit", "options", "retriever"]
+GROUP = ["config_id", "strategy", "size", "unit", "options", "retriever", "mode"]
 REALISED = ("tokens_p50", "tokens_p95")
 """chunk_stats columns every summary row carries: the config's realised size in tokens."""
 SPLITS = ("structure_source", "applied_strategy", "query_kind", "query_set", "query_group")
@@ -393,11 +393,11 @@ def significance_table(per_query: pd.DataFrame, k: int, budgets: Sequence[int] =
     against the best."""
     frames = []
     names = list(dict.fromkeys([*([primary] if primary else []), *key_metrics(k, budgets)]))
-    columns = ["retriever", "config_id", "query_id", "metric", "value"]
+    columns = ["retriever", "mode", "config_id", "query_id", "metric", "value"]
     keyed = per_query.loc[per_query["metric"].isin(names),
                           columns + (["query_group"] if "query_group" in per_query else [])]
     keyed = keyed.astype({c: object for c in keyed.columns if c != "value"})
-    for retriever, rows in keyed.groupby("retriever"):
+    for (retriever, mode), rows in keyed.groupby(["retriever", "mode"], sort=False):
         scored = rows[["config_id", "query_id", "metric", "value"]].dropna()
         groups = _query_groups(rows, scored)
         for metric, of_metric in scored.groupby("metric", sort=False):
@@ -409,13 +409,47 @@ def significance_table(per_query: pd.DataFrame, k: int, budgets: Sequence[int] =
                 compare = (families.compare_all if exploratory_design(n_explored, all_pairs)
                            == "all pairs" else families.compare_to_best)
                 tables_.append(compare(explored, str(metric)).assign(query_group="all"))
-            for table in tables_:
-                table.insert(0, "retriever", retriever)
-                table["role"] = "primary" if metric == primary else "secondary"
-                frames.append((names.index(str(metric)), table))
+            frames += _placed(tables_, names, str(metric), primary, retriever, mode)
+    for retriever, rows in keyed[~keyed["config_id"].isin(list(twins))].groupby("retriever"):
+        for metric, of_metric in rows.dropna(subset=["value"]).groupby("metric", sort=False):
+            for mode, table in _mode_tests(of_metric, str(metric)):
+                frames += _placed([table], names, str(metric), primary, retriever, mode)
     frames.sort(key=lambda item: item[0])
     return tables.SIGNIFICANCE.frame(
         row for _, frame in frames for row in frame.to_dict("records"))
+
+
+def _placed(found: list[pd.DataFrame], names: list[str], metric: str, primary: str,
+            retriever: str, mode: str) -> list[tuple[int, pd.DataFrame]]:
+    """Test tables labelled with their retriever, mode and role, keyed by the metric's place."""
+    for table in found:
+        table.insert(0, "retriever", retriever)
+        table.insert(1, "mode", mode)
+        table["role"] = "primary" if metric == primary else "secondary"
+    return [(names.index(metric), table) for table in found]
+
+
+def _mode_tests(rows: pd.DataFrame, metric: str) -> list[tuple[str, pd.DataFrame]]:
+    """Each retrieval mode against plain on every config scored in both, on all queries: a
+    Holm family per mode (config_a = config_b, A the mode, B plain)."""
+    found = []
+    keyed = rows.assign(config_id=rows["config_id"] + "|" + rows["mode"])
+    for mode in [m for m in dict.fromkeys(rows["mode"]) if m != modes.PLAIN]:
+        both = (set(rows.loc[rows["mode"] == mode, "config_id"])
+                & set(rows.loc[rows["mode"] == modes.PLAIN, "config_id"]))
+        pairs = [(f"{c}|{mode}", f"{c}|{modes.PLAIN}") for c in sorted(both)]
+        if not pairs:
+            continue
+        table = families.compare_pairs(
+            keyed[rows["mode"].isin([mode, modes.PLAIN])], metric, pairs, family=MODES_FAMILY)
+        for side in ("config_a", "config_b"):
+            table[side] = table[side].str.rsplit("|", n=1).str[0]
+        found.append((mode, table.assign(query_group="all")))
+    return found
+
+
+MODES_FAMILY = "modes"
+"""The Holm family of each retrieval mode against plain."""
 
 
 def _query_groups(rows: pd.DataFrame, scored: pd.DataFrame) -> dict[str, pd.DataFrame]:
@@ -446,12 +480,12 @@ def headline(result: SweepResult) -> pd.DataFrame:
     summary = result.summary[result.summary["split"] == "all"]
     names = key_metrics(result.params.k, result.params.budgets)
     wide = summary[summary["metric"].isin(names)].pivot_table(
-        index=["config_id", "retriever"], columns="metric", values="mean")
+        index=["config_id", "retriever", "mode"], columns="metric", values="mean")
     wide = wide.reindex(columns=[n for n in names if n in wide.columns]).round(3).reset_index()
     labels = result.chunk_stats[["config_id", "strategy", "size", *REALISED]].round(
         dict.fromkeys(REALISED, 1))
     table = labels.merge(wide, on="config_id").drop(columns="config_id")
-    table = table.sort_values(["strategy", "size", "retriever"], ignore_index=True)
+    table = table.sort_values(["strategy", "size", "retriever", "mode"], ignore_index=True)
     table.columns.name = None
-    return table[["strategy", "size", *REALISED, "retriever",
+    return table[["strategy", "size", *REALISED, "retriever", "mode",
                   *[n for n in names if n in table.columns]]]

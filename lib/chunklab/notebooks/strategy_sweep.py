@@ -3,6 +3,7 @@ exports."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from dataclasses import dataclass
@@ -13,17 +14,26 @@ import pandas as pd
 from pydantic import BeforeValidator, Field, ValidationError, ValidationInfo, field_validator
 
 from ..errors import ConfigError, validation_message
-from ..evaluation import leakage
+from ..evaluation import leakage, modes
 from ..evaluation.budget import budget_name
 from ..evaluation.defaults import contrasts_for
 from ..evaluation.engine import ENGINES, Engine
 from ..evaluation.run_folder import run_folder
-from ..evaluation.sweep import GROUP, KEY_METRICS, SweepParams, SweepResult, headline, summary_table
+from ..evaluation.sweep import (
+    GROUP,
+    KEY_METRICS,
+    MODES_FAMILY,
+    SweepParams,
+    SweepResult,
+    headline,
+    summary_table,
+)
 from ..util.atomic import write_text_atomic
 from ..viz import charts
 from .params import (
     CorpusFolder,
     Flag,
+    Modes,
     NonNegativeInt,
     NotebookParams,
     OutputFolder,
@@ -56,6 +66,7 @@ class SweepInputs(NotebookParams):
     HELD_OUT_QUERIES: QueryFile = ""
     SPLIT_SEED: NonNegativeInt = 0
     BUDGETS: PositiveInts = []
+    MODES: Modes = ["plain"]
     CONTRASTS: TextsOrNone | None = Field(default=None, validate_default=True)
     ALL_PAIRS: Flag = False
     ENGINE: EngineName = "local"
@@ -96,7 +107,8 @@ class StrategySweepSetup:
     def describe(self) -> str:
         workers = self.engine.workers or "every core"
         line = (f"run {self.params.run_id}: {len(self.params.configs())} configs x "
-                f"{len(self.params.retrievers)} retriever(s) -> {self.out_dir} "
+                f"{len(self.params.retrievers)} retriever(s) x {len(self.params.modes)} "
+                f"retrieval mode(s) -> {self.out_dir} "
                 f"({self.engine.kind} engine, workers: {workers})")
         return f"{line}\n{self.note}" if self.note else line
 
@@ -119,7 +131,7 @@ def _params(inputs: SweepInputs, options: dict[str, Any]) -> SweepParams:
                        strategies=tuple(inputs.STRATEGIES), sizes=tuple(inputs.SIZES),
                        retrievers=tuple(inputs.RETRIEVERS), k=inputs.K, unit=inputs.UNIT,
                        budgets=tuple(inputs.BUDGETS), contrasts=tuple(inputs.CONTRASTS or ()),
-                       options=options, all_pairs=inputs.ALL_PAIRS)
+                       modes=tuple(inputs.MODES), options=options, all_pairs=inputs.ALL_PAIRS)
 
 
 def sweep_engine(inputs: SweepInputs) -> Engine:
@@ -201,6 +213,37 @@ def budget_chart(result: SweepResult):
         if names:
             return charts.metric_vs_size(result.summary, names, x="tokens_p50", columns=3)
     return "no token budgets were swept (BUDGETS is [])"
+
+
+def plain_rows(result: SweepResult) -> SweepResult:
+    """``result`` with the rows of the plain retrieval mode only: the comparisons of configs
+    (every section but the retrieval modes') are made within one mode."""
+    if set(result.per_query["mode"]) <= {modes.PLAIN}:
+        return result
+    def plain(frame: pd.DataFrame) -> pd.DataFrame:
+        return frame[frame["mode"] == modes.PLAIN] if "mode" in frame else frame
+    return dataclasses.replace(result, per_query=plain(result.per_query),
+                               summary=plain(result.summary), retrieved=plain(result.retrieved),
+                               significance=plain(result.significance))
+
+
+def modes_table(result: SweepResult) -> pd.DataFrame | str:
+    """Each retrieval mode against plain on the same config at each token budget (the
+    ``modes`` family of significance.csv): both means, the difference with its 95% interval,
+    the Holm-corrected p-value and the verdict; a sentence when only plain was swept."""
+    sig = result.significance
+    rows = sig[(sig["family"] == MODES_FAMILY) & sig["metric"].str.contains("@b", regex=False)]
+    if rows.empty:
+        return ("only the plain retrieval mode was swept (MODES is [plain]); add boost, "
+                "expand=parent or expand=siblings to compare them with it")
+    labels = result.chunk_stats.set_index("config_id")[["strategy", "size"]]
+    table = rows.join(labels, on="config_a").assign(
+        diff=charts.interval_text(rows.rename(columns={"mean_diff": "mean"})))
+    table = table.rename(columns={"mean_a": "mode_mean", "mean_b": "plain_mean"})
+    columns = ["strategy", "size", "retriever", "mode", "metric", "mode_mean", "plain_mean",
+               "diff", "p_holm", "verdict", "n"]
+    return table[columns].sort_values(["metric", "mode", "strategy", "size"],
+                                      ignore_index=True).round(3)
 
 
 DENSITY = ("bundle_efficiency", "section_efficiency")
