@@ -315,6 +315,7 @@ def summary_table(per_query: pd.DataFrame, chunk_stats: pd.DataFrame | None = No
     chunk size in tokens from ``chunk_stats`` (NaN without it)."""
     if per_query.empty:
         return tables.SUMMARY.frame([])
+    per_query = with_mode(per_query)
     values = per_query["value"].to_numpy(dtype=float)
     keys = [*GROUP, "metric"]
     base = _codes(per_query, keys)
@@ -335,6 +336,11 @@ def summary_table(per_query: pd.DataFrame, chunk_stats: pd.DataFrame | None = No
                 else pd.DataFrame(columns=list(REALISED)))
     frame = frame.join(realised, on="config_id")
     return tables.SUMMARY.conform(frame.drop(columns=["total", "square", "binary"]))
+
+
+def with_mode(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per-query rows with a ``mode`` column (``plain`` where the rows carry none)."""
+    return frame if "mode" in frame else frame.assign(mode=modes.PLAIN)
 
 
 def _codes(frame: pd.DataFrame, columns: list[str]) -> np.ndarray:
@@ -392,6 +398,7 @@ def significance_table(per_query: pd.DataFrame, k: int, budgets: Sequence[int] =
     of configs up to ``ALL_PAIRS_UP_TO`` configs (or with ``all_pairs``), else each config
     against the best."""
     frames = []
+    per_query = with_mode(per_query)
     names = list(dict.fromkeys([*([primary] if primary else []), *key_metrics(k, budgets)]))
     columns = ["retriever", "mode", "config_id", "query_id", "metric", "value"]
     keyed = per_query.loc[per_query["metric"].isin(names),
