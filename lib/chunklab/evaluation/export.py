@@ -10,12 +10,14 @@ from pathlib import Path
 from ..chunking.config import save_config
 from ..util.values import missing
 from .choose import Choice, PairedRow
+from .mode_candidates import mode_suffix
 from .rules import BUNDLE_TOKENS, CONFIG_FIELDS, TIE_BREAKS, metric_phrase
 from .runs import versions
 
 
 def export_choice(choice: Choice, path: str | os.PathLike) -> Path:
-    """Write the chosen config (a folder gets ``chosen_config.yaml``) with the rule, whether a
+    """Write the chosen config (a folder gets ``chosen_config.yaml``) and its retrieval mode
+    (``retrieval_mode``, what the adapters apply) with the rule, whether a
     config met it, the scores, the held-out report, the corpus fingerprint, the chunklab
     version, the run id, the runner-up and the verdict; ``chunklab chunk --config`` reads it."""
     target = Path(path)
@@ -27,7 +29,7 @@ def export_choice(choice: Choice, path: str | os.PathLike) -> Path:
         rule={**choice.rule.model_dump(), "constraints": list(choice.rule.constraints),
               "query_kinds": list(choice.rule.query_kinds),
               "tie_break_means": TIE_BREAKS[choice.rule.tie_break]},
-        meets_rule=choice.meets_rule, note=choice.note, chosen_on=choice.query_set,
+        retrieval_mode=choice.mode, meets_rule=choice.meets_rule, note=choice.note, chosen_on=choice.query_set,
         scores=choice.scores, held_out=_held_out(choice), corpus=choice.corpus,
         chunklab_version=versions()["chunklab"], run_id=choice.run_id,
         runner_up=None if runner is None else {
@@ -84,8 +86,8 @@ def verdict_text(choice: Choice) -> str:
 
 
 def config_name(row) -> str:
-    """``strategy/size`` of a candidate row."""
-    return f"{row['strategy']}/{row['size']}"
+    """``strategy/size`` of a candidate row, then its retrieval mode unless plain."""
+    return f"{row['strategy']}/{row['size']}{mode_suffix(row['config_id'])}"
 
 
 def _difference(row: PairedRow, joint: str) -> str:

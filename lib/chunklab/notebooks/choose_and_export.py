@@ -28,6 +28,7 @@ from ..evaluation.rules import (
     check_rule,
     parse_constraint,
 )
+from ..evaluation.mode_candidates import by_candidate
 from ..evaluation.runs import load_run
 from ..evaluation.sweep import SweepResult
 from ..util.atomic import write_text_atomic
@@ -138,7 +139,7 @@ def validate(**params: Any) -> ChooseSetup:
     """Check notebook 06's parameters and load what they name (errors name the parameter)."""
     checked = validate_params(ChooseParams, **params)
     with parameter("RUN_DIR"):
-        run = load_run(checked.RUN_DIR)
+        run = by_candidate(load_run(checked.RUN_DIR))
     corpus = load_corpus_param(checked.CORPUS)
     check_corpus(run, corpus)
     queries = load_queries_param(checked.QUERIES, corpus)
