@@ -29,6 +29,11 @@ PARTS = [
 
 @pytest.fixture
 def page():
+    return page_chunks()
+
+
+def page_chunks():
+    """The page of ``PARTS`` and its six chunks (each charged 10 tokens, no label)."""
     text, spans = "", []
     for _, body in PARTS:
         spans.append((len(text), len(text) + len(body)))

@@ -15,7 +15,7 @@ from . import stats
 from .mode_candidates import mode_suffix, split_candidate
 from .queries import TUNING
 from .rules import BUNDLE, BUNDLE_TOKENS, ChoiceRule, check_rule
-from .sweep import GROUP, summary_table
+from .sweep import GROUP, summary_table, with_mode
 
 
 def query_set(run) -> str:
@@ -33,7 +33,7 @@ def summary_rows(run, rule: ChoiceRule, name: str) -> pd.DataFrame:
         ids = query_ids(run, name, rule) or set()
         rows = run.per_query[(run.per_query["retriever"] == rule.retriever)
                              & run.per_query["query_id"].isin(ids)]
-        table = summary_table(rows[[*GROUP, "query_id", "metric", "value"]])
+        table = summary_table(with_mode(rows)[[*GROUP, "query_id", "metric", "value"]])
         return table[table["split"] == "all"]
     if name == "all":
         return summary[summary["split"] == "all"]

@@ -29,7 +29,8 @@ def export_choice(choice: Choice, path: str | os.PathLike) -> Path:
         rule={**choice.rule.model_dump(), "constraints": list(choice.rule.constraints),
               "query_kinds": list(choice.rule.query_kinds),
               "tie_break_means": TIE_BREAKS[choice.rule.tie_break]},
-        retrieval_mode=choice.mode, meets_rule=choice.meets_rule, note=choice.note, chosen_on=choice.query_set,
+        retrieval_mode=choice.mode, meets_rule=choice.meets_rule, note=choice.note,
+        chosen_on=choice.query_set,
         scores=choice.scores, held_out=_held_out(choice), corpus=choice.corpus,
         chunklab_version=versions()["chunklab"], run_id=choice.run_id,
         runner_up=None if runner is None else {

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from ..chunking.records import Chunk
 from ..errors import ConfigError, UnknownModeError
+from .budget import fill_budget
 from .retrieve import Hits, lexical_terms
 
 PLAIN, BOOST, PARENT, SIBLINGS = "plain", "boost", "expand=parent", "expand=siblings"
@@ -62,13 +63,13 @@ def sections(chunks: Iterable[Chunk]) -> dict[str, tuple[Chunk, ...]]:
     for parts in by_doc.values():
         parts.sort(key=lambda c: c.ordinal)
         run: list[Chunk] = []
-        for chunk in [*parts, None]:
-            if run and (chunk is None or section_key(chunk) != section_key(run[-1])
+        for chunk in parts:
+            if run and (section_key(chunk) != section_key(run[-1])
                         or chunk.ordinal != run[-1].ordinal + 1):
                 found.update(dict.fromkeys((c.id for c in run), tuple(run)))
                 run = []
-            if chunk is not None:
-                run.append(chunk)
+            run.append(chunk)
+        found.update(dict.fromkeys((c.id for c in run), tuple(run)))
     return found
 
 
@@ -141,3 +142,32 @@ def boost_all(results: Sequence[Hits], queries: Sequence[str],
     """``boosted`` rankings of every query."""
     return [boosted(hits, terms, crumbs, weight=weight)
             for hits, terms in zip(results, query_terms(queries), strict=True)]
+
+
+# --- a mode applied to one query, for the adapters ----------------------------------------
+
+
+class ModeReader:
+    """A retrieval mode over a fixed set of chunks (those an index holds): for one query's
+    ranking, what the reader is handed, filled into ``budget`` tokens when one is given
+    (``budget.fill_budget``, as the sweep scored it)."""
+
+    def __init__(self, chunks: Iterable[Chunk], mode: str = PLAIN, *,
+                 budget: int | None = None, weight: float = BOOST_WEIGHT):
+        if mode not in MODES:
+            raise UnknownModeError(mode, list(MODES))
+        self.mode = mode
+        self.by_id = {c.id: c for c in chunks}
+        self.budget, self.weight = budget, weight
+        self.groups = sections(self.by_id.values()) if self.mode in EXPANSIONS else {}
+        self.crumbs = heading_terms(self.by_id.values()) if self.mode == BOOST else {}
+
+    def hand_over(self, query: str, hits: Hits) -> list[Chunk]:
+        """The chunks ``mode`` hands a reader for ``query`` given its ranking ``hits`` ((chunk
+        id, score), best first; ids of chunks not held are left out)."""
+        if self.mode == BOOST:
+            hits = boosted(hits, query_terms([query])[0], self.crumbs, weight=self.weight)
+        ranked = [self.by_id[i] for i, _ in hits if i in self.by_id]
+        if self.mode in EXPANSIONS:
+            ranked = expanded(ranked, self.groups, self.mode)
+        return fill_budget(ranked, self.budget) if self.budget else ranked

@@ -8,7 +8,6 @@ load the model once, on a GPU when their node has one."""
 from __future__ import annotations
 
 import dataclasses
-
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path

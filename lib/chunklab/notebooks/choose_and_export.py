@@ -18,6 +18,7 @@ from ..evaluation.choose import Choice
 from ..evaluation.decision import Decision, decide
 from ..evaluation.export import config_name, export_choice, paired_text, verdict_text
 from ..evaluation.free_queries import mine_all
+from ..evaluation.mode_candidates import by_candidate
 from ..evaluation.queries import Query
 from ..evaluation.rules import (
     BUNDLE,
@@ -28,7 +29,6 @@ from ..evaluation.rules import (
     check_rule,
     parse_constraint,
 )
-from ..evaluation.mode_candidates import by_candidate
 from ..evaluation.runs import load_run
 from ..evaluation.sweep import SweepResult
 from ..util.atomic import write_text_atomic

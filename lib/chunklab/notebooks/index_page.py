@@ -16,9 +16,9 @@ import pandas as pd
 import yaml
 
 from ..evaluation.candidates import candidates as choice_candidates
-from ..evaluation.rules import BUNDLE_TOKENS, ChoiceRule
 from ..evaluation.mode_candidates import by_candidate, candidate_id, mode_suffix
 from ..evaluation.modes import PLAIN
+from ..evaluation.rules import BUNDLE_TOKENS, ChoiceRule
 from ..evaluation.runs import SweepResult, load_run
 from ..evaluation.sweep import KEY_METRICS
 from ..util.atomic import write_text_atomic

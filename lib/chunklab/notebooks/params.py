@@ -32,8 +32,8 @@ from ..errors import (
     FileReadError,
     missing_folder,
 )
-from ..evaluation.queries import Query, load_queries
 from ..evaluation.modes import MODES
+from ..evaluation.queries import Query, load_queries
 from ..evaluation.retrieve import retriever_names
 from ..util.paths import repo_root
 

@@ -27,6 +27,7 @@ from ..evaluation.sweep import (
     SweepResult,
     headline,
     summary_table,
+    with_mode,
 )
 from ..util.atomic import write_text_atomic
 from ..viz import charts
@@ -263,7 +264,7 @@ def density_table(result: SweepResult) -> pd.DataFrame:
     rows = rows[rows["metric"].isin(names) & rows["query_id"].isin(with_gold)]
     if rows.empty:
         return pd.DataFrame(columns=["strategy", "size", "retriever", *names, "ratio", "n"])
-    table = summary_table(rows[[*GROUP, "query_id", "metric", "value"]])
+    table = summary_table(with_mode(rows)[[*GROUP, "query_id", "metric", "value"]])
     table = table.assign(cell=charts.interval_text(table))
     wide = table.pivot_table(index=["strategy", "size", "retriever"], columns="metric",
                              values=["cell", "mean", "n"], aggfunc="first", dropna=False)
