@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 from chunklab import load_corpus
-from chunklab.evaluation import grid
-from chunklab.evaluation.sweep import SweepParams, run_sweep
+from chunklab.evaluation.run import grid
+from chunklab.evaluation.run.sweep import SweepParams, run_sweep
 from chunklab.notebooks import corpus_profile as pr
 from chunklab.viz import charts
 from conftest import FIXTURES
@@ -133,7 +133,7 @@ def test_chunk_stats_table_is_ordered_by_config(result):
 
 
 def test_an_interval_is_shown_from_the_stated_minimum_n():
-    from chunklab.evaluation.defaults import MIN_INTERVAL_N
+    from chunklab.evaluation.run.defaults import MIN_INTERVAL_N
 
     rows = pd.DataFrame({"mean": [0.5, 1.0], "ci_low": [0.3, math.nan],
                          "ci_high": [0.7, math.nan], "n": [MIN_INTERVAL_N, 1]})
@@ -164,7 +164,7 @@ def test_each_retriever_gets_its_own_panel(result, draw):
 def test_a_sweep_with_no_pair_of_configs_draws_a_note_not_an_error():
     """One config swept (or every other one making the same chunks) left no pair to test:
     notebook 03's matrix and 06's win/loss chart failed the notebook instead of saying so."""
-    from chunklab.evaluation import tables
+    from chunklab.evaluation.run import tables
     from chunklab.viz import charts as chart_module
     from chunklab.viz import choice_charts
 

@@ -8,8 +8,8 @@ import pytest
 
 from chunklab.chunking.build import chunk_document
 from chunklab.chunking.config import make_config
-from chunklab.evaluation import choose as ch
-from chunklab.evaluation.sweep import SweepParams, run_sweep
+from chunklab.evaluation.choice import choose as ch
+from chunklab.evaluation.run.sweep import SweepParams, run_sweep
 from chunklab.notebooks import choose_and_export as cx
 from chunklab.viz import choice_charts
 from chunklab.viz.strip import BoundaryStrip

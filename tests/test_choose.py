@@ -10,10 +10,10 @@ import yaml
 
 from chunklab import ConfigError, load_config
 from chunklab.cli import main
-from chunklab.evaluation import choose as ch
-from chunklab.evaluation import export as ex
-from chunklab.evaluation.candidates import margins
-from chunklab.evaluation.sweep import SweepParams, run_sweep, summary_table
+from chunklab.evaluation.choice import choose as ch
+from chunklab.evaluation.choice import export as ex
+from chunklab.evaluation.choice.candidates import margins
+from chunklab.evaluation.run.sweep import SweepParams, run_sweep, summary_table
 from chunklab.notebooks import choose_and_export as cx
 from chunklab.notebooks import choose_and_export as evidence
 from conftest import FIXTURES

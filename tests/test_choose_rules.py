@@ -11,12 +11,12 @@ import pytest
 import yaml
 
 from chunklab.errors import RuleError
-from chunklab.evaluation import choose as ch
-from chunklab.evaluation import export as ex
-from chunklab.evaluation.candidates import margins
-from chunklab.evaluation.queries import LEAK_FREE
-from chunklab.evaluation.rules import parse_constraint
-from chunklab.evaluation.sweep import SweepParams, run_sweep
+from chunklab.evaluation.choice import choose as ch
+from chunklab.evaluation.choice import export as ex
+from chunklab.evaluation.choice.candidates import margins
+from chunklab.evaluation.choice.rules import parse_constraint
+from chunklab.evaluation.queries.queries import LEAK_FREE
+from chunklab.evaluation.run.sweep import SweepParams, run_sweep
 from chunklab.notebooks import choose_and_export as cx
 
 FIXTURES = Path(__file__).parent / "fixtures" / "mining"  # every heading explicit

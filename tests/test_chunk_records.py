@@ -22,7 +22,7 @@ from chunklab.chunking.records import Chunk, Piece
 from chunklab.document.blocks import ATOMIC, atomic_blocks
 from chunklab.document.corpus import make_document
 from chunklab.document.sections import Breadcrumbs
-from chunklab.evaluation.budget import truncate
+from chunklab.evaluation.retrieval.budget import truncate
 from generated import markdown_docs
 
 REALWORLD = Path(__file__).parent / "fixtures" / "realworld"

@@ -10,7 +10,7 @@ import pandas as pd
 
 from chunklab import make_document
 from chunklab.document.corpus import Corpus
-from chunklab.evaluation import tables
+from chunklab.evaluation.run import tables
 from chunklab.notebooks.corpus_profile import export_profile, sections_table
 from chunklab.util.sheets import FORMULA_STARTS, csv_text, read_csv
 

@@ -10,11 +10,11 @@ import pytest
 import yaml
 
 from chunklab.document.corpus import load_corpus
-from chunklab.evaluation import decision as dc
-from chunklab.evaluation.choose import ChoiceRule, load_run
-from chunklab.evaluation.free_queries import mine_all
-from chunklab.evaluation.kind_figures import kind_figures
-from chunklab.evaluation.sweep import SweepParams, run_sweep, summary_table
+from chunklab.evaluation.choice import decision as dc
+from chunklab.evaluation.choice.choose import ChoiceRule, load_run
+from chunklab.evaluation.queries.free_queries import mine_all
+from chunklab.evaluation.run.sweep import SweepParams, run_sweep, summary_table
+from chunklab.evaluation.scoring.kind_figures import kind_figures
 from chunklab.notebooks import choose_and_export as cx
 from chunklab.notebooks.index_page import write_index
 

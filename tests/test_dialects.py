@@ -13,8 +13,8 @@ from chunklab import chunk_document, make_config, make_document
 from chunklab.chunking.build import ChunkBuilder
 from chunklab.chunking.records import Piece
 from chunklab.document.blocks import parse_blocks
-from chunklab.evaluation.invariants import check, cut_labels, label_kept
-from chunklab.evaluation.metrics import chunk_intact, chunk_stats, label_share
+from chunklab.evaluation.scoring.invariants import check, cut_labels, label_kept
+from chunklab.evaluation.scoring.metrics import chunk_intact, chunk_stats, label_share
 from chunklab.notebooks.splitter_panorama import panorama
 from conftest import fixture_doc
 

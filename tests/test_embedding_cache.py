@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from chunklab.errors import CacheWarning
-from chunklab.evaluation.retrieve import EmbeddingCache
+from chunklab.evaluation.retrieval.retrieve import EmbeddingCache
 
 
 def filled(tmp_path, model="model-a", texts=("alpha", "beta")):

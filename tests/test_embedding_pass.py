@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 
 from chunklab import load_corpus
-from chunklab.evaluation import embedding
-from chunklab.evaluation.engine import Engine, _Encoder
-from chunklab.evaluation.queries import load_queries
-from chunklab.evaluation.retrieve import EmbeddingCache
-from chunklab.evaluation.sweep import run_sweep
+from chunklab.evaluation.queries.queries import load_queries
+from chunklab.evaluation.retrieval import embedding
+from chunklab.evaluation.retrieval.retrieve import EmbeddingCache
+from chunklab.evaluation.run.engine import Engine, _Encoder
+from chunklab.evaluation.run.sweep import run_sweep
 from test_engine import small_params
 
 

@@ -12,9 +12,9 @@ import pytest
 
 from chunklab import load_corpus
 from chunklab.document import corpus as corpus_module
-from chunklab.evaluation import units
-from chunklab.evaluation.engine import Engine, ordered
-from chunklab.evaluation.sweep import SweepParams, run_sweep
+from chunklab.evaluation.run import units
+from chunklab.evaluation.run.engine import Engine, ordered
+from chunklab.evaluation.run.sweep import SweepParams, run_sweep
 from conftest import SAMPLE
 
 QUERIES = str(SAMPLE / "queries.jsonl")
@@ -119,7 +119,7 @@ def test_results_come_back_in_order_with_a_bounded_window():
 
 def test_the_default_worker_count_comes_from_the_environment(monkeypatch):
     from chunklab.errors import ConfigError
-    from chunklab.evaluation.engine import all_cores, default_workers
+    from chunklab.evaluation.run.engine import all_cores, default_workers
 
     monkeypatch.setenv("CHUNKLAB_WORKERS", "3")
     assert default_workers() == 3
@@ -154,8 +154,8 @@ def test_a_part_of_another_key_is_recomputed_by_local_workers(tmp_path):
 
 SWEEP_SCRIPT = """
 import sys
-from chunklab.evaluation.engine import Engine
-from chunklab.evaluation.sweep import SweepParams, run_sweep
+from chunklab.evaluation.run.engine import Engine
+from chunklab.evaluation.run.sweep import SweepParams, run_sweep
 
 if __name__ == "__main__":
     params = SweepParams(corpus=sys.argv[1], queries=sys.argv[2], retrievers=("bm25",),

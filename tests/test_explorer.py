@@ -8,8 +8,8 @@ from chunklab import chunk_corpus, load_corpus, make_config
 from chunklab.chunking.build import chunk_document
 from chunklab.document.corpus import Corpus, make_document
 from chunklab.errors import ConfigError, CorpusError
-from chunklab.evaluation.queries import Query
-from chunklab.evaluation.retrieve import make_retriever
+from chunklab.evaluation.queries.queries import Query
+from chunklab.evaluation.retrieval.retrieve import make_retriever
 from chunklab.notebooks.chunk_explorer import (
     heading_depth,
     representative_documents,

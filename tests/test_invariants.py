@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from chunklab import chunk_document, make_config, make_document
 from chunklab.chunking.registry import REGISTRY
-from chunklab.evaluation.invariants import InvariantReport, check
+from chunklab.evaluation.scoring.invariants import InvariantReport, check
 from conftest import BASELINES, EVERY, OURS
 from generated import markdown_docs
 

@@ -1,6 +1,7 @@
 """The package's stages import one way (errors/util <- document <- chunking <- evaluation <-
-viz <- notebooks <- cli and the framework adapters), and no module takes part in an import
-cycle. Read from the modules' own import statements (function-local ones included)."""
+viz <- notebooks <- cli and the framework adapters), evaluation's sub-packages too (queries <-
+retrieval <- scoring <- run <- choice), and no module takes part in an import cycle. Read from
+the modules' own import statements (function-local ones included)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,11 @@ LAYERS = [
     ("chunklab.errors", "chunklab.util"),
     ("chunklab.document",),
     ("chunklab.chunking",),
-    ("chunklab.evaluation",),
+    ("chunklab.evaluation", "chunklab.evaluation.queries"),
+    ("chunklab.evaluation.retrieval",),
+    ("chunklab.evaluation.scoring",),
+    ("chunklab.evaluation.run",),
+    ("chunklab.evaluation.choice",),
     ("chunklab.viz",),
     ("chunklab.notebooks",),
     ("chunklab.cli", "chunklab.__main__", "chunklab.bench", "chunklab.integrations",
@@ -43,12 +48,26 @@ def layer(module: str) -> int:
     return best[0]
 
 
-def imports(module: str) -> set[str]:
-    """The chunklab modules ``module`` imports (a name that is a submodule counts as it)."""
+def typing_only(tree: ast.Module) -> set[int]:
+    """ids of the import nodes under ``if TYPE_CHECKING:``, which never run."""
+    nodes: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and ast.unparse(node.test).endswith("TYPE_CHECKING"):
+            nodes |= {id(n) for stmt in node.body for n in ast.walk(stmt)}
+    return nodes
+
+
+def imports(module: str, runtime: bool = False) -> set[str]:
+    """The chunklab modules ``module`` imports (a name that is a submodule counts as it); with
+    ``runtime``, only the imports that run (not those under ``if TYPE_CHECKING:``)."""
     path = MODULES[module]
     is_package = path.name == "__init__.py"
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skipped = typing_only(tree) if runtime else set()
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
         if isinstance(node, ast.Import):
             found |= {a.name for a in node.names}
         elif isinstance(node, ast.ImportFrom):
@@ -64,6 +83,9 @@ def imports(module: str) -> set[str]:
 
 
 GRAPH = {module: imports(module) for module in MODULES}
+RUNTIME_GRAPH = {module: imports(module, runtime=True) for module in MODULES}
+"""Type-only imports follow the stage order like any other (GRAPH) but cannot make an import
+cycle, so a record and the contract that names it may refer to each other for the checker."""
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))
@@ -81,7 +103,7 @@ def test_no_import_cycle():
             pytest.fail("import cycle: " + " -> ".join(cycle))
         if module in done:
             return
-        for target in sorted(GRAPH[module]):
+        for target in sorted(RUNTIME_GRAPH[module]):
             visit(target, [*path, module])
         done.add(module)
 
@@ -89,7 +111,15 @@ def test_no_import_cycle():
         visit(module, [])
 
 
+def test_evaluation_modules_live_in_its_sub_packages():
+    flat = sorted(p.name for p in (PACKAGE / "evaluation").glob("*.py") if p.name != "__init__.py")
+    assert not flat, f"evaluation/ modules outside a sub-package (queries, retrieval, ...): {flat}"
+
+
 def test_the_graph_is_read():
     # a check that the reader sees imports at all: the CLI reaches into every stage
     assert {layer(m) for m in GRAPH["chunklab.cli"]} >= {0, 2}
     assert "chunklab.chunking.registry" in GRAPH["chunklab.chunking.config"]
+    # a type-only import counts for the stage order, not for cycles
+    assert "chunklab.chunking.config" in GRAPH["chunklab.chunking.records"]
+    assert "chunklab.chunking.config" not in RUNTIME_GRAPH["chunklab.chunking.records"]

@@ -8,10 +8,10 @@ import pytest
 
 from chunklab.chunking.build import chunk_document
 from chunklab.chunking.config import make_config
-from chunklab.evaluation import leakage
-from chunklab.evaluation.metrics import score_run
-from chunklab.evaluation.mining import mine
-from chunklab.evaluation.queries import Query
+from chunklab.evaluation.queries.mining import mine
+from chunklab.evaluation.queries.queries import Query
+from chunklab.evaluation.scoring import leakage
+from chunklab.evaluation.scoring.metrics import score_run
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,9 @@ from chunklab.chunking.config import make_config
 from chunklab.chunking.records import Chunk
 from chunklab.document.corpus import make_document
 from chunklab.errors import MetricError
-from chunklab.evaluation.metrics import (
+from chunklab.evaluation.queries.queries import Query
+from chunklab.evaluation.run.sweep import summary_table
+from chunklab.evaluation.scoring.metrics import (
     answer_metrics,
     bundle_metrics,
     chunk_stats,
@@ -25,8 +27,6 @@ from chunklab.evaluation.metrics import (
     lost_characters,
     score_run,
 )
-from chunklab.evaluation.queries import Query
-from chunklab.evaluation.sweep import summary_table
 
 GUIDE = """\
 # Uploading

@@ -11,9 +11,9 @@ import pytest
 
 from chunklab.document.corpus import load_corpus
 from chunklab.errors import QueryValidationError
-from chunklab.evaluation.mining import mine
-from chunklab.evaluation.queries import load_queries, save_queries
-from chunklab.evaluation.query_text import junk_reason
+from chunklab.evaluation.queries.mining import mine
+from chunklab.evaluation.queries.queries import load_queries, save_queries
+from chunklab.evaluation.queries.query_text import junk_reason
 
 FIXTURES = Path(__file__).parent / "fixtures" / "mining"
 

@@ -10,12 +10,12 @@ import pytest
 import yaml
 
 from chunklab import load_config
-from chunklab.evaluation import choose as ch
-from chunklab.evaluation import export as ex
-from chunklab.evaluation.mode_candidates import by_candidate, candidate_id, split_candidate
-from chunklab.evaluation.modes import MODES, PLAIN
-from chunklab.evaluation.runs import load_run
-from chunklab.evaluation.sweep import SweepParams, run_sweep, summary_table
+from chunklab.evaluation.choice import choose as ch
+from chunklab.evaluation.choice import export as ex
+from chunklab.evaluation.choice.mode_candidates import by_candidate, candidate_id, split_candidate
+from chunklab.evaluation.retrieval.modes import MODES, PLAIN
+from chunklab.evaluation.run.runs import load_run
+from chunklab.evaluation.run.sweep import SweepParams, run_sweep, summary_table
 from conftest import FIXTURES
 
 MINI = FIXTURES / "mini_corpus"

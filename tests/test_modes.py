@@ -9,10 +9,10 @@ import pytest
 
 from chunklab.document.corpus import make_document
 from chunklab.errors import ConfigError, UnknownModeError
-from chunklab.evaluation import modes
-from chunklab.evaluation.budget import cost, fill_budget
-from chunklab.evaluation.metrics import score_run
-from chunklab.evaluation.queries import Query
+from chunklab.evaluation.queries.queries import Query
+from chunklab.evaluation.retrieval import modes
+from chunklab.evaluation.retrieval.budget import cost, fill_budget
+from chunklab.evaluation.scoring.metrics import score_run
 from test_metrics import make_chunk
 
 # Six parts of one page: ordinals 1-3 are one section (Guide > Install), cut in three; 5 is

@@ -8,7 +8,7 @@ import pytest
 from chunklab import chunk_document, make_config, make_document
 from chunklab.document.corpus import Corpus, load_corpus
 from chunklab.document.nesting import MAX_NESTING, MAX_ROUNDS
-from chunklab.evaluation.invariants import check
+from chunklab.evaluation.scoring.invariants import check
 from conftest import FIXTURES, fixture_doc
 
 

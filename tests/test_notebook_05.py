@@ -10,7 +10,7 @@ import pytest
 
 from chunklab import SweepParams, load_corpus, run_sweep
 from chunklab.chunking.strategies.routed import route
-from chunklab.evaluation.structure import load_gold, score_table, stratified_sample
+from chunklab.evaluation.scoring.structure import load_gold, score_table, stratified_sample
 from chunklab.notebooks.corpus_profile import length_stats, sections_table
 from conftest import FIXTURES, ROOT
 

@@ -14,10 +14,10 @@ import yaml
 
 from chunklab import ConfigError, load_config, load_corpus
 from chunklab.cli import main
-from chunklab.evaluation import choose as ch
-from chunklab.evaluation.defaults import DEFAULT_BUDGETS
-from chunklab.evaluation.queries import load_queries
-from chunklab.evaluation.sweep import SweepParams, headline, run_sweep
+from chunklab.evaluation.choice import choose as ch
+from chunklab.evaluation.queries.queries import load_queries
+from chunklab.evaluation.run.defaults import DEFAULT_BUDGETS
+from chunklab.evaluation.run.sweep import SweepParams, headline, run_sweep
 from chunklab.notebooks import choose_and_export as cx
 from chunklab.notebooks import chunk_explorer as ev
 from chunklab.notebooks import corpus_profile as pr

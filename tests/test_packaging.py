@@ -53,7 +53,7 @@ def test_the_default_grid_is_the_same_everywhere():
     import ast
     import json
 
-    from chunklab.evaluation.defaults import (
+    from chunklab.evaluation.run.defaults import (
         DEFAULT_BUDGETS,
         DEFAULT_CONTRASTS,
         DEFAULT_SIZES,

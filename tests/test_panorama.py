@@ -11,8 +11,8 @@ import pytest
 from chunklab import ConfigError, load_corpus, make_config, make_document
 from chunklab.chunking.build import chunk_document
 from chunklab.chunking.registry import available_names
-from chunklab.evaluation.invariants import split_blocks
-from chunklab.evaluation.queries import load_queries
+from chunklab.evaluation.queries.queries import load_queries
+from chunklab.evaluation.scoring.invariants import split_blocks
 from chunklab.notebooks import splitter_panorama as pa
 from conftest import FIXTURES
 

@@ -18,8 +18,8 @@ from chunklab.chunking.sizes import measure_all
 from chunklab.chunking.strategies.baselines import Aligner
 from chunklab.cli import main
 from chunklab.errors import MissingExtraError
-from chunklab.evaluation.invariants import check
-from chunklab.evaluation.sweep import run_sweep
+from chunklab.evaluation.run.sweep import run_sweep
+from chunklab.evaluation.scoring.invariants import check
 from chunklab.notebooks import strategy_sweep
 from conftest import FIXTURES as FIXTURE_DIR
 from conftest import fixture_doc, strategy_params

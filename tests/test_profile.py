@@ -9,7 +9,7 @@ import pytest
 
 from chunklab import load_corpus, make_document
 from chunklab.chunking import sizes
-from chunklab.evaluation.queries import load_queries
+from chunklab.evaluation.queries.queries import load_queries
 from chunklab.notebooks import corpus_profile as pr
 from conftest import FIXTURES
 

@@ -9,15 +9,15 @@ import pytest
 
 from chunklab.document.corpus import make_document
 from chunklab.errors import ChunklabError, FileReadError, QueryValidationError
-from chunklab.evaluation.mining import mine_queries
-from chunklab.evaluation.queries import (
+from chunklab.evaluation.queries.mining import mine_queries
+from chunklab.evaluation.queries.queries import (
     Query,
     given_split,
     load_queries,
     save_queries,
     split_queries,
 )
-from chunklab.evaluation.query_text import heading_symbols, heading_text, is_navigational
+from chunklab.evaluation.queries.query_text import heading_symbols, heading_text, is_navigational
 
 CLIENT = """\
 ---

@@ -12,9 +12,9 @@ import pytest
 from chunklab.cli import main
 from chunklab.document.corpus import load_corpus
 from chunklab.errors import QueryValidationError
-from chunklab.evaluation.question_book import QuestionBook
-from chunklab.evaluation.question_check import question_problems
-from chunklab.evaluation.question_sections import document_sections, planned_counts
+from chunklab.evaluation.queries.question_book import QuestionBook
+from chunklab.evaluation.queries.question_check import question_problems
+from chunklab.evaluation.queries.question_sections import document_sections, planned_counts
 
 GUIDE = """# Relay guide
 

@@ -10,7 +10,7 @@ import pytest
 
 from chunklab.document.corpus import load_corpus
 from chunklab.errors import ConfigError
-from chunklab.evaluation.question_book import QuestionBook
+from chunklab.evaluation.queries.question_book import QuestionBook
 from chunklab.notebooks import question_writing
 from chunklab.viz.question_panel import QuestionPanel
 from test_question_check import write_docs

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from chunklab.evaluation.engine import Engine
-from chunklab.evaluation.sweep import run_sweep
+from chunklab.evaluation.run.engine import Engine
+from chunklab.evaluation.run.sweep import run_sweep
 from test_engine import assert_same_files, small_params
 
 pytestmark = [pytest.mark.slow, pytest.mark.needs("ray")]
@@ -123,7 +123,7 @@ def test_a_worker_that_keeps_dying_is_one_line():
     import ray
 
     from chunklab.errors import WorkerLostError
-    from chunklab.evaluation.ray_engine import RETRIES, _lost_workers
+    from chunklab.evaluation.run.ray_engine import RETRIES, _lost_workers
 
     with pytest.raises(WorkerLostError, match=f"restarted {RETRIES} times"):
         with _lost_workers(ray):

@@ -16,8 +16,8 @@ from chunklab import chunk_document, load_corpus, make_config, make_document
 from chunklab.chunking.build import ChunkBuilder
 from chunklab.chunking.records import Piece
 from chunklab.chunking.registry import REGISTRY
-from chunklab.evaluation.invariants import InvariantReport, check, split_blocks
-from chunklab.evaluation.metrics import chunk_intact, chunk_stats
+from chunklab.evaluation.scoring.invariants import InvariantReport, check, split_blocks
+from chunklab.evaluation.scoring.metrics import chunk_intact, chunk_stats
 from chunklab.notebooks.splitter_panorama import intact_blocks, on_block_boundary
 from chunklab.viz.boundaries import chunk_flags
 from conftest import FIXTURES, fixture_doc

@@ -9,8 +9,8 @@ import json
 import pytest
 
 from chunklab.errors import ConfigError, NotebookNotFoundError
-from chunklab.evaluation.run_folder import prepare, recorded_run, run_folder
-from chunklab.evaluation.sweep import SweepParams
+from chunklab.evaluation.run.run_folder import prepare, recorded_run, run_folder
+from chunklab.evaluation.run.sweep import SweepParams
 from chunklab.notebooks import report
 from chunklab.notebooks.params import notebook_parameters
 from chunklab.notebooks.strategy_sweep import validate as validate_sweep

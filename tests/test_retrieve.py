@@ -12,7 +12,7 @@ from chunklab.chunking.build import chunk_document
 from chunklab.chunking.config import make_config
 from chunklab.document.corpus import make_document
 from chunklab.errors import ChunklabError, MissingExtraError, RetrieverError, UnknownRetrieverError
-from chunklab.evaluation.retrieve import (
+from chunklab.evaluation.retrieval.retrieve import (
     BM25Retriever,
     DenseRetriever,
     EmbeddingCache,

@@ -6,7 +6,7 @@ import pytest
 
 from chunklab import chunk_corpus, chunk_document, get_strategy, load_corpus, make_config
 from chunklab.chunking.strategies.routed import ROUTE_STRATEGIES, routed_strategy
-from chunklab.evaluation.invariants import check
+from chunklab.evaluation.scoring.invariants import check
 from conftest import SAMPLE
 
 MANUAL = "manuals/perch-200-field-gateway.txt"

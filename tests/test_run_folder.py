@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 
 from chunklab import ConfigError
-from chunklab.evaluation import sweep as sweep_module
-from chunklab.evaluation.run_folder import writing
-from chunklab.evaluation.sweep import SweepParams, run_sweep
+from chunklab.evaluation.run import sweep as sweep_module
+from chunklab.evaluation.run.run_folder import writing
+from chunklab.evaluation.run.sweep import SweepParams, run_sweep
 from conftest import FIXTURES, SAMPLE
 
 MINI = FIXTURES / "mini_corpus"
@@ -129,7 +129,7 @@ def test_an_output_folder_that_is_a_file_is_refused(tmp_path):
 def test_parts_made_by_other_code_are_made_again(corpus, tmp_path, monkeypatch):
     """Parts were keyed by the package's static version (the same across commits): a rerun
     after a change to the chunking code reused chunks the old code made."""
-    from chunklab.evaluation import runs
+    from chunklab.evaluation.run import runs
 
     params, out = params_for(corpus, tmp_path / "queries.jsonl"), tmp_path / "run"
     run_sweep(params, out, progress=False)
@@ -140,7 +140,7 @@ def test_parts_made_by_other_code_are_made_again(corpus, tmp_path, monkeypatch):
 
 
 def test_the_code_version_is_a_digest_of_the_code_and_the_parser():
-    from chunklab.evaluation import runs
+    from chunklab.evaluation.run import runs
 
     runs.code_version.cache_clear()
     first = runs.code_version()

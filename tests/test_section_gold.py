@@ -12,11 +12,11 @@ from chunklab.chunking.build import chunk_document
 from chunklab.chunking.config import make_config
 from chunklab.chunking.sizes import token_starts, tokens_between
 from chunklab.errors import MetricError
-from chunklab.evaluation.metrics import score_run
-from chunklab.evaluation.mining import mine
-from chunklab.evaluation.queries import GoldSpan, Query
-from chunklab.evaluation.spans import section_efficiency
-from chunklab.evaluation.sweep import SweepParams, headline, run_sweep
+from chunklab.evaluation.queries.mining import mine
+from chunklab.evaluation.queries.queries import GoldSpan, Query
+from chunklab.evaluation.run.sweep import SweepParams, headline, run_sweep
+from chunklab.evaluation.scoring.metrics import score_run
+from chunklab.evaluation.scoring.spans import section_efficiency
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ from chunklab import cli
 from chunklab.chunking.build import chunk_document
 from chunklab.chunking.config import make_config
 from chunklab.document.corpus import make_document
-from chunklab.evaluation.runs import load_run
+from chunklab.evaluation.run.runs import load_run
 from chunklab.notebooks.chunk_explorer import save_views, shown_views, static_views, validate
 from chunklab.notebooks.report import build_report
 from chunklab.viz.boundaries import BoundaryView

@@ -42,7 +42,7 @@ def test_every_spelling_of_a_folder_is_replaced_where_its_name_ends(tmp_path, ho
 
 
 def test_run_json_names_the_corpus_as_the_user_does(tmp_path, home, monkeypatch):
-    from chunklab.evaluation.sweep import SweepParams, run_sweep
+    from chunklab.evaluation.run.sweep import SweepParams, run_sweep
 
     corpus = shutil.copytree(MINI, home / "docs")
     (tmp_path / "work").mkdir()
@@ -75,8 +75,8 @@ def test_a_report_page_names_no_folder_of_the_machine(home):
 
 def test_a_run_made_with_absolute_paths_records_them_shared_and_resumes_from_elsewhere(
         tmp_path, home, monkeypatch):
-    from chunklab.evaluation.runs import load_run
-    from chunklab.evaluation.sweep import SweepParams, run_sweep
+    from chunklab.evaluation.run.runs import load_run
+    from chunklab.evaluation.run.sweep import SweepParams, run_sweep
 
     corpus = shutil.copytree(MINI, home / "docs")
     for folder in ("a", "b"):
@@ -101,9 +101,9 @@ def test_a_run_made_with_absolute_paths_records_them_shared_and_resumes_from_els
 
 def test_a_corpus_outside_the_repo_and_home_is_named_by_its_last_two_names_in_the_export(
         tmp_path, home, monkeypatch):
-    from chunklab.evaluation import choose, export
-    from chunklab.evaluation.rules import ChoiceRule
-    from chunklab.evaluation.sweep import SweepParams, run_sweep
+    from chunklab.evaluation.choice import choose, export
+    from chunklab.evaluation.choice.rules import ChoiceRule
+    from chunklab.evaluation.run.sweep import SweepParams, run_sweep
 
     corpus = shutil.copytree(MINI, tmp_path / "srv" / "docs")  # neither repo nor home
     queries = shutil.copy(MINI / "queries.jsonl", tmp_path / "srv" / "q.jsonl")

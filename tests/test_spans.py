@@ -9,8 +9,8 @@ import pytest
 
 from chunklab.chunking import sizes
 from chunklab.document.corpus import make_document
-from chunklab.evaluation.budget import depth, fill_budget, reach
-from chunklab.evaluation.spans import merge, precision_omega, span_metrics
+from chunklab.evaluation.retrieval.budget import depth, fill_budget, reach
+from chunklab.evaluation.scoring.spans import merge, precision_omega, span_metrics
 from test_metrics import make_chunk
 
 TEXT = ("The sync command waits 900 seconds by default. Pass a timeout to change it. "

@@ -11,7 +11,7 @@ import pytest
 
 HEAVY = ("numpy", "pandas", "scipy", "pyarrow", "bm25s", "torch", "sentence_transformers",
          "markdown_it", "pydantic", "tqdm", "altair", "ray", "yaml", "langchain_text_splitters",
-         "chunklab.document", "chunklab.chunking", "chunklab.evaluation.sweep")
+         "chunklab.document", "chunklab.chunking", "chunklab.evaluation.run.sweep")
 """Modules (and their submodules) that neither an import nor the help may load."""
 
 

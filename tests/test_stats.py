@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from scipy import stats as scipy_stats
 
 from chunklab.errors import ComparisonError
-from chunklab.evaluation.families import (
+from chunklab.evaluation.scoring.families import (
     best_config,
     compare_all,
     compare_pairs,
@@ -22,7 +22,7 @@ from chunklab.evaluation.families import (
     holm,
     permutations_for,
 )
-from chunklab.evaluation.stats import (
+from chunklab.evaluation.scoring.stats import (
     HOEFFDING,
     SIGN_TEST,
     PairedResult,

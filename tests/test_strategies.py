@@ -145,7 +145,7 @@ def test_min_size_merges_a_tiny_last_section_back_into_its_sibling():
 
 
 def test_heading_flush_says_it_never_splits_and_counts_oversize(sample_corpus):
-    from chunklab.evaluation.summary import strategy_summary
+    from chunklab.evaluation.scoring.summary import strategy_summary
 
     assert "never split" in get_strategy("heading_flush").description
     table = strategy_summary(sample_corpus, size=300,

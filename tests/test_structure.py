@@ -8,7 +8,7 @@ from chunklab import ConfigError, load_corpus, make_document
 from chunklab.chunking.strategies.routed import VERIFIED_PROVENANCE, route
 from chunklab.document.headings import EXPLICIT
 from chunklab.errors import GoldValidationError, MetricError
-from chunklab.evaluation.structure import (
+from chunklab.evaluation.scoring.structure import (
     GoldHeading,
     PredictedHeading,
     errors_by_document,

@@ -10,8 +10,8 @@ import pytest
 
 from chunklab import ConfigError, load_corpus
 from chunklab.chunking.strategies.routed import route
-from chunklab.evaluation.queries import Query
-from chunklab.evaluation.structure import load_gold, score_table, stratified_sample
+from chunklab.evaluation.queries.queries import Query
+from chunklab.evaluation.scoring.structure import load_gold, score_table, stratified_sample
 from chunklab.notebooks.corpus_profile import length_stats, sections_table
 from chunklab.notebooks.routed_retrieval import (
     COMPARED,

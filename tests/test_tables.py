@@ -11,10 +11,10 @@ import pytest
 
 from chunklab.chunking.records import Chunk
 from chunklab.errors import SchemaError
-from chunklab.evaluation import tables
-from chunklab.evaluation.metrics import ChunkStats
-from chunklab.evaluation.runs import RunInfo, SweepParams, load_run
-from chunklab.evaluation.sweep import run_sweep
+from chunklab.evaluation.run import tables
+from chunklab.evaluation.run.runs import RunInfo, SweepParams, load_run
+from chunklab.evaluation.run.sweep import run_sweep
+from chunklab.evaluation.scoring.metrics import ChunkStats
 from conftest import FIXTURES, ROOT
 
 MINI = FIXTURES / "mini_corpus"
@@ -81,7 +81,7 @@ def test_the_results_page_lists_the_files_as_the_schemas_declare():
 def test_a_config_s_chunk_rows_made_a_column_at_a_time_are_the_rows_made_one_by_one(
         sample_corpus, strategy):
     from chunklab import chunk_corpus, make_config
-    from chunklab.evaluation.runs import chunks_frame, config_columns
+    from chunklab.evaluation.run.runs import chunks_frame, config_columns
 
     config = make_config(strategy=strategy, size=300)
     chunks = chunk_corpus(sample_corpus, config)
@@ -93,7 +93,7 @@ def test_a_config_s_chunk_rows_made_a_column_at_a_time_are_the_rows_made_one_by_
 
 def test_chunks_written_to_a_part_are_read_back_the_same(sample_corpus, tmp_path):
     from chunklab import chunk_corpus, make_config
-    from chunklab.evaluation.runs import chunks_frame, read_chunks, write_part
+    from chunklab.evaluation.run.runs import chunks_frame, read_chunks, write_part
 
     config = make_config(strategy="ast_breadcrumb", size=300)
     chunks = chunk_corpus(sample_corpus, config)

@@ -10,7 +10,7 @@ import pytest
 from chunklab import load_corpus, make_config, save_config
 from chunklab.chunking.build import chunk_document
 from chunklab.errors import ChunklabError, ConfigError, CorpusError
-from chunklab.evaluation.invariants import lost_chars, split_blocks
+from chunklab.evaluation.scoring.invariants import lost_chars, split_blocks
 from chunklab.viz import BoundaryView, SideBySide, render_view
 from chunklab.viz.boundaries import chunk_flags, page
 from conftest import FIXTURES, fixture_doc

@@ -24,11 +24,11 @@ _HOMES = {
     "chunklab.chunking.config": ("ChunkerConfig", "load_config", "make_config", "save_config"),
     "chunklab.chunking.registry": ("get_strategy", "strategy_names"),
     "chunklab.chunking.build": ("chunk_corpus", "chunk_document", "chunk_text"),
-    "chunklab.evaluation.queries": ("Query", "load_queries", "save_queries"),
-    "chunklab.evaluation.mining": ("mine_queries",),
-    "chunklab.evaluation.retrieve": ("make_retriever", "retriever_names"),
-    "chunklab.evaluation.runs": ("SweepParams", "SweepResult"),
-    "chunklab.evaluation.sweep": ("run_sweep",),
+    "chunklab.evaluation.queries.queries": ("Query", "load_queries", "save_queries"),
+    "chunklab.evaluation.queries.mining": ("mine_queries",),
+    "chunklab.evaluation.retrieval.retrieve": ("make_retriever", "retriever_names"),
+    "chunklab.evaluation.run.runs": ("SweepParams", "SweepResult"),
+    "chunklab.evaluation.run.sweep": ("run_sweep",),
 }
 _WHERE = {name: module for module, names in _HOMES.items() for name in names}
 
@@ -109,8 +109,8 @@ if TYPE_CHECKING:
         UnknownRetrieverError,
         UnknownStrategyError,
     )
-    from .evaluation.mining import mine_queries
-    from .evaluation.queries import Query, load_queries, save_queries
-    from .evaluation.retrieve import make_retriever, retriever_names
-    from .evaluation.runs import SweepParams, SweepResult
-    from .evaluation.sweep import run_sweep
+    from .evaluation.queries.mining import mine_queries
+    from .evaluation.queries.queries import Query, load_queries, save_queries
+    from .evaluation.retrieval.retrieve import make_retriever, retriever_names
+    from .evaluation.run.runs import SweepParams, SweepResult
+    from .evaluation.run.sweep import run_sweep

@@ -21,12 +21,12 @@ from .errors import (
     disk_fault,
     validation_message,
 )
-from .evaluation.defaults import contrasts_for
+from .evaluation.run.defaults import contrasts_for
 
 
 def engine_from_args(args):
     """The Engine the --engine, --workers and --address options describe."""
-    from .evaluation.engine import Engine
+    from .evaluation.run.engine import Engine
 
     return make_sweep_params(Engine, kind=args.engine, workers=args.workers,
                              address=args.address)
@@ -142,7 +142,7 @@ def cmd_chunk(args) -> int:
 
 def cmd_summary(args) -> int:
     from .document.corpus import load_corpus
-    from .evaluation.summary import strategy_summary
+    from .evaluation.scoring.summary import strategy_summary
 
     corpus = load_corpus(args.corpus).require_documents()
     names = None if args.strategies is None else _split(args.strategies)
@@ -162,7 +162,7 @@ def cmd_queries(args) -> int:
 def cmd_queries_check(args) -> int:
     """Every problem of a written query file, one line each; exit 2 when there is one."""
     from .document.corpus import load_corpus
-    from .evaluation.question_check import check_file
+    from .evaluation.queries.question_check import check_file
 
     corpus = load_corpus(args.corpus).require_documents()
     problems = check_file(args.file, corpus)
@@ -177,8 +177,8 @@ def cmd_queries_check(args) -> int:
 
 def cmd_queries_mine(args) -> int:
     from .document.corpus import load_corpus
-    from .evaluation.free_queries import mine_all
-    from .evaluation.queries import save_queries
+    from .evaluation.queries.free_queries import mine_all
+    from .evaluation.queries.queries import save_queries
 
     out_file(args.out, "queries.jsonl")
     if args.max_sources < 1:
@@ -201,8 +201,8 @@ def cmd_queries_mine(args) -> int:
 
 
 def cmd_sweep(args) -> int:
-    from .evaluation.run_folder import run_folder
-    from .evaluation.sweep import SweepParams, headline, run_sweep
+    from .evaluation.run.run_folder import run_folder
+    from .evaluation.run.sweep import SweepParams, headline, run_sweep
 
     out_folder(args.out)
     strategies = _split(args.strategies)
@@ -245,7 +245,7 @@ def _budgets(text: str) -> list[int]:
 
 def _modes(text: str) -> tuple[str, ...]:
     """The --modes values; 'all' for every retrieval mode."""
-    from .evaluation.modes import MODES
+    from .evaluation.retrieval.modes import MODES
 
     return MODES if text.strip().lower() == "all" else tuple(_split(text))
 
@@ -345,7 +345,7 @@ def check_environment(args) -> None:
     limit_parsing(getattr(args, "parse_seconds", None))
     limit_file_size(getattr(args, "max_file_mib", None))
     if args.command in ("sweep", "report"):
-        from .evaluation.engine import default_workers
+        from .evaluation.run.engine import default_workers
 
         default_workers()
 

@@ -7,7 +7,8 @@ import argparse
 import functools
 
 from . import __version__
-from .evaluation.defaults import (
+from .evaluation.queries.queries import MAX_SOURCES
+from .evaluation.run.defaults import (
     DEFAULT_BUDGETS,
     DEFAULT_CONTRASTS,
     DEFAULT_CORPUS,
@@ -16,7 +17,6 @@ from .evaluation.defaults import (
     DEFAULT_SIZES,
     DEFAULT_STRATEGIES,
 )
-from .evaluation.queries import MAX_SOURCES
 
 DESCRIPTION = ("Compare ways of splitting Markdown for retrieval: chunk a corpus, measure every "
                "strategy, sweep strategies x sizes x retrievers, draw chunk boundaries, and run "

@@ -13,7 +13,7 @@ from pathlib import Path
 
 REGENERATE = "python -m chunklab.docs  (or: make docs)"
 HELP_WIDTH = "100"
-TABLES_START = "<!-- result tables: made by chunklab.evaluation.tables.markdown() -->"
+TABLES_START = "<!-- result tables: made by chunklab.evaluation.run.tables.markdown() -->"
 TABLES_END = "<!-- end of result tables -->"
 
 
@@ -56,7 +56,7 @@ def cli_page() -> str:
 
 def with_result_tables(page: str) -> str:
     """``page`` with the text between the result-table markers made from the schemas."""
-    from .evaluation.tables import markdown
+    from .evaluation.run.tables import markdown
 
     head, start, rest = page.partition(TABLES_START)
     _, end, tail = rest.partition(TABLES_END)

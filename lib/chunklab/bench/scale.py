@@ -24,7 +24,7 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from ..evaluation.defaults import DEFAULT_STRATEGIES
+from ..evaluation.run.defaults import DEFAULT_STRATEGIES
 
 POINT_SECONDS = 1200
 """Wall seconds one measurement may take before it is stopped (a quadratic path at 50 MB)."""

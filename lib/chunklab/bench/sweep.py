@@ -26,10 +26,10 @@ from contextlib import contextmanager
 from typing import Any
 
 from ..document.corpus import Corpus, load_corpus, make_document
-from ..evaluation.engine import Engine, all_cores
-from ..evaluation.queries import load_queries
-from ..evaluation.runs import SweepParams
-from ..evaluation.sweep import run_sweep
+from ..evaluation.queries.queries import load_queries
+from ..evaluation.run.engine import Engine, all_cores
+from ..evaluation.run.runs import SweepParams
+from ..evaluation.run.sweep import run_sweep
 from .scale import peak_rss_bytes
 
 STRATEGIES = ("rct", "mhs_rct", "ast_merge", "ast_breadcrumb")

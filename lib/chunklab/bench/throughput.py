@@ -253,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
                         [float(x) for x in args.file_mb.split(",") if x])
         return 0
     if args.scale:
-        from ..evaluation.defaults import DEFAULT_STRATEGIES
+        from ..evaluation.run.defaults import DEFAULT_STRATEGIES
 
         scale.run_scale(args.scale_mb, args.headings, args.size,
                   tuple(args.strategies or DEFAULT_STRATEGIES))

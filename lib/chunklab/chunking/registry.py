@@ -5,12 +5,16 @@ optional packages: it stays listed without them, marked unavailable with the ins
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import metadata
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..errors import MissingExtraError, UnknownStrategyError
+
+if TYPE_CHECKING:
+    from ..document.corpus import Document
+    from .config import ChunkerConfig
+    from .records import Chunk, StrategyFunc
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,8 +46,8 @@ class Strategy:
     """A registered strategy: its function and what ``chunklab strategies`` says of it."""
 
     name: str
-    func: Callable[..., list[Any]]
-    """``(doc, config) -> list[Chunk]``: the contract ``chunking.records.StrategyFunc``."""
+    func: StrategyFunc
+    """The strategy contract: ``(doc, config) -> list[Chunk]``."""
     description: str
     prefix: bool
     """Whether embed/context text carry the breadcrumb by default."""
@@ -80,7 +84,7 @@ class Strategy:
         if names:
             raise MissingExtraError(f"strategy {self.name!r}", extras, names)
 
-    def __call__(self, doc: Any, config: Any) -> list[Any]:
+    def __call__(self, doc: Document, config: ChunkerConfig) -> list[Chunk]:
         if self.requires:  # the core strategies need nothing more
             self.require()
         return self.func(doc, config)

@@ -9,7 +9,7 @@ from typing import Any, Literal
 from ..chunking.config import ChunkerConfig, load_config, make_config, read_yaml
 from ..chunking.records import Chunk
 from ..errors import ConfigError
-from ..evaluation.modes import MODES, PLAIN, ModeReader
+from ..evaluation.retrieval.modes import MODES, PLAIN, ModeReader
 
 ConfigLike = ChunkerConfig | str | os.PathLike | dict | None
 """A ChunkerConfig, a path to a config YAML (``chosen_config.yaml``), a mapping of fields, or

@@ -18,7 +18,7 @@ from ..chunking.build import chunk_text
 from ..chunking.records import Chunk
 from ..chunking.sizes import length_function
 from ..errors import MissingExtraError
-from ..evaluation.modes import ModeReader
+from ..evaluation.retrieval.modes import ModeReader
 from .common import (
     ConfigLike,
     Content,

@@ -20,7 +20,7 @@ from ..chunking.build import chunk_text
 from ..chunking.config import ChunkerConfig
 from ..chunking.records import Chunk
 from ..errors import MissingExtraError
-from ..evaluation.modes import ModeReader
+from ..evaluation.retrieval.modes import ModeReader
 from .common import (
     ConfigLike,
     Content,

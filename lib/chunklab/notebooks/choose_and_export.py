@@ -13,14 +13,12 @@ from pydantic import AfterValidator, BeforeValidator
 
 from ..document.corpus import Corpus
 from ..errors import ConfigError, RuleError
-from ..evaluation.candidates import margins
-from ..evaluation.choose import Choice
-from ..evaluation.decision import Decision, decide
-from ..evaluation.export import config_name, export_choice, paired_text, verdict_text
-from ..evaluation.free_queries import mine_all
-from ..evaluation.mode_candidates import by_candidate
-from ..evaluation.queries import Query
-from ..evaluation.rules import (
+from ..evaluation.choice.candidates import margins
+from ..evaluation.choice.choose import Choice
+from ..evaluation.choice.decision import Decision, decide
+from ..evaluation.choice.export import config_name, export_choice, paired_text, verdict_text
+from ..evaluation.choice.mode_candidates import by_candidate
+from ..evaluation.choice.rules import (
     BUNDLE,
     BUNDLE_TOKENS,
     TIE_BREAKS,
@@ -29,8 +27,10 @@ from ..evaluation.rules import (
     check_rule,
     parse_constraint,
 )
-from ..evaluation.runs import load_run
-from ..evaluation.sweep import SweepResult
+from ..evaluation.queries.free_queries import mine_all
+from ..evaluation.queries.queries import Query
+from ..evaluation.run.runs import load_run
+from ..evaluation.run.sweep import SweepResult
 from ..util.atomic import write_text_atomic
 from ..util.values import plain
 from ..viz import charts
@@ -324,7 +324,7 @@ def margins_text(choice: Choice) -> str:
 
 
 def stability_text(choice: Choice) -> str:
-    """The rule over repeated seeded splits in words (``evaluation.stability``)."""
+    """The rule over repeated seeded splits in words (``evaluation.choice.stability``)."""
     if choice.stability is None:
         return "no repeated splits: the rule asked for none, the queries are too few, or no "\
                "config meets the rule"

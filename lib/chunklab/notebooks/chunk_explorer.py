@@ -16,7 +16,7 @@ from ..chunking.config import ChunkerConfig, make_config
 from ..chunking.registry import strategy_names
 from ..document.corpus import Corpus, Document
 from ..document.sections import Breadcrumbs
-from ..evaluation.queries import Query
+from ..evaluation.queries.queries import Query
 from ..viz.boundaries import BoundaryView, _View, find_document
 from ..viz.budget import PAGE_BUDGET, Budgeted, share
 from ..viz.positions import Positions

@@ -19,7 +19,7 @@ from ..document.corpus import Corpus, Document
 from ..document.dialect_profile import construct_counts, constructs
 from ..document.headings import EXPLICIT
 from ..document.sections import Breadcrumbs
-from ..evaluation.queries import Query
+from ..evaluation.queries.queries import Query
 from ..util.atomic import write_text_atomic
 from ..util.sheets import csv_text
 from ..util.values import missing

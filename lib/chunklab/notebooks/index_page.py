@@ -15,12 +15,12 @@ import jinja2
 import pandas as pd
 import yaml
 
-from ..evaluation.candidates import candidates as choice_candidates
-from ..evaluation.mode_candidates import by_candidate, candidate_id, mode_suffix
-from ..evaluation.modes import PLAIN
-from ..evaluation.rules import BUNDLE_TOKENS, ChoiceRule
-from ..evaluation.runs import SweepResult, load_run
-from ..evaluation.sweep import KEY_METRICS
+from ..evaluation.choice.candidates import candidates as choice_candidates
+from ..evaluation.choice.mode_candidates import by_candidate, candidate_id, mode_suffix
+from ..evaluation.choice.rules import BUNDLE_TOKENS, ChoiceRule
+from ..evaluation.retrieval.modes import PLAIN
+from ..evaluation.run.runs import SweepResult, load_run
+from ..evaluation.run.sweep import KEY_METRICS
 from ..util.atomic import write_text_atomic
 from ..viz import charts, choice_charts
 from ..viz.tables import interval_text, styled, table_html

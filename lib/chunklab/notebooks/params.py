@@ -32,9 +32,9 @@ from ..errors import (
     FileReadError,
     missing_folder,
 )
-from ..evaluation.modes import MODES
-from ..evaluation.queries import Query, load_queries
-from ..evaluation.retrieve import retriever_names
+from ..evaluation.queries.queries import Query, load_queries
+from ..evaluation.retrieval.modes import MODES
+from ..evaluation.retrieval.retrieve import retriever_names
 from ..util.paths import repo_root
 
 KINDS = ("file", "folder")
@@ -196,7 +196,7 @@ Retrievers = Annotated[list[str], BeforeValidator(_list_of(str)),
                        AfterValidator(lambda v: [one_of(retriever_names)(x) for x in v])]
 Modes = Annotated[list[str], BeforeValidator(_list_of(str)),
                   AfterValidator(lambda v: [one_of(lambda: MODES)(x) for x in v])]
-"""Retrieval modes (``evaluation.modes``), at least one."""
+"""Retrieval modes (``evaluation.retrieval.modes``), at least one."""
 Sizes = Annotated[list[int], BeforeValidator(_list_of(int)),
                   AfterValidator(lambda v: [_integer(1)(x) for x in v])]
 PositiveInts = Annotated[list[int], BeforeValidator(_list_of(int, allow_empty=True)),

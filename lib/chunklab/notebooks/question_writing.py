@@ -11,9 +11,9 @@ from typing import Any
 import pandas as pd
 
 from ..document.corpus import Corpus
-from ..evaluation.question_book import DEFAULT_TARGET, QuestionBook
-from ..evaluation.question_check import check_file
-from ..evaluation.question_sections import SECTION_KINDS, kind_shares, planned_counts
+from ..evaluation.queries.question_book import DEFAULT_TARGET, QuestionBook
+from ..evaluation.queries.question_check import check_file
+from ..evaluation.queries.question_sections import SECTION_KINDS, kind_shares, planned_counts
 from ..util.atomic import write_text_atomic
 from ..viz.question_panel import QuestionPanel
 from .params import (

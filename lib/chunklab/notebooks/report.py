@@ -16,7 +16,8 @@ from datetime import datetime
 from pathlib import Path
 
 from ..errors import NotebookNotFoundError, WriteError
-from ..evaluation.defaults import (
+from ..evaluation.retrieval.modes import PLAIN
+from ..evaluation.run.defaults import (
     DEFAULT_BUDGETS,
     DEFAULT_CORPUS,
     DEFAULT_K,
@@ -26,11 +27,10 @@ from ..evaluation.defaults import (
     contrasts_for,
     default_primary_metric,
 )
-from ..evaluation.engine import Engine
-from ..evaluation.modes import PLAIN
-from ..evaluation.run_folder import clear_run, run_folder, writing
-from ..evaluation.structure import GOLD_FILE
-from ..evaluation.sweep import load_inputs
+from ..evaluation.run.engine import Engine
+from ..evaluation.run.run_folder import clear_run, run_folder, writing
+from ..evaluation.run.sweep import load_inputs
+from ..evaluation.scoring.structure import GOLD_FILE
 from ..util.atomic import remove_leftovers, write_atomic, write_text_atomic
 from ..util.paths import shown_paths
 from .index_page import chosen_config, write_index
@@ -391,7 +391,7 @@ def build_report(out_dir: str | os.PathLike, *, corpus: str = DEFAULT_CORPUS,
     and the margin chart; the returned Report's ``exit_code`` is 1 when a notebook failed,
     or, with ``strict``, when no config met the rule. ``contrasts`` None gives the default
     planned contrasts whose strategies are both swept; ``modes`` are the retrieval modes
-    scored (``evaluation.modes``). ``engine`` says where the sweep runs
+    scored (``evaluation.retrieval.modes``). ``engine`` says where the sweep runs
     (default: every local core) and ``all_pairs`` asks for every pair of configs to be tested.
     ``share_text`` False leaves the documents' text out of the chunk explorer's pages (the
     boundary positions and counts stay).

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 
 from ..errors import ConfigError
-from ..evaluation.structure import SOURCES
-from ..evaluation.sweep import GROUP, SweepResult, run_sweep, summary_table, with_mode
+from ..evaluation.run.sweep import GROUP, SweepResult, run_sweep, summary_table, with_mode
+from ..evaluation.scoring.structure import SOURCES
 from ..util.values import missing
 from ..viz import charts
 

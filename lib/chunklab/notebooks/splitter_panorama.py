@@ -18,9 +18,9 @@ from ..chunking.sizes import measure_all
 from ..document.blocks import inside_block
 from ..document.corpus import Corpus, Document
 from ..errors import ConfigError, DocumentNotFoundError
-from ..evaluation import invariants
-from ..evaluation.metrics import label_share
-from ..evaluation.queries import Query
+from ..evaluation.queries.queries import Query
+from ..evaluation.scoring import invariants
+from ..evaluation.scoring.metrics import label_share
 from ..util.atomic import write_text_atomic
 from ..util.sheets import csv_text
 from ..util.values import missing

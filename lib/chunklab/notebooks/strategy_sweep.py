@@ -14,12 +14,12 @@ import pandas as pd
 from pydantic import BeforeValidator, Field, ValidationError, ValidationInfo, field_validator
 
 from ..errors import ConfigError, validation_message
-from ..evaluation import leakage, modes
-from ..evaluation.budget import budget_name
-from ..evaluation.defaults import contrasts_for
-from ..evaluation.engine import ENGINES, Engine
-from ..evaluation.run_folder import run_folder
-from ..evaluation.sweep import (
+from ..evaluation.retrieval import modes
+from ..evaluation.retrieval.budget import budget_name
+from ..evaluation.run.defaults import contrasts_for
+from ..evaluation.run.engine import ENGINES, Engine
+from ..evaluation.run.run_folder import run_folder
+from ..evaluation.run.sweep import (
     GROUP,
     KEY_METRICS,
     MODES_FAMILY,
@@ -29,6 +29,7 @@ from ..evaluation.sweep import (
     summary_table,
     with_mode,
 )
+from ..evaluation.scoring import leakage
 from ..util.atomic import write_text_atomic
 from ..viz import charts
 from .params import (

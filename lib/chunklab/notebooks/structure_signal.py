@@ -15,7 +15,8 @@ from ..chunking.sizes import ENCODER_WINDOW
 from ..chunking.strategies.routed import routed_strategy
 from ..document.corpus import Corpus
 from ..errors import ConfigError
-from ..evaluation.structure import (
+from ..evaluation.run.sweep import SweepParams
+from ..evaluation.scoring.structure import (
     GOLD_FILE,
     SOURCES,
     errors_by_document,
@@ -26,7 +27,6 @@ from ..evaluation.structure import (
     score_table,
     stratified_sample,
 )
-from ..evaluation.sweep import SweepParams
 from ..util.atomic import write_text_atomic
 from ..util.markdown import markdown_block, markdown_code
 from ..util.sheets import csv_text

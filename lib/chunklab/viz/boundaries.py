@@ -11,7 +11,12 @@ from pathlib import Path
 from ..chunking.sizes import measure
 from ..document.corpus import Corpus, Document
 from ..document.sections import Breadcrumbs
-from ..evaluation.invariants import breadcrumb_is_true, cut_blocks, intact_blocks, lost_chars
+from ..evaluation.scoring.invariants import (
+    breadcrumb_is_true,
+    cut_blocks,
+    intact_blocks,
+    lost_chars,
+)
 from ..util.atomic import write_text_atomic
 
 SEPARATOR = " > "

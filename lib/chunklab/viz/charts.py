@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..chunking.sizes import ENCODER_WINDOW, SIZE_FIELDS
 from ..errors import ChartError
-from ..evaluation.families import EXPLORATORY, PLANNED, swap_sides
+from ..evaluation.scoring.families import EXPLORATORY, PLANNED, swap_sides
 from . import render
 from .altair_import import alt
 

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ChartError
-from ..evaluation.rules import BUNDLE_TOKENS
+from ..evaluation.choice.rules import BUNDLE_TOKENS
 from .altair_import import alt
 from .charts import REALISED, config_label, note
 

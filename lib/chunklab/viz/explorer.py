@@ -11,7 +11,7 @@ from ..chunking.config import make_config
 from ..chunking.registry import REGISTRY, check_strategy
 from ..chunking.sizes import UNITS, tokens_available
 from ..errors import ChunklabError, ConfigError
-from ..evaluation.retrieve import make_retriever
+from ..evaluation.retrieval.retrieve import make_retriever
 from .boundaries import LEGEND, STYLE, BoundaryView, crumb_text, esc, find_document
 from .budget import PAGE_BUDGET, fit, weight
 from .strip import BoundaryStrip

@@ -1,14 +1,14 @@
 """The question-writing panel (ipywidgets): a section of the corpus, a question and its answer
 typed or pasted in, checked as they are typed, added to the question file with one click, and
-the file's progress; every rule is the question book's (``evaluation.question_book``)."""
+the file's progress; every rule is the question book's (``evaluation.queries.question_book``)."""
 
 from __future__ import annotations
 
 import html
 
 from ..errors import QueryValidationError
-from ..evaluation.question_book import QuestionBook
-from ..evaluation.question_sections import Section
+from ..evaluation.queries.question_book import QuestionBook
+from ..evaluation.queries.question_sections import Section
 
 SHOWN_CHARS = 4000
 """A section longer than this is shown cut, with a note."""

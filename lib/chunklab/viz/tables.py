@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from ..evaluation import tables as schemas
+from ..evaluation.run import tables as schemas
 
 DECIMALS = 3
 MISSING = "–"

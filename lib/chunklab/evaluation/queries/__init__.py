@@ -1,0 +1,1 @@
+"""Queries: loaded, mined, written and checked, split into tuning and held-out sets."""

@@ -1,0 +1,128 @@
+"""The sweep's units of work, each a function of what it is handed: one shard of documents
+chunked under one config, one config's chunks described, one config x retriever scored. Every
+engine (in process, local processes, Ray) runs these and only these, so a result never
+depends on where it ran."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from ...chunking.build import chunk_document
+from ...chunking.config import ChunkerConfig
+from ...chunking.records import Chunk
+from ...document.corpus import Document
+from ..queries.queries import Query
+from ..retrieval import budget, modes
+from ..retrieval.retrieve import make_retriever
+from ..scoring import metrics
+from . import grid, tables
+from .runs import config_columns
+
+
+def shards(docs: Sequence[Document], n: int) -> list[tuple[Document, ...]]:
+    """``docs`` cut into at most ``n`` runs of consecutive documents of about equal text
+    length, in order (so their chunks, concatenated, are in document order)."""
+    if not docs:
+        return []
+    n = max(1, min(n, len(docs)))
+    ends = list(itertools.accumulate(len(d.text) + 1 for d in docs))
+    total = ends[-1]
+    runs, start = [], 0
+    for i in range(1, n + 1):
+        stop = len(docs) if i == n else next(
+            (j + 1 for j in range(start, len(docs)) if ends[j] >= total * i / n), len(docs))
+        if stop > start:
+            runs.append(tuple(docs[start:stop]))
+            start = stop
+    return runs
+
+
+def chunk_shard(docs: Sequence[Document], config: ChunkerConfig) -> list[Chunk]:
+    """Every chunk of ``docs`` under ``config``, in document order."""
+    return [chunk for doc in docs for chunk in chunk_document(doc, config)]
+
+
+@dataclass(frozen=True, slots=True)
+class Digest:
+    """What the sweep keeps of one config's chunks once they are on disk."""
+
+    config_id: str
+    signature: str
+    """``grid.signature`` of the chunks: equal for configs whose chunks are identical."""
+    applied: dict[str, str]
+    """Document id -> the strategy that cut it (they differ under ``structure_routed``)."""
+
+
+def digest(config: ChunkerConfig, chunks: Sequence[Chunk]) -> Digest:
+    """The signature and applied strategies of one config's chunks."""
+    return Digest(config.config_id, grid.signature(chunks),
+                  {c.doc_id: c.applied_strategy for c in chunks})
+
+
+def config_stats(config: ChunkerConfig, chunks: Sequence[Chunk], docs: Any) -> dict[str, Any]:
+    """The config's row of chunk_stats.csv (``metrics.chunk_stats``)."""
+    return {**config_columns(config),
+            **metrics.chunk_stats(chunks, config, docs=docs).as_dict()}
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreJob:
+    """One config x retriever to index and score."""
+
+    config: ChunkerConfig
+    retriever: str
+    k: int
+    budgets: tuple[int, ...] = ()
+    modes: tuple[str, ...] = (modes.PLAIN,)
+    """The retrieval modes scored (``modes``), each on the same ranking."""
+    options: dict[str, Any] = field(default_factory=dict)
+    """Retriever constructor options (e.g. the embedding cache of a dense retriever)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    """A scored config x retriever: per-query rows, rankings, embedding cache counts."""
+
+    per_query: pd.DataFrame
+    retrieved: pd.DataFrame
+    cache_stats: dict[str, int]
+
+
+def score_config(job: ScoreJob, chunks: Sequence[Chunk], queries: Sequence[Query],
+                 docs: Any) -> Scored:
+    """Index ``chunks``, rank them for every query deep enough to fill each budget, and
+    score the top-k and budget bundles (``metrics.score_run``) of each retrieval mode on that
+    one ranking (a boost reorders it, an expansion fills the budgets from each hit's section,
+    and is not scored at k); rankings kept as deep as a bundle reached."""
+    chunks = list(chunks)
+    retriever = make_retriever(job.retriever, **job.options)
+    retriever.index(chunks)
+    tokens = [budget.cost(c) for c in chunks]
+    deep = max([job.k, *(budget.depth(tokens, b) for b in job.budgets)])
+    pool = max(deep, modes.BOOST_POOL) if modes.BOOST in job.modes else deep
+    texts = [q.query for q in queries]
+    found = retriever.search(texts, pool)
+    size = {c.id: t for c, t in zip(chunks, tokens, strict=True)}
+    columns = {**config_columns(job.config), "retriever": job.retriever}
+    rows, retrieved = [], []
+    for mode in job.modes:
+        results = ([h[:deep] for h in modes.boost_all(found, texts, modes.heading_terms(chunks))]
+                   if mode == modes.BOOST else [h[:deep] for h in found])
+        expands = mode in modes.EXPANSIONS
+        rows += [{**columns, "mode": mode, **r} for r in metrics.score_run(
+            results, queries, chunks, docs=docs, ks=() if expands else (job.k,),
+            budgets=job.budgets, config_id=job.config.config_id,
+            reader=modes.reader(mode, chunks))]
+        for q, hits in zip(queries, results, strict=True):
+            used = max([job.k, *(budget.reach([size[h[0]] for h in hits], b)
+                                 for b in job.budgets)])
+            retrieved += [{**columns, "mode": mode, "query_id": q.id, "rank": rank,
+                           "chunk_id": chunk_id, "score": float(score)}
+                          for rank, (chunk_id, score) in enumerate(hits[:used], start=1)]
+    cache = dict(getattr(retriever, "cache_stats", None) or {})
+    return Scored(pd.DataFrame(rows), tables.RETRIEVED.frame(retrieved), cache)

@@ -1,0 +1,1 @@
+"""Scoring: per-query metrics, spans, invariants, structure scores and paired statistics."""

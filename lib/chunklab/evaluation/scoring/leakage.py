@@ -1,0 +1,97 @@
+"""Query leakage into injected text: for each config and query, whether the query's words
+(casefolded, punctuation dropped) occur in the prefix a gold chunk's index text carries (the
+breadcrumb a strategy injects), in the chunk's own text, or in neither. A query that leaks
+into the prefix is found by its heading, not by the chunking; leak shares per config and
+query kind say how far a strategy's lead rests on that."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import pandas as pd
+
+from ..queries.queries import Query
+from .spans import Target
+
+PREFIX, BODY = "query_in_prefix", "query_in_body"
+"""The per-query leak values (1.0 or 0.0): the query's text is in a gold chunk's prefix, in a
+gold chunk's own text."""
+LEAK_WARNING = 0.05
+"""A config whose prefix holds the query for more than this share of queries gets a warning."""
+
+
+def words(text: str) -> str:
+    """``text`` as casefolded words between single spaces, padded, for whole-word search."""
+    return " " + " ".join(re.findall(r"\w+", text.casefold())) + " "
+
+
+def prefix_of(chunk) -> str:
+    """What the chunk's index text (``embed_text``) carries before its own text: the
+    injected breadcrumb line, or nothing."""
+    embed, text = chunk.embed_text, chunk.text
+    return embed[: len(embed) - len(text)] if embed != text and embed.endswith(text) else ""
+
+
+def gold_chunks(query: Query, by_doc: dict[str, list], targets: Sequence[Target] | None) -> list:
+    """The chunks that answer ``query``: those overlapping a target span (gold section or
+    answer), else every chunk of a gold document."""
+    if not targets:
+        return [c for doc in query.sources for c in by_doc.get(doc, [])]
+    return [c for doc, start, end in targets for c in by_doc.get(doc, [])
+            if c.start < end and c.end > start]
+
+
+def leak_values(query: Query, by_doc: dict[str, list],
+                targets: Sequence[Target] | None) -> dict[str, float]:
+    """``query_in_prefix`` and ``query_in_body`` for one query under one config's chunks."""
+    needle = words(query.query)
+    if not needle.strip():
+        return {PREFIX: 0.0, BODY: 0.0}
+    gold = gold_chunks(query, by_doc, targets)
+    return {PREFIX: float(any(needle in words(prefix_of(c)) for c in gold)),
+            BODY: float(any(needle in words(c.text) for c in gold))}
+
+
+def leak_table(per_query: pd.DataFrame) -> pd.DataFrame:
+    """Per config and query kind (and ``all``): the share of queries whose text is in a gold
+    chunk's prefix, in its own text, in neither, with n (one retriever's rows: leakage does
+    not depend on the retriever)."""
+    rows = per_query[per_query["metric"].isin([PREFIX, BODY])]
+    if rows.empty:
+        return pd.DataFrame(columns=["config_id", "strategy", "size", "query_kind", "n",
+                                     "in_prefix", "in_body", "in_neither"])
+    first = rows["retriever"].iloc[0]
+    wide = rows[rows["retriever"] == first].pivot_table(
+        index=["config_id", "strategy", "size", "query_id", "query_kind"], columns="metric",
+        values="value").reset_index()
+    wide["neither"] = ((wide[PREFIX] == 0) & (wide[BODY] == 0)).astype(float)
+    both = pd.concat([wide, wide.assign(query_kind="all")], ignore_index=True)
+    table = both.groupby(["config_id", "strategy", "size", "query_kind"]).agg(
+        n=("query_id", "size"), in_prefix=(PREFIX, "mean"), in_body=(BODY, "mean"),
+        in_neither=("neither", "mean")).reset_index()
+    return table.sort_values(["strategy", "size", "query_kind"], ignore_index=True)
+
+
+def leak_warnings(per_query: pd.DataFrame, *, threshold: float = LEAK_WARNING) -> list[str]:
+    """One warning per strategy whose prefix holds the query text of more than ``threshold``
+    of the queries in some config: its results on those queries measure the injected
+    heading, and a comparison on the leak-free kinds is the fair one."""
+    table = leak_table(per_query)
+    found = []
+    blend = table[table["query_kind"] == "all"]
+    for strategy, rows in blend.groupby("strategy", sort=True):
+        worst = rows.loc[rows["in_prefix"].idxmax()]
+        if worst["in_prefix"] <= threshold:
+            continue
+        kinds = table[(table["config_id"] == worst["config_id"])
+                      & (table["query_kind"] != "all") & (table["in_prefix"] > 0)]
+        shares = ", ".join(f"{k} {v:.0%}" for k, v in zip(kinds["query_kind"],
+                                                           kinds["in_prefix"], strict=True))
+        found.append(
+            f"query leakage: {strategy} injects text that holds the query for "
+            f"{worst['in_prefix']:.0%} of the queries at size {worst['size']} ({shares}); on "
+            "those queries it is compared on the heading text it adds to the index, not on "
+            "its chunks: read the leak-free kinds (split query_group = leak_free)")
+    return found
+
