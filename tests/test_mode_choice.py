@@ -116,3 +116,14 @@ def test_a_run_of_plain_retrieval_is_its_own_candidate_table(run):
     assert by_candidate(keyed) is keyed
     assert len(keyed.chunk_stats) == len(MODES) * len(run.chunk_stats)
     assert isinstance(keyed.per_query, pd.DataFrame)
+
+
+def test_a_configs_name_carries_its_mode_unless_plain():
+    from chunklab.viz.charts import config_label
+
+    frame = pd.DataFrame({"strategy": ["rct", "rct"], "size": [200, 200],
+                          "mode": [PLAIN, "boost"]})
+    assert list(config_label(frame)) == ["rct/200", "rct/200 +boost"]
+    keyed = pd.DataFrame({"strategy": ["rct"], "size": [200],
+                          "config_id": [candidate_id("abc", "expand=parent")]})
+    assert list(config_label(keyed)) == ["rct/200 +expand=parent"]
