@@ -127,3 +127,16 @@ def test_a_configs_name_carries_its_mode_unless_plain():
     keyed = pd.DataFrame({"strategy": ["rct"], "size": [200],
                           "config_id": [candidate_id("abc", "expand=parent")]})
     assert list(config_label(keyed)) == ["rct/200 +expand=parent"]
+
+
+def test_notebook_03_tabulates_each_mode_against_plain_per_budget(run):
+    from chunklab.notebooks.strategy_sweep import modes_table, plain_rows
+
+    table = modes_table(run)
+    assert list(table.columns) == ["strategy", "size", "retriever", "mode", "span_recall@b128",
+                                   "span_recall@b256", "plain span_recall@b128"]
+    assert len(table) == 3 * len(run.chunk_stats)  # each config in each mode but plain
+    assert set(plain_rows(run).summary["mode"]) == {PLAIN}
+    only_plain = replace(run, significance=run.significance[run.significance["family"]
+                                                            != "modes"])
+    assert "only the plain retrieval mode" in modes_table(only_plain)

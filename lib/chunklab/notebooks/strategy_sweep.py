@@ -229,23 +229,37 @@ def plain_rows(result: SweepResult) -> SweepResult:
                                significance=plain(result.significance))
 
 
+MARKS = {"A better": " ▲", "B better": " ▼"}
+"""A mode significantly better (▲) or worse (▼) than plain after Holm's correction."""
+
+
 def modes_table(result: SweepResult) -> pd.DataFrame | str:
     """Each retrieval mode against plain on the same config at each token budget (the
-    ``modes`` family of significance.csv): both means, the difference with its 95% interval,
-    the Holm-corrected p-value and the verdict; a sentence when only plain was swept."""
+    ``modes`` family of significance.csv), one row per config and mode, one column per budget:
+    the difference from plain with its 95% interval, marked ▲ / ▼ when Holm-significant; span
+    recall of the answer (hit of a gold document for queries without answers), and the plain
+    mean at the middle budget beside it. A sentence when only plain was swept."""
     sig = result.significance
     rows = sig[(sig["family"] == MODES_FAMILY) & sig["metric"].str.contains("@b", regex=False)]
-    if rows.empty:
+    for metric in BUDGET_METRICS:
+        picked = rows[rows["metric"].str.startswith(f"{metric}@b")]
+        if not picked.empty:
+            break
+    else:
         return ("only the plain retrieval mode was swept (MODES is [plain]); add boost, "
                 "expand=parent or expand=siblings to compare them with it")
     labels = result.chunk_stats.set_index("config_id")[["strategy", "size"]]
-    table = rows.join(labels, on="config_a").assign(
-        diff=charts.interval_text(rows.rename(columns={"mean_diff": "mean"})))
-    table = table.rename(columns={"mean_a": "mode_mean", "mean_b": "plain_mean"})
-    columns = ["strategy", "size", "retriever", "mode", "metric", "mode_mean", "plain_mean",
-               "diff", "p_holm", "verdict", "n"]
-    return table[columns].sort_values(["metric", "mode", "strategy", "size"],
-                                      ignore_index=True).round(3)
+    cells = charts.interval_text(picked.rename(columns={"mean_diff": "mean"}))
+    table = picked.join(labels, on="config_a").assign(
+        cell=cells + picked["verdict"].map(MARKS).fillna(""))
+    index = ["strategy", "size", "retriever", "mode"]
+    wide = table.pivot_table(index=index, columns="metric", values="cell", aggfunc="first")
+    names = [n for n in budget_metrics(result, metric) if n in wide.columns]
+    middle = names[(len(names) - 1) // 2]
+    plain = table[table["metric"] == middle].groupby(index)["mean_b"].first().round(3)
+    wide = wide[names].join(plain.rename(f"plain {middle}")).reset_index()
+    wide.columns.name = None
+    return wide.sort_values(["mode", "strategy", "size"], ignore_index=True)
 
 
 DENSITY = ("bundle_efficiency", "section_efficiency")
