@@ -22,14 +22,13 @@ from ..evaluation.run.run_folder import run_folder
 from ..evaluation.run.sweep import (
     GROUP,
     KEY_METRICS,
-    MODES_FAMILY,
     SweepParams,
     SweepResult,
     headline,
     summary_table,
     with_mode,
 )
-from ..evaluation.scoring import leakage
+from ..evaluation.scoring import families, leakage
 from ..util.atomic import write_text_atomic
 from ..viz import charts
 from .params import (
@@ -240,7 +239,7 @@ def modes_table(result: SweepResult) -> pd.DataFrame | str:
     recall of the answer (hit of a gold document for queries without answers), and the plain
     mean at the middle budget beside it. A sentence when only plain was swept."""
     sig = result.significance
-    rows = sig[(sig["family"] == MODES_FAMILY) & sig["metric"].str.contains("@b", regex=False)]
+    rows = sig[(sig["family"] == families.MODES) & sig["metric"].str.contains("@b", regex=False)]
     for metric in BUDGET_METRICS:
         picked = rows[rows["metric"].str.startswith(f"{metric}@b")]
         if not picked.empty:

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..retrieval.modes import PLAIN
+from ..scoring.families import MODES
 
 SEPARATOR = "+"
 """Between a config id (hexadecimal) and a mode in a candidate id."""
@@ -50,7 +51,7 @@ def _tests(sig: pd.DataFrame) -> pd.DataFrame:
     modes family, whose B side is plain."""
     if "mode" not in sig or sig.empty:
         return sig
-    b_modes = sig["mode"].where(sig["family"] != "modes", PLAIN)
+    b_modes = sig["mode"].where(sig["family"] != MODES, PLAIN)
     return sig.assign(config_a=_ids(sig["config_a"], sig["mode"]),
                       config_b=_ids(sig["config_b"], b_modes))
 

@@ -398,7 +398,8 @@ def significance_table(per_query: pd.DataFrame, k: int, budgets: Sequence[int] =
     when the run has both), then an exploratory family (leaving out ``twins``, configs whose
     chunks equal an earlier config's, whose tests would only repeat that one's): every pair
     of configs up to ``ALL_PAIRS_UP_TO`` configs (or with ``all_pairs``), else each config
-    against the best."""
+    against the best; both within each retrieval mode. With several modes, the ``modes``
+    family: each mode against plain on every config (``families.compare_modes``)."""
     frames = []
     per_query = with_mode(per_query)
     names = list(dict.fromkeys([*([primary] if primary else []), *key_metrics(k, budgets)]))
@@ -406,7 +407,7 @@ def significance_table(per_query: pd.DataFrame, k: int, budgets: Sequence[int] =
     keyed = per_query.loc[per_query["metric"].isin(names),
                           columns + (["query_group"] if "query_group" in per_query else [])]
     keyed = keyed.astype({c: object for c in keyed.columns if c != "value"})
-    for (retriever, mode), rows in keyed.groupby(["retriever", "mode"], sort=False):
+    for (retriever, mode), rows in keyed.groupby(["retriever", "mode"]):
         scored = rows[["config_id", "query_id", "metric", "value"]].dropna()
         groups = _query_groups(rows, scored)
         for metric, of_metric in scored.groupby("metric", sort=False):
@@ -421,7 +422,7 @@ def significance_table(per_query: pd.DataFrame, k: int, budgets: Sequence[int] =
             frames += _placed(tables_, names, str(metric), primary, retriever, mode)
     for retriever, rows in keyed[~keyed["config_id"].isin(list(twins))].groupby("retriever"):
         for metric, of_metric in rows.dropna(subset=["value"]).groupby("metric", sort=False):
-            for mode, table in _mode_tests(of_metric, str(metric)):
+            for mode, table in families.compare_modes(of_metric, str(metric)):
                 frames += _placed([table], names, str(metric), primary, retriever, mode)
     frames.sort(key=lambda item: item[0])
     return tables.SIGNIFICANCE.frame(
@@ -436,29 +437,6 @@ def _placed(found: list[pd.DataFrame], names: list[str], metric: str, primary: s
         table.insert(1, "mode", mode)
         table["role"] = "primary" if metric == primary else "secondary"
     return [(names.index(metric), table) for table in found]
-
-
-def _mode_tests(rows: pd.DataFrame, metric: str) -> list[tuple[str, pd.DataFrame]]:
-    """Each retrieval mode against plain on every config scored in both, on all queries: a
-    Holm family per mode (config_a = config_b, A the mode, B plain)."""
-    found = []
-    keyed = rows.assign(config_id=rows["config_id"] + "|" + rows["mode"])
-    for mode in [m for m in dict.fromkeys(rows["mode"]) if m != modes.PLAIN]:
-        both = (set(rows.loc[rows["mode"] == mode, "config_id"])
-                & set(rows.loc[rows["mode"] == modes.PLAIN, "config_id"]))
-        pairs = [(f"{c}|{mode}", f"{c}|{modes.PLAIN}") for c in sorted(both)]
-        if not pairs:
-            continue
-        table = families.compare_pairs(
-            keyed[rows["mode"].isin([mode, modes.PLAIN])], metric, pairs, family=MODES_FAMILY)
-        for side in ("config_a", "config_b"):
-            table[side] = table[side].str.rsplit("|", n=1).str[0]
-        found.append((mode, table.assign(query_group="all")))
-    return found
-
-
-MODES_FAMILY = "modes"
-"""The Holm family of each retrieval mode against plain."""
 
 
 def _query_groups(rows: pd.DataFrame, scored: pd.DataFrame) -> dict[str, pd.DataFrame]:
