@@ -140,3 +140,14 @@ def test_notebook_03_tabulates_each_mode_against_plain_per_budget(run):
     only_plain = replace(run, significance=run.significance[run.significance["family"]
                                                             != "modes"])
     assert "only the plain retrieval mode" in modes_table(only_plain)
+
+
+def test_a_tie_between_modes_of_one_config_says_plain_comes_first(run):
+    rows = run.per_query
+    primary = rows["metric"] == PRIMARY
+    rows = rows.assign(value=rows["value"].where(~primary, 1.0))  # every candidate ties
+    changed = replace(run, per_query=rows, summary=summary_table(rows, run.chunk_stats))
+    choice = ch.choose(changed, rule())
+    assert choice.mode == PLAIN  # tied, equal cost: its own modes rank right after it
+    assert choice.runner_up["config_id"] == candidate_id(choice.config.config_id, "boost")
+    assert "a mode is preferred to plain only when it scores higher" in ex.verdict_text(choice)

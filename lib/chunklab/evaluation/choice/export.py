@@ -11,7 +11,7 @@ from ...chunking.config import save_config
 from ...util.values import missing
 from ..run.runs import versions
 from .choose import Choice, PairedRow
-from .mode_candidates import mode_suffix
+from .mode_candidates import mode_suffix, split_candidate
 from .rules import BUNDLE_TOKENS, CONFIG_FIELDS, TIE_BREAKS, metric_phrase
 
 
@@ -86,6 +86,11 @@ def verdict_text(choice: Choice) -> str:
             f"({scores}); chosen because {_reason(choice)}.")
 
 
+def same_config(row, other) -> bool:
+    """Whether two candidate rows are one config (in two retrieval modes)."""
+    return split_candidate(row["config_id"])[0] == split_candidate(other["config_id"])[0]
+
+
 def config_name(row) -> str:
     """``strategy/size`` of a candidate row, then its retrieval mode unless plain."""
     return f"{row['strategy']}/{row['size']}{mode_suffix(row['config_id'])}"
@@ -129,6 +134,10 @@ def _reason(choice: Choice) -> str:
         a, b = _number(chosen.get(column)), _number(runner.get(column))
         saving = 1 - a / b if b else 0.0
         unit = " tokens" if column == BUNDLE_TOKENS else ""
+        if a == b and same_config(chosen, runner):
+            return (f"{tied}, the two are one config in two retrieval modes at the same cost "
+                    f"({a:,.0f}{unit}), and a mode is preferred to plain only when it scores "
+                    "higher")
         return (f"{tied} and its {what} is {saving:.0%} smaller "
                 f"({a:,.0f}{unit} against {b:,.0f}{unit})")
     key = next((k for k in chosen if str(k).startswith("bundle_efficiency@")), "")
