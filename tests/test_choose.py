@@ -351,3 +351,22 @@ def test_the_verdict_sentence_holds_the_charts_bundle_numbers(run):
     shown = [int(v.replace(",", "")) for v in found.groups()]
     assert shown == [round(points["chosen"]), round(points["runner-up"])]
     assert "labels included" in str(chart)
+
+
+def test_a_sweeps_url_template_reaches_the_chosen_config_and_the_chunks(tmp_path):
+    template = "https://docs.example.com/{route}#{anchor}"
+    params = SweepParams(corpus=str(MINI), queries=str(MINI / "queries.jsonl"),
+                         strategies=("ast_breadcrumb",), sizes=(300, 600),
+                         options={"slug_rule": "mkdocs", "url_template": template})
+    run_sweep(params, tmp_path / "run", progress=False)
+    run_ = ch.load_run(tmp_path / "run")
+    assert run_.chunks["href"].str.startswith("https://docs.example.com/").all()
+    choice = ch.choose(run_, rule())
+    path = ex.export_choice(choice, tmp_path)
+    assert (load_config(path).slug_rule, load_config(path).url_template) == ("mkdocs", template)
+    out = tmp_path / "chunks.jsonl"
+    assert main(["chunk", "--corpus", str(MINI), "--config", str(path), "--out", str(out)]) == 0
+    produced = [json.loads(line) for line in out.read_text().splitlines()]
+    scored = run_.chunks[run_.chunks["config_id"] == choice.chosen["config_id"]]
+    keys = ["id", "section_id", "parent_section_id", "anchor", "href"]
+    assert [{k: c[k] for k in keys} for c in produced] == scored[keys].to_dict("records")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 import pytest
 
 from chunklab import chunk_corpus, load_corpus, make_config
@@ -24,7 +26,7 @@ from test_viz_boundaries import parse
 
 NOTEBOOK = ROOT / "notebooks" / "04_chunk_explorer.ipynb"
 PARAMETERS = ["CORPUS", "QUERIES", "STRATEGY", "SIZE", "VS_STRATEGY", "PRESET_DOCS", "OUT_DIR",
-              "SHARE_TEXT"]
+              "SHARE_TEXT", "SLUG_RULE", "URL_TEMPLATE"]
 ANSWER = "within five minutes of the last step"
 FENCE_QUERY = Query("q-fence", "How soon does the storage node report healthy?",
                     ("long_fence.md",), ANSWER)
@@ -175,7 +177,7 @@ GOOD = {"CORPUS": str(FIXTURES), "QUERIES": "", "STRATEGY": "ast_breadcrumb", "S
 @pytest.mark.parametrize("name, value", [
     ("STRATEGY", "nope"), ("SIZE", 0), ("VS_STRATEGY", "rtc"), ("CORPUS", "no/such/folder"),
     ("QUERIES", "no/such/queries.jsonl"), ("PRESET_DOCS", ["missing.md"]),
-    ("PRESET_DOCS", "long_fence.md"),
+    ("PRESET_DOCS", "long_fence.md"), ("SLUG_RULE", "hugo"), ("URL_TEMPLATE", "https://x/{page}"),
 ])
 def test_a_bad_notebook_parameter_is_named(name, value):
     with pytest.raises(ConfigError, match=f"^{name}: "):
@@ -267,3 +269,37 @@ def test_clicking_a_hit_jumps_to_its_chunk_in_its_document(explorer):
     buttons[index].click()
     assert explorer.doc.value == elsewhere.doc_id and explorer.focus == elsewhere.id
     assert f"jumped to chunk {elsewhere.ordinal} of {elsewhere.doc_id}" in explorer.output.value
+
+
+SITE = "https://docs.example.com/{route}#{anchor}"
+
+
+def test_hits_link_their_sections_in_the_site_when_a_template_is_set(corpus):
+    linked = Explorer(corpus, queries=[FENCE_QUERY], doc_id="long_fence.md",
+                      strategy="ast_merge", size=200, slug_rule="mkdocs", url_template=SITE)
+    linked.query.value = "storage node health"
+    markup = linked.output.value
+    rows = parse(markup).elements("hit-row")
+    assert len(rows) == len(linked._found) > 0
+    for chunk, _score in linked._found:
+        assert chunk.href.startswith("https://docs.example.com/")
+        assert f'class="page-link" href="{html.escape(chunk.href)}"' in markup
+    linked.jump(linked._found[0][0])
+    assert "open in the site" in linked.focus_panel(
+        corpus.get(linked._found[0][0].doc_id),
+        chunk_document(corpus.get(linked._found[0][0].doc_id), linked.config()))
+
+
+def test_without_a_template_hits_carry_no_site_link(explorer):
+    explorer.query.value = "storage node health"
+    assert "page-link" not in explorer.output.value
+
+
+def test_a_bad_template_is_refused_before_any_widget(corpus):
+    with pytest.raises(ConfigError, match=r"url_template: unknown field \{page\}"):
+        Explorer(corpus, url_template="https://x/{page}")
+
+
+def test_notebook_04_passes_its_links_to_the_config():
+    setup = validate(**{**GOOD, "SLUG_RULE": "vitepress", "URL_TEMPLATE": SITE})
+    assert (setup.config.slug_rule, setup.config.url_template) == ("vitepress", SITE)

@@ -39,9 +39,11 @@ def page_chunks():
         spans.append((len(text), len(text) + len(body)))
         text += body + "\n\n"
     doc = make_document("guide.md", text)
+    ids = ["s-guide", "s-install", "s-install", "s-install", "s-configure", "s-install-2"]
     chunks = [dataclasses.replace(make_chunk(doc.id, a, b, text[a:b], ordinal=i),
-                                  breadcrumb=crumb, n_tokens=10)
-              for i, ((crumb, _), (a, b)) in enumerate(zip(PARTS, spans, strict=True))]
+                                  breadcrumb=crumb, n_tokens=10, section_id=section)
+              for i, ((crumb, _), (a, b), section) in enumerate(zip(PARTS, spans, ids,
+                                                                   strict=True))]
     return doc, chunks
 
 
@@ -58,8 +60,16 @@ def test_a_section_is_a_run_of_consecutive_parts_with_one_heading_path(page):
     assert ids(found[chunks[2].id]) == [1, 2, 3]
     assert ids(found[chunks[0].id]) == [0]
     assert ids(found[chunks[4].id]) == [4]
-    assert ids(found[chunks[5].id]) == [5]  # same path as 1-3, not adjacent: its own section
-    assert modes.section_key(chunks[1]) == modes.section_key(chunks[5])
+    assert ids(found[chunks[5].id]) == [5]  # same path as 1-3, a section of its own
+
+
+def test_two_adjacent_sections_of_one_heading_path_stay_apart_by_their_ids(page):
+    _, chunks = page
+    twins = [chunks[1], dataclasses.replace(chunks[2], section_id="s-install-again")]
+    assert ids(modes.sections(twins)[twins[0].id]) == [1]
+    without_ids = [dataclasses.replace(c, section_id="") for c in chunks]
+    found = modes.sections(without_ids)  # records without ids: by heading path, adjacent runs
+    assert ids(found[chunks[2].id]) == [1, 2, 3] and ids(found[chunks[5].id]) == [5]
 
 
 # --- expansion ----------------------------------------------------------------------------

@@ -120,6 +120,11 @@ def test_every_corpus_gets_values_its_notebooks_accept(tmp_path, corpus, gold):
     shared = notebook_values(tmp_path, params, queries="", name="04_chunk_explorer")
     assert shared["PRESET_DOCS"] == [] and shared["DOC"] == "" and shared["GOLD"] == gold
     assert "SIZE" not in shared  # 02 and 04 keep their own page size
+    assert (shared["SLUG_RULE"], shared["URL_TEMPLATE"]) == ("github", "")
+    linked = notebook_values(tmp_path, params, queries="", name="04_chunk_explorer",
+                             slug_rule="mkdocs", url_template="https://x/{route}#{anchor}")
+    assert (linked["SLUG_RULE"], linked["URL_TEMPLATE"]) == ("mkdocs",
+                                                              "https://x/{route}#{anchor}")
     assert notebook_values(tmp_path, params, queries="", name="05_structure_signal")[
         "SIZE"] == 600
 

@@ -58,12 +58,16 @@ def _options(items: list[str], flags: dict[str, str] = OWN_FLAGS) -> dict:
 
 
 def config_from_args(args):
-    from .chunking.config import load_config, make_config
+    from .chunking.config import LINK_FIELDS, load_config, make_config
 
     if args.config:
-        if args.size or args.unit or args.set:
-            raise ChunklabError("--config cannot be combined with --size, --unit or --set")
-        return load_config(args.config)
+        links = _options(args.set)
+        if args.size or args.unit or set(links) - set(LINK_FIELDS):
+            raise ChunklabError("--config cannot be combined with --size, --unit or --set "
+                                f"(but --set of {' or '.join(LINK_FIELDS)}: how chunks link "
+                                "into the site)")
+        config = load_config(args.config)
+        return config.replace(**links) if links else config
     values = {"strategy": args.strategy}
     if args.size is not None:
         values["size"] = args.size
@@ -281,7 +285,8 @@ def cmd_report(args) -> int:
                           contrasts=_contrasts(args.contrast, strategies), strict=args.strict,
                           modes=_modes(args.modes),
                           all_pairs=args.all_pairs, engine=engine_from_args(args),
-                          overwrite=args.overwrite, share_text=args.share_text)
+                          overwrite=args.overwrite, share_text=args.share_text,
+                          slug_rule=args.slug_rule, url_template=args.url_template)
     for run in report.failed:
         print(f"chunklab: notebook {run.name} failed: {run.error.splitlines()[0]}",
               file=sys.stderr)

@@ -165,6 +165,13 @@ def build_parser() -> argparse.ArgumentParser:
                         help="leave the documents' text out of the report's pages (the chunk "
                              "explorer draws boundary positions and counts only), for a "
                              "report shared outside")
+    report.add_argument("--slug-rule", default="github",
+                        choices=["github", "mkdocs", "vitepress", "docusaurus"],
+                        help="how the site makes heading anchors (docs/anchors.md)")
+    report.add_argument("--url-template", default="", metavar="TEMPLATE",
+                        help="link each hit of the chunk explorer to its section in the site, "
+                             "e.g. 'https://docs.example.com/{route}#{anchor}' (fields: path, "
+                             "path_without_ext, route, dir, stem, anchor)")
     add_overwrite_arg(report)
     return parser
 

@@ -9,9 +9,11 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
 from operator import attrgetter
 
+from ..document.anchors import heading_anchors
 from ..document.blocks import ATOMIC, LEADING, Block
 from ..document.corpus import Document, make_document
-from ..document.sections import Breadcrumbs
+from ..document.links import page_fields, render_href
+from ..document.sections import Breadcrumbs, section_id
 from ..util.collector import collector_paused
 from .config import ChunkerConfig
 from .records import Chunk, Piece, StrategyFunc
@@ -187,6 +189,8 @@ class ChunkBuilder:
         self._prefix: tuple[tuple[str, ...], tuple[str, str]] | None = None
         """The last path's prefixes, shared the same way."""
         self._parts: dict[tuple[int, int], str] = {}
+        self._sections: list[tuple[str, str, str, str]] | None = None
+        """``section_fields`` of each heading entry, made at the first chunk."""
 
     def blocks_in(self, start: int, end: int) -> tuple[Block, ...]:
         """The top-level blocks overlapping [start, end)."""
@@ -201,23 +205,52 @@ class ChunkBuilder:
         found = tuple(max(b.start, start) for b in inside)
         return found or (start,)
 
-    def label(self, piece: Piece, content: Sequence[Block] | None = None
-              ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    def section(self, piece: Piece, content: Sequence[Block] | None = None) -> int:
+        """The heading entry (``Breadcrumbs.section``) of the deepest section holding the
+        content of ``piece`` (``content``: the content blocks overlapping it, when found)."""
+        anchors = piece.anchors or self.content_offsets(piece.start, piece.end, content)
+        return self.crumbs.section(anchors)
+
+    def section_fields(self, entry: int) -> tuple[str, str, str, str]:
+        """The section id, parent section id, anchor and href of heading ``entry``'s section
+        (made for every entry at the first chunk)."""
+        if self._sections is None:
+            self._sections = self._all_sections()
+        return self._sections[entry]
+
+    def _all_sections(self) -> list[tuple[str, str, str, str]]:
+        crumbs, doc_id, config = self.crumbs, self.doc.id, self.config
+        ids = [section_id(doc_id, path, start)
+               for path, start in zip(crumbs.paths, crumbs.starts, strict=True)]
+        linked = heading_anchors(self.blocks, config.slug_rule)
+        fields = page_fields(doc_id) if config.url_template else {}
+        found: list[tuple[str, str, str, str]] = []
+        for entry, parent in enumerate(crumbs.parents):
+            inherited = found[parent][2] if parent >= 0 else ""
+            anchor = linked.get(crumbs.starts[entry], inherited) if entry else ""
+            href = render_href(config.url_template, fields, anchor) if fields else ""
+            found.append((ids[entry], ids[parent] if parent >= 0 else "", anchor, href))
+        return found
+
+    def label(self, piece: Piece, content: Sequence[Block] | None = None,
+              entry: int | None = None) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """The breadcrumb and its provenance of ``piece`` (``content``: the content blocks
-        overlapping it, when already found)."""
+        overlapping it, when already found; ``entry``: its ``section``, when found)."""
         if piece.breadcrumb is not None:
             return dedup_title(piece.breadcrumb, (), self.doc.title, folded=self.folded_title)
-        anchors = piece.anchors or self.content_offsets(piece.start, piece.end, content)
-        path, provenance = self.crumbs.label(anchors)
+        if entry is None:
+            entry = self.section(piece, content)
+        crumbs = self.crumbs
+        path, provenance = crumbs.paths[entry], crumbs.provenances[entry]
         key = (path, provenance)
         if self._label is None or self._label[0] != key:
             self._label = key, dedup_title(path, provenance, self.doc.title,
                                            folded=self.folded_title)
         path, provenance = self._label[1]
-        if not self.crumbs.has_headings and self.config.position_anchors:
+        if not crumbs.has_headings and self.config.position_anchors:
             first, last = self.lines.line_of(piece.start), self.lines.line_of(max(piece.end - 1, 0))
             path = (f"lines {first}-{last}",)
-        path = (*path, *self.crumbs.containers(piece.start, piece.end))
+        path = (*path, *crumbs.containers(piece.start, piece.end))
         if piece.part and self.config.number_parts:
             path = (*path, f"part {piece.part[0]} of {piece.part[1]}")
         return path, provenance
@@ -266,7 +299,8 @@ class ChunkBuilder:
         first = bisect_right(crumbs.block_ends, start)
         found = self.blocks[first : bisect_left(crumbs.block_starts, end, first)]
         content = [b for n, b in enumerate(found, first) if crumbs.body[n]]
-        path, provenance = self.label(piece, content)
+        entry = self.section(piece, content)
+        path, provenance = self.label(piece, content, entry)
         embed, context = self.prefixes(path)
         config_id, doc_id, starts = self.config_id, self.doc.id, self.lines.starts
         digest = hashlib.sha256(
@@ -279,6 +313,7 @@ class ChunkBuilder:
             piece.text is None or text == self.doc.text[start:end],
             bisect_right(starts, start), bisect_right(starts, max(end - 1, start)),
             embed, context, piece.strategy or self.strategy, *size, provenance, self.doc.title,
+            *self.section_fields(entry),
         )
 
     def build(self, pieces: Iterable[Piece]) -> list[Chunk]:

@@ -13,6 +13,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from ..document.links import URL_FIELDS, check_url_template
 from ..errors import ConfigError, FileReadError, validation_message
 from ..util.atomic import write_text_atomic
 from ..util.files import read_utf8
@@ -45,6 +46,11 @@ class ChunkerConfig(BaseModel):
     caption_max_chars: int = Field(300, gt=0, le=MAX_SIZE)
     position_anchors: bool = Field(True, description="label chunks of heading-less documents")
     infer_headings: bool = Field(False, description="run heading detectors on Markdown too")
+    slug_rule: Literal["github", "mkdocs", "vitepress", "docusaurus"] = Field(
+        "github", description="how the site makes heading anchors (docs/anchors.md)")
+    url_template: str = Field("", description="each chunk's href, e.g. "
+                              "https://docs.example.com/{route}#{anchor}; fields: "
+                              + ", ".join(URL_FIELDS) + "; empty: no href")
 
     @field_validator("strategy")
     @classmethod
@@ -56,6 +62,12 @@ class ChunkerConfig(BaseModel):
     @classmethod
     def _template_has_path(cls, template: str) -> str:
         check_template(template)
+        return template
+
+    @field_validator("url_template")
+    @classmethod
+    def _template_fields_known(cls, template: str) -> str:
+        check_url_template(template)
         return template
 
     @model_validator(mode="after")
@@ -101,10 +113,20 @@ def check_template(template: str) -> None:
         raise ValueError("must contain the placeholder {path}")
 
 
+LINK_FIELDS = ("slug_rule", "url_template")
+"""Fields that shape a chunk's link, not its span or text: ``chunklab chunk --config`` lets
+``--set`` give them, and they count in the config id only when set, so a config saved before
+they existed keeps its id."""
+
+
 @lru_cache(maxsize=256)
 def _config_id(config: ChunkerConfig) -> str:
     """A frozen config hashes and compares by its fields, so equal configs share one entry."""
-    canonical = json.dumps(config.model_dump(), sort_keys=True, separators=(",", ":"))
+    fields = config.model_dump()
+    for name in LINK_FIELDS:
+        if fields[name] == ChunkerConfig.model_fields[name].default:
+            del fields[name]
+    canonical = json.dumps(fields, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()[:12]
 
 

@@ -65,6 +65,20 @@ class Chunk:
     heading_provenance: tuple[str, ...] = ()
     """How each heading of the breadcrumb was found, in the same order."""
     title: str = ""
+    section_id: str = ""
+    """The deepest section holding all the chunk's content (the one its breadcrumb names, for
+    the strategies that label by the document's headings): sha256 of the document id, the
+    heading path and the heading's offset (``document.sections.section_id``); the document's
+    root section before any heading."""
+    parent_section_id: str = ""
+    """The id of that section's parent (the root section for a top heading; empty for the
+    root)."""
+    anchor: str = ""
+    """The anchor of that section's heading as the config's ``slug_rule`` makes it (of the
+    nearest heading above with one when a generator gives it none; empty for the root)."""
+    href: str = ""
+    """The config's ``url_template`` rendered for the chunk's page and anchor; empty when the
+    config has none."""
 
     @property
     def embed_text(self) -> str:

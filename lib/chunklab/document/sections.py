@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import hashlib
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -64,13 +65,20 @@ class Breadcrumbs:
         """Whether a labelled container lies anywhere in the document."""
 
     def _stack(self) -> None:
-        """The heading stack: where each heading starts, the path and provenances from there."""
+        """The heading stack: where each heading starts, the path and provenances from there,
+        and the entry of its parent heading (entry 0: before any heading, the root)."""
         stack = HeadingStack()
         self.starts, self.paths, self.provenances = [0], [()], [()]
+        self.parents = [-1]
+        """The entry of each entry's parent heading (0 for a top heading, -1 for the root)."""
+        chain: list[int] = []  # the entries of the headings on the stack
         for block in [b for b in self.blocks if b.kind == "heading"]:  # Block.is_heading
             stack.push(block.level, block.title, block.provenance)
+            path = stack.path()
+            chain[len(path) - 1:] = [len(self.starts)]
+            self.parents.append(chain[-2] if len(chain) > 1 else 0)
             self.starts.append(block.start)
-            self.paths.append(stack.path())
+            self.paths.append(path)
             self.provenances.append(stack.provenance())
 
     @cached_property
@@ -105,13 +113,24 @@ class Breadcrumbs:
         return self.label(offsets)[0]
 
     def label(self, offsets: Sequence[int]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        """``common(offsets)`` and how each of its headings was found. Offsets under one
-        heading share its path, found once."""
-        first = self._index(offsets[0])
-        if first == self._index(offsets[-1]):
-            return self.paths[first], self.provenances[first]
-        path = common_prefix(self.at(o) for o in offsets)
-        return path, self.provenances[first][: len(path)]
+        """``common(offsets)`` and how each of its headings was found: the path of
+        ``section(offsets)``."""
+        entry = self.section(offsets)
+        return self.paths[entry], self.provenances[entry]
+
+    def section(self, offsets: Sequence[int]) -> int:
+        """The entry of the deepest section holding every offset (in order): the nearest
+        common ancestor of the headings in force at the first and the last, so two sections
+        of the same name are two sections (0: the root, before any heading)."""
+        first, last = self._index(offsets[0]), self._index(offsets[-1])
+        parents, paths = self.parents, self.paths
+        while first != last:
+            deeper = len(paths[first]) - len(paths[last])
+            if deeper >= 0:
+                first = parents[first]
+            if deeper <= 0:
+                last = parents[last]
+        return first
 
 
 def _labelled(block: Block) -> bool:
@@ -148,6 +167,15 @@ def common_prefix(paths: Iterable[tuple[str, ...]]) -> tuple[str, ...]:
             n += 1
         result = result[:n]
     return result or ()
+
+
+def section_id(doc_id: str, path: Sequence[str], start: int) -> str:
+    """A section's stable id: sha256 of the document id, the heading's offset and the heading
+    path, each written as its length, ``:`` and itself (the root, before any heading: the
+    empty path at 0), so two sections of one name differ and every process makes the same id
+    (the first 16 hex digits)."""
+    key = "".join(f"{len(part)}:{part}" for part in (doc_id, str(start), *path))
+    return hashlib.sha256(key.encode()).hexdigest()[:16]
 
 
 def breadcrumb_at(blocks: Sequence[Block], offset: int) -> tuple[str, ...]:

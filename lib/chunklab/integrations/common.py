@@ -41,7 +41,8 @@ def as_config(config: ConfigLike = None, **options: Any) -> ChunkerConfig:
 
 def chunk_metadata(chunk: Chunk) -> dict[str, Any]:
     """What a chunk tells a downstream store besides its text: where it came from (document,
-    span, lines), the heading path, and the texts to embed and to hand a reader."""
+    span, lines), the heading path, the ids of its section and that section's parent, its
+    link into the page (anchor, href), and the texts to embed and to hand a reader."""
     return {
         "source": chunk.doc_id, "chunk_id": chunk.id, "config_id": chunk.config_id,
         "start": chunk.start, "end": chunk.end, "start_line": chunk.start_line,
@@ -49,6 +50,8 @@ def chunk_metadata(chunk: Chunk) -> dict[str, Any]:
         "part": chunk.part, "kind": chunk.kind, "strategy": chunk.strategy,
         "verbatim": chunk.verbatim, "embed_text": chunk.embed_text,
         "context_text": chunk.context_text, "title": chunk.title,
+        "section_id": chunk.section_id, "parent_section_id": chunk.parent_section_id,
+        "anchor": chunk.anchor, "href": chunk.href,
     }
 
 

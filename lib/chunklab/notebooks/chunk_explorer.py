@@ -14,6 +14,7 @@ from pydantic import BeforeValidator
 from ..chunking.build import chunk_document
 from ..chunking.config import ChunkerConfig, make_config
 from ..chunking.registry import strategy_names
+from ..document.anchors import SLUG_RULES
 from ..document.corpus import Corpus, Document
 from ..document.sections import Breadcrumbs
 from ..evaluation.queries.queries import Query
@@ -76,6 +77,8 @@ class ExplorerParams(NotebookParams):
     PRESET_DOCS: TextsOrNone
     OUT_DIR: OptionalOutput
     SHARE_TEXT: Flag = True
+    SLUG_RULE: Annotated[str, BeforeValidator(one_of(lambda: list(SLUG_RULES)))] = "github"
+    URL_TEMPLATE: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +131,8 @@ def validate(**params: Any) -> ExplorerSetup:
     checked = validate_params(ExplorerParams, **params)
     with parameter("SIZE"):
         config = make_config(strategy=checked.STRATEGY, size=checked.SIZE)
+    with parameter("URL_TEMPLATE"):
+        config = config.replace(slug_rule=checked.SLUG_RULE, url_template=checked.URL_TEMPLATE)
     vs_config = config.replace(strategy=checked.VS_STRATEGY) if checked.VS_STRATEGY else None
     corpus = load_corpus_param(checked.CORPUS, nonempty=True)
     queries = load_queries_param(checked.QUERIES, corpus)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from ..chunking.config import make_config
 from ..errors import NotebookNotFoundError, WriteError
 from ..evaluation.retrieval.modes import PLAIN
 from ..evaluation.run.defaults import (
@@ -325,13 +326,15 @@ def _describe(err: Exception) -> str:
 
 def notebook_values(out_dir: Path, params, *, queries: str, name: str = "",
                     engine: Engine | None = None, share_text: bool = True,
-                    answers: bool | None = None) -> dict:
+                    answers: bool | None = None, slug_rule: str = "github",
+                    url_template: str = "") -> dict:
     """Every parameter a report notebook may declare, with this report's values (only the
     ones notebook ``name`` declares are passed to it). Every value works on any corpus: 02
     and 04 pick their pages, 05 scores headings only when the corpus has a gold file;
     ``share_text`` False has 04 draw boundary positions without the documents' text;
     ``answers`` says whether the queries carry answers (None: whether a query file is given),
-    which makes answer_hit the primary metric, else hit."""
+    which makes answer_hit the primary metric, else hit; ``slug_rule`` and ``url_template``
+    have 04's hits link their sections in the published site."""
     k = params.k
     engine = engine or Engine()
     answers = bool(queries) if answers is None else answers
@@ -347,7 +350,7 @@ def notebook_values(out_dir: Path, params, *, queries: str, name: str = "",
         "ADDRESS": engine.address, "RETRIEVER": params.retrievers[0], "DOC": "", "PRESET_DOCS": [],
         "GOLD": default_gold(params.corpus),
         "PRIMARY_METRIC": default_primary_metric(params.budgets, k, answers=answers),
-        "SHARE_TEXT": share_text,
+        "SHARE_TEXT": share_text, "SLUG_RULE": slug_rule, "URL_TEMPLATE": url_template,
         "METRICS": [f"{metric}@{k}" for metric in (first, "recall", "bundle_efficiency",
                                                     *([] if queries else ["section_efficiency"]),
                                                     "code_integrity")],
@@ -376,7 +379,8 @@ def build_report(out_dir: str | os.PathLike, *, corpus: str = DEFAULT_CORPUS,
                  contrasts: Sequence[str] | None = None, modes: Sequence[str] = (PLAIN,),
                  strict: bool = False, notebooks: Sequence[str] = DEFAULT_NOTEBOOKS,
                  overwrite: bool = False, progress: bool = True, all_pairs: bool = False,
-                 engine: Engine | None = None, share_text: bool = True) -> Report:
+                 engine: Engine | None = None, share_text: bool = True,
+                 slug_rule: str = "github", url_template: str = "") -> Report:
     """Execute the notebooks in order into ``out_dir`` (each as .ipynb and offline .html; 03
     writes the sweep there and 06 reads it back) and write ``out_dir/index.html``.
 
@@ -394,8 +398,10 @@ def build_report(out_dir: str | os.PathLike, *, corpus: str = DEFAULT_CORPUS,
     scored (``evaluation.retrieval.modes``). ``engine`` says where the sweep runs
     (default: every local core) and ``all_pairs`` asks for every pair of configs to be tested.
     ``share_text`` False leaves the documents' text out of the chunk explorer's pages (the
-    boundary positions and counts stay).
+    boundary positions and counts stay); ``slug_rule`` and ``url_template``
+    (docs/anchors.md) have its hits link their sections in the published site.
     """
+    make_config(slug_rule=slug_rule, url_template=url_template)  # refused here, in one line
     params = sweep_params(validate_params(
         SweepInputs, CORPUS=corpus, QUERIES=queries, HELD_OUT_QUERIES=held_out_queries,
         SPLIT_SEED=split_seed, STRATEGIES=list(strategies), SIZES=list(sizes),
@@ -419,7 +425,8 @@ def build_report(out_dir: str | os.PathLike, *, corpus: str = DEFAULT_CORPUS,
             remove_views(out)
         for i, (name, source) in enumerate(found, start=1):
             values = notebook_values(out, params, queries=queries, name=name, engine=engine,
-                                     share_text=share_text, answers=answers)
+                                     share_text=share_text, answers=answers,
+                                     slug_rule=slug_rule, url_template=url_template)
             label = f"[{i}/{len(found)}] {name}"
             if progress:
                 print(f"{label}: running", flush=True)

@@ -80,20 +80,33 @@ class ChunkCache:
         return [(by_id[cid], score) for cid, score in retriever.search([query], k)[0]]
 
 
+def page_link(chunk, shown: str) -> str:
+    """``shown`` (HTML) as a link to the chunk's section in the published page when the
+    chunk has an ``href`` (the config's ``url_template``), else as it is."""
+    if not chunk.href:
+        return shown
+    return (f'<a class="page-link" href="{esc(chunk.href)}" target="_blank" rel="noopener" '
+            f'title="open in the site">{shown}</a>')
+
+
 class Explorer:
     """Widgets to pick a document, strategy, size, unit, overlap, prefix and query; a live
     HTML view with a boundary strip of several strategies over the document, and the
-    query's hits as buttons that jump to their chunk."""
+    query's hits as buttons that jump to their chunk. With a ``url_template`` (and the site's
+    ``slug_rule``), each hit's breadcrumb links its section in the published page."""
 
     def __init__(self, corpus, *, queries=None, doc_id=None, strategy="ast_breadcrumb",
                  size=800, unit="chars", overlap=0, prefix=None, query="", k=5,
                  retriever="bm25", max_size=4000, compare=STRIP_STRATEGIES,
-                 max_bytes=VIEW_BYTES):
+                 max_bytes=VIEW_BYTES, slug_rule="github", url_template=""):
         import ipywidgets as w
 
         if not len(corpus):
             raise ConfigError("the explorer needs a corpus with at least one document")
         check_strategy(strategy)
+        self.links = {"slug_rule": slug_rule, "url_template": url_template}
+        """The config fields that make each chunk's anchor and href."""
+        make_config(**self.links)  # a bad slug rule or template fails here, in one line
         if unit not in units():
             raise ConfigError(f"unit must be one of {', '.join(units())}; got {unit!r}")
         self.corpus = corpus
@@ -181,7 +194,7 @@ class Explorer:
     def config(self):
         return make_config(strategy=self.strategy.value, size=self.size.value,
                            unit=self.unit.value, overlap=self.overlap.value,
-                           prefix=self.breadcrumb.value)
+                           prefix=self.breadcrumb.value, **self.links)
 
     def refresh(self) -> None:
         """Redraw the output and the hit buttons for the current widget values."""
@@ -252,7 +265,7 @@ class Explorer:
         return (f'<p class="meta focus-note">jumped to chunk {chunk.ordinal} of '
                 f'{esc(doc.id)}, lines {chunk.start_line}-{chunk.end_line} '
                 f'(<a href="#chunk-{esc(chunk.id)}">outlined below</a>): '
-                f'{esc(crumb_text(chunk.breadcrumb) or "no breadcrumb")}</p>')
+                f'{page_link(chunk, esc(crumb_text(chunk.breadcrumb) or "no breadcrumb"))}</p>')
 
     def hits_panel(self, text: str, hits: list[tuple], doc, known) -> str:
         """The ranked chunks of the whole corpus, with where the known answer lies."""
@@ -278,6 +291,7 @@ class Explorer:
                                   "yes" if holds else "")]
         if chunk.doc_id == doc.id:  # a link to the chunk's region below
             cells[2] = f'<a href="#chunk-{esc(chunk.id)}">{cells[2]}</a>'
+        cells[3] = page_link(chunk, cells[3])
         return f'<tr class="hit-row"{style}>' + "".join(f"<td>{c}</td>" for c in cells) + \
             "</tr>"
 

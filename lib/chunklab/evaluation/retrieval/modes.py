@@ -47,15 +47,16 @@ def check_modes(names: Iterable[str], *, budgets: Sequence[int]) -> tuple[str, .
 # --- sections ---------------------------------------------------------------------------
 
 
-def section_key(chunk: Chunk) -> tuple[str, tuple[str, ...]]:
-    """What a chunk's section is known by: its document and heading path (chunks of one
-    section are also consecutive, ``sections``)."""
-    return chunk.doc_id, tuple(chunk.breadcrumb)
+def section_key(chunk: Chunk) -> tuple[str, str | tuple[str, ...]]:
+    """What a chunk's section is known by: its document and ``section_id`` (a chunk record
+    made without one, by its heading path instead)."""
+    return chunk.doc_id, chunk.section_id or tuple(chunk.breadcrumb)
 
 
 def sections(chunks: Iterable[Chunk]) -> dict[str, tuple[Chunk, ...]]:
     """Chunk id -> the parts of its section in document order: the run of chunks of
-    consecutive ordinals that share its ``section_key``."""
+    consecutive ordinals that share its ``section_key`` (a section whose parts are parted by
+    a chunk of a subsection is two runs: its neighbouring parts are the ones handed over)."""
     by_doc: dict[str, list[Chunk]] = {}
     for chunk in chunks:
         by_doc.setdefault(chunk.doc_id, []).append(chunk)

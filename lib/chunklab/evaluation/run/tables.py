@@ -170,6 +170,16 @@ CHUNKS = Table("chunks.parquet", "every chunk of every config, one row each", (
         ("context_text", "str", "what a reader is handed (source label when used, then text)"),
         ("heading_provenance", "list[str]", "how each heading of the breadcrumb was found"),
         ("title", "str", "the title of the chunk's document"),
+        ("section_id", "str", "the deepest section holding the chunk's content: sha256 of the "
+                              "document id, the heading path and the heading's offset (the "
+                              "document's root section before any heading); the same in every "
+                              "run"),
+        ("parent_section_id", "str", "that section's parent (the root section for a top "
+                                     "heading, empty for the root)"),
+        ("anchor", "str", "the anchor of that section's heading as the config's slug_rule "
+                          "makes it (empty for the root section: docs/anchors.md)"),
+        ("href", "str", "the config's url_template rendered for the chunk's page and anchor; "
+                        "empty without one"),
         ("applied_strategy", "str", "the strategy that produced the chunk (for "
                                     "structure_routed, the one it applied to the document)"),
         ("n_chars", "int", "size of `text` in chars"),
