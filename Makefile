@@ -32,7 +32,7 @@ empty :=
 space := $(empty) $(empty)
 csv = $(subst $(space),$(comma),$(strip $(1)))
 
-.PHONY: install install-dense install-all test test-extras run bench bench-sweep bench-scale lint docs hooks lab clean
+.PHONY: install install-dense install-all test test-extras run bench bench-sweep bench-report bench-scale lint docs hooks lab clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -81,6 +81,13 @@ bench: $(STAMP)
 # The sweep's costs: sizes, workers 1 vs all cores, statistics share, start time, per MB.
 bench-sweep: $(STAMP)
 	$(PY) -m chunklab.bench --sweep
+
+# What a user waits for (bench/report.py): the report's wall and CPU time on the sample (an
+# empty content cache, then after one page is edited) and on the sample grown to 20 MB, the
+# kernel start + import share, workers auto vs 1, and the dense runtimes' figures when
+# chunklab.bench.dense is there. Minutes, at low priority.
+bench-report: $(STAMP)
+	nice -n 10 $(PY) -m chunklab.bench.report
 
 # Generated documents of 5-50 MB and 10k-40k headings, each strategy (bench/scale.py), each
 # point in a fresh process: CPU s per MB and per 1000 headings, memory per input byte.

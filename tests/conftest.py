@@ -15,6 +15,9 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 # Sweeps in the test process (pytest -n 2 already fills both cores); tests of the local
 # and Ray engines ask for their workers explicitly.
 os.environ.setdefault("CHUNKLAB_WORKERS", "1")
+# No parse or tokenisation kept across tests (a test that changes the parser must parse);
+# tests/test_content_cache.py turns the caches on in a folder of its own.
+os.environ.setdefault("CHUNKLAB_CONTENT_CACHE", "0")
 
 from chunklab import load_corpus, make_document
 from chunklab.chunking.registry import REGISTRY

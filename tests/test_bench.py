@@ -77,3 +77,28 @@ def test_the_scale_bench_takes_its_points_and_strategies_from_the_command_line(
     assert 0 < int(by_size[2]) and int(by_headings[2]) == 30 and int(by_headings[3]) > 0
     view = [line.split() for line in out.splitlines() if line.split()[:1] == ["30"]]
     assert len(view) == 1 and int(view[0][1]) > 0  # the boundary view of 30 headings
+
+
+def test_the_report_bench_grows_the_corpus_on_disk_and_edits_one_page(tmp_path):
+    from chunklab import load_corpus
+    from chunklab.bench.report import edit_one_page, grow_folder
+    from conftest import SAMPLE
+
+    mb = grow_folder(str(SAMPLE), 0.3, tmp_path / "grown")
+    grown = load_corpus(tmp_path / "grown")
+    original = load_corpus(SAMPLE)
+    assert mb >= 0.3 and len(grown) > len(original)
+    assert {d.id for d in original} <= {d.id for d in grown}  # the queries' gold is there
+    page = edit_one_page(tmp_path / "grown")
+    assert load_corpus(tmp_path / "grown").get(page).text != grown.get(page).text
+
+
+def test_the_report_bench_says_when_auto_chose_one_process(capsys):
+    from chunklab.bench.report import print_workers
+
+    print_workers([{"label": "sample", "chose": 1, "wall": 2.0},
+                   {"label": "sample", "chose": 1, "wall": 2.2},
+                   {"label": "grown", "chose": 2, "wall": 10.0},
+                   {"label": "grown", "chose": 1, "wall": 15.0}])
+    lines = capsys.readouterr().out.splitlines()
+    assert "same engine" in lines[-2] and lines[-1].split()[-1] == "1.50"

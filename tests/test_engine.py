@@ -56,7 +56,8 @@ def one_process(tmp_path_factory):
 def test_two_local_workers_write_the_same_files_as_one_process(one_process, tmp_path):
     result = run_sweep(small_params(), tmp_path / "two", progress=False,
                        engine=Engine(workers=2))
-    assert result.run_info["engine"] == {"kind": "local", "workers": 2, "address": ""}
+    assert result.run_info["engine"] == {"kind": "local", "workers": 2, "address": "",
+                                         "chosen": "given"}
     assert_same_files(one_process, tmp_path / "two")
 
 
@@ -119,16 +120,42 @@ def test_results_come_back_in_order_with_a_bounded_window():
 
 def test_the_default_worker_count_comes_from_the_environment(monkeypatch):
     from chunklab.errors import ConfigError
-    from chunklab.evaluation.run.engine import all_cores, default_workers
+    from chunklab.evaluation.run.engine import default_workers
 
     monkeypatch.setenv("CHUNKLAB_WORKERS", "3")
     assert default_workers() == 3
+    monkeypatch.setenv("CHUNKLAB_WORKERS", "auto")
+    assert default_workers() is None  # decided from the work
     monkeypatch.delenv("CHUNKLAB_WORKERS")
-    assert default_workers() == all_cores()
+    assert default_workers() is None
     monkeypatch.setenv("CHUNKLAB_WORKERS", "many")
-    with pytest.raises(ConfigError,
-                       match="CHUNKLAB_WORKERS must be a positive integer; got 'many'"):
+    with pytest.raises(ConfigError, match="CHUNKLAB_WORKERS must be a positive integer or "
+                                          "auto; got 'many'"):
         default_workers()
+
+
+@pytest.mark.parametrize(("mb", "units", "queries", "cores", "busy", "expected"), [
+    (0.12, 12, 95, 8, 0.0, 1),    # the sample: a pool's start costs more than it saves
+    (2.0, 4, 95, 2, 0.0, 1),      # 2 MB, 4 configs: not yet
+    (20.0, 12, 95, 2, 0.0, 2),    # 20 MB, 12 configs on a quiet machine: both cores
+    (20.0, 12, 95, 8, 0.0, 8),
+    (20.0, 12, 95, 2, 2.0, 1),    # both cores busy with other work: no worker gets one
+    (20.0, 12, 95, 8, 5.0, 3),    # three free: three
+])
+def test_auto_starts_workers_only_where_they_pay(mb, units, queries, cores, busy, expected):
+    from chunklab.evaluation.run.engine import Work, auto_workers
+
+    work = Work(chars=int(mb * 1e6), units=units, queries=queries)
+    assert auto_workers(work, cores=cores, busy=busy) == expected
+
+
+def test_run_json_says_whether_the_workers_were_chosen(monkeypatch):
+    monkeypatch.delenv("CHUNKLAB_WORKERS")
+    auto = run_sweep(small_params(), None, progress=False).run_info["engine"]
+    assert auto["workers"] == 1 and auto["chosen"] == "auto"  # the sample: one
+    given = run_sweep(small_params(), None, progress=False,
+                      engine=Engine(workers=1)).run_info["engine"]
+    assert given["chosen"] == "given"
 
 
 def test_a_part_of_another_key_is_recomputed_by_local_workers(tmp_path):
@@ -222,3 +249,13 @@ def test_a_killed_sweep_leaves_no_worker_running(tmp_path):
     for pid in left:  # so that a failure leaves nothing behind either
         os.kill(pid, signal.SIGKILL)
     assert left == []
+
+
+def test_the_workers_option_takes_a_count_or_auto():
+    import argparse
+
+    from chunklab.cli_args import workers_count
+
+    assert workers_count("auto") is None and workers_count("3") == 3
+    with pytest.raises(argparse.ArgumentTypeError, match="positive integer or auto"):
+        workers_count("many")

@@ -34,3 +34,24 @@ def test_a_tie_break_is_explained_once(tmp_path):
 def test_the_closest_config_keeps_its_note(tmp_path):
     page = index_text(tmp_path, note=CLOSEST, meets_rule=False)
     assert str(escape(CLOSEST)) in page and "No config meets every constraint" in page
+
+
+def test_the_load_s_warnings_are_counted_with_the_first_few_and_a_link(tmp_path):
+    from chunklab.evaluation.run import tables
+    from chunklab.notebooks.index_page import FIRST_WARNINGS
+
+    rows = [{"doc_id": f"page{n}.md", "kind": "no_headings", "line": 0,
+             "message": "no headings detected: using line anchors"} for n in range(7)]
+    rows.append({"doc_id": "big.md", "kind": "size_limit", "line": 0,
+                 "message": "larger than the 8.0 MiB limit (9.0 MiB): not read"})
+    tables.DOCUMENT_WARNINGS.write(tmp_path, tables.DOCUMENT_WARNINGS.frame(rows))
+    page = index_text(tmp_path, meets_rule=True)
+    assert "8 warnings" in page and "no_headings 7, size_limit 1" in page
+    shown = [f"page{n}.md" for n in range(FIRST_WARNINGS)]
+    assert all(name in page for name in shown)
+    assert f"page{FIRST_WARNINGS}.md" not in page and "big.md" not in page
+    assert 'href="document_warnings.csv"' in page
+
+
+def test_no_warnings_section_without_the_file(tmp_path):
+    assert "document_warnings.csv" not in index_text(tmp_path, meets_rule=True)

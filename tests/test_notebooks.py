@@ -179,6 +179,23 @@ def test_every_notebook_runs_and_is_exported(report):
     for name in ("summary.csv", "significance.csv", "chosen_config.yaml"):
         assert f'href="{name}"' in index
     assert "ast_breadcrumb" in index  # the headline table
+    # the corpus load's warnings: counted on the index, linked, and shown in 01
+    assert 'href="document_warnings.csv"' in index and "flat.md" in index
+    profile = next(r for r in report.runs if r.name == "01_corpus_profile").html.read_text()
+    assert "no headings detected: using line anchors" in profile
+
+
+@pytest.mark.slow
+def test_the_report_says_where_its_time_went(report):
+    times = report.times()
+    assert [t.name for t in times] == REPORTED
+    for found, run in zip(times, report.runs, strict=True):
+        assert found.total == run.seconds and found.kernel > 0 and found.imports > 0
+        assert found.kernel + found.imports + found.cells <= found.total
+    text = "\n".join(report.time_lines())
+    assert all(name in text for name in REPORTED) and "kernel start + imports" in text
+    assert "sweep stages (run.json): load" in text and report.seconds >= sum(
+        t.total for t in times)
 
 
 @pytest.mark.slow

@@ -42,6 +42,18 @@ def test_skipped_files_are_reported_with_the_reason(corpus):
     assert "UTF-8" in skipped["reason"].iloc[0]
 
 
+def test_the_load_s_warnings_are_a_table_of_the_declared_columns(corpus):
+    from chunklab.evaluation.run import tables
+
+    warned = pr.warnings_table(corpus)
+    assert list(warned.columns) == tables.DOCUMENT_WARNINGS.names
+    assert set(zip(warned["doc_id"], warned["kind"], strict=True)) == {
+        ("flat.md", "no_headings"), ("release.txt", "inferred_headings"),
+        ("broken.md", "not_loaded")}
+    assert pr.profile_numbers(corpus, pr.sections_table(corpus))["warnings"] == {
+        "no_headings": 1, "inferred_headings": 1, "not_loaded": 1}
+
+
 def test_provenance_mix_counts_every_heading(corpus):
     mix = pr.provenance_mix(corpus)
     assert mix["headings"].sum() == pr.documents_table(corpus)["headings"].sum()

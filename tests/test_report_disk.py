@@ -50,7 +50,7 @@ def test_what_a_killed_report_left_is_removed(tmp_path, monkeypatch, leftover):
     (out / leftover).write_text("{half", encoding="utf-8")
     seen = []
 
-    def not_run(name, source, out_dir, values, *, progress=""):  # the leftover is gone first
+    def not_run(name, source, out_dir, values, *, progress="", kernels=None):  # gone first
         seen.append((name, (out_dir / leftover).exists()))
         return report_module.NotebookRun(name, source, status="failed", error="not run here")
 

@@ -141,9 +141,10 @@ def test_parts_made_by_other_code_are_made_again(corpus, tmp_path, monkeypatch):
 
 def test_the_code_version_is_a_digest_of_the_code_and_the_parser():
     from chunklab.evaluation.run import runs
+    from chunklab.util.code_version import CODE_STAGES, KEY_PACKAGES
 
     runs.code_version.cache_clear()
     first = runs.code_version()
     assert first == runs.code_version() and first != runs.versions()["chunklab"]
     assert runs.versions()["chunklab_code"] == first
-    assert "markdown-it-py" in runs.KEY_PACKAGES and "chunking" in runs.CODE_STAGES
+    assert "markdown-it-py" in KEY_PACKAGES and "chunking" in CODE_STAGES

@@ -108,3 +108,12 @@ def test_the_list_columns_are_the_chunk_fields_holding_tuples():
 
     assert {f.name for f in fields(Chunk) if str(f.type).startswith("tuple")} == set(
         LIST_COLUMNS)
+
+
+def test_the_load_s_warnings_are_written_with_their_counts_in_run_json(run_dir):
+    warned = tables.DOCUMENT_WARNINGS.read(run_dir)
+    info = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
+    assert info["corpus"]["warnings"] == warned["kind"].value_counts().to_dict()
+    assert ("flat.md", "no_headings") in set(zip(warned["doc_id"], warned["kind"], strict=True))
+    assert "broken.md" in set(warned["doc_id"])  # a skipped file is listed too
+    assert len(load_run(run_dir).document_warnings) == len(warned)

@@ -294,6 +294,7 @@ def cmd_report(args) -> int:
         print(f"chunklab: {'error' if args.strict else 'warning'}: {report.unmet_rule}",
               file=sys.stderr)
     print(f"report: {report.index} (each notebook beside it as .ipynb and .html)")
+    print("\n".join(report.time_lines()))
     if report.note:
         print(f"chunklab: {report.note}", file=sys.stderr)
     return report.exit_code
@@ -349,10 +350,31 @@ def check_environment(args) -> None:
     before any file is read: a bad one fails the command in one line."""
     limit_parsing(getattr(args, "parse_seconds", None))
     limit_file_size(getattr(args, "max_file_mib", None))
+    choose_tokenizer(args)
     if args.command in ("sweep", "report"):
         from .evaluation.run.engine import default_workers
 
         default_workers()
+
+
+def choose_tokenizer(args) -> None:
+    """``--tokenizer`` and ``--encoder-window``: the tokens sizes are counted in, for this
+    process and the notebooks and workers it starts; ``chunk --config`` without them takes
+    the ones chosen_config.yaml records. Without any, ``CHUNKLAB_TOKENIZER`` and
+    ``CHUNKLAB_ENCODER_WINDOW`` are checked."""
+    from .chunking.config import recorded_tokenizer
+    from .chunking.sizes import tokenizer_choice, use_tokenizer
+
+    path, window = getattr(args, "tokenizer", None), getattr(args, "encoder_window", None)
+    if path is None and window is None and getattr(args, "config", None):
+        path, window = recorded_tokenizer(args.config)
+        if path is not None or window is not None:
+            use_tokenizer(path, window, where=f"{args.config} tokenizer")
+            return
+    if path is None and window is None:
+        tokenizer_choice()  # what the environment names must be usable
+        return
+    use_tokenizer(path, window)
 
 
 def limit_file_size(mib: float | None) -> None:

@@ -63,6 +63,12 @@ def _command(sub, name: str, text: str, example: str | None = None, *,
 DEBUG_HELP = "show the traceback of an error instead of its one-line message"
 MAX_FILE_HELP = ("the largest file read, in MiB: a larger one is skipped unread and reported "
                  "(default 8, or CHUNKLAB_MAX_FILE_MIB)")
+TOKENIZER_HELP = ("a tokenizer.json (any HuggingFace tokenizer), or a sentence-transformers "
+                  "model folder holding one: sizes in tokens and the encoder window's overflow "
+                  "are counted in its tokens (default: the bundled all-MiniLM-L6-v2 "
+                  "tokenizer; chunk --config: the one chosen_config.yaml records)")
+WINDOW_HELP = ("tokens the encoder reads, for the share of chunks over it (default: the model "
+               "folder's max_seq_length, else the tokenizer's truncation length, else 256)")
 PARSE_HELP = ("seconds one file may take to be read and parsed before it is skipped and "
               "reported (default 60, or CHUNKLAB_PARSE_SECONDS; 0: no limit)")
 
@@ -82,6 +88,10 @@ def build_parser() -> argparse.ArgumentParser:
                            metavar="S", help=PARSE_HELP)
         where.add_argument("--max-file-mib", type=float, default=argparse.SUPPRESS,
                            metavar="MIB", help=MAX_FILE_HELP)
+        where.add_argument("--tokenizer", default=argparse.SUPPRESS, metavar="PATH",
+                           help=TOKENIZER_HELP)
+        where.add_argument("--encoder-window", type=int, default=argparse.SUPPRESS,
+                           metavar="N", help=WINDOW_HELP)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     command = functools.partial(_command, sub, parents=[common])
     command("strategies", "list strategies with a one-line description")
@@ -213,6 +223,17 @@ def add_grid_args(parser: argparse.ArgumentParser) -> None:
                              f"{', '.join(DEFAULT_CONTRASTS)} when both are swept)")
 
 
+def workers_count(text: str) -> int | None:
+    """``--workers``: a count, or ``auto`` (None: decided from the work)."""
+    if text.strip().lower() == "auto":
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer or auto; got {text!r}"
+                                         ) from None
+
+
 def add_engine_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--all-pairs", action="store_true",
                         help="test every pair of configs (default: every pair up to 12 "
@@ -220,9 +241,11 @@ def add_engine_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--engine", default="local", choices=["local", "ray"],
                         help="where the sweep runs: local processes, or a Ray cluster "
                              "(needs the ray extra); the results are the same")
-    parser.add_argument("--workers", type=int, default=None, metavar="N",
-                        help="processes (local) or actors (ray); default: every core, or "
-                             "every CPU of the cluster; 1: in this process")
+    parser.add_argument("--workers", type=workers_count, default=None, metavar="N",
+                        help="processes (local) or actors (ray); default auto: as many "
+                             "local processes as pay for their start on the work (1 on a "
+                             "small corpus or a busy machine), or every CPU of the "
+                             "cluster; 1: in this process")
     parser.add_argument("--address", default="", metavar="ADDR",
                         help="ray: the cluster to join (e.g. auto, or ray://head:10001); "
                              "default: a running instance, else a new local one")

@@ -239,7 +239,8 @@ class GridWarning(UserWarning):
 
 
 class CacheWarning(UserWarning):
-    """An embedding cache whose file was unsound (moved aside and rebuilt) or cannot be used."""
+    """An embedding cache whose file was unsound (moved aside and rebuilt), or a cache that
+    cannot be used."""
 
 
 class SchemaError(ChunklabError, ValueError):

@@ -17,7 +17,9 @@ from ..document.links import URL_FIELDS, check_url_template
 from ..errors import ConfigError, FileReadError, validation_message
 from ..util.atomic import write_text_atomic
 from ..util.files import read_utf8
+from ..util.paths import real_path
 from .registry import check_strategy
+from .token_model import ENCODER_WINDOW
 
 DEFAULT_PREFIX = "Context: {path}"
 MAX_SIZE = 1_000_000_000
@@ -197,6 +199,22 @@ def load_config(path: str | os.PathLike) -> ChunkerConfig:
             f"{config.config_id}: the file was edited or written by another version"
         )
     return config
+
+
+def recorded_tokenizer(path: str | os.PathLike) -> tuple[str | None, int | None]:
+    """(tokenizer path, encoder window) a chosen_config.yaml records under ``tokenizer:``
+    (the run it was chosen on counted sizes in them); (None, None) for the bundled one or a
+    file that records none."""
+    data = read_yaml(path)
+    section = data.get("tokenizer") if isinstance(data, dict) else None
+    if not isinstance(section, dict):
+        return None, None
+    file = section.get("tokenizer")
+    given = real_path(file) if isinstance(file, str) and not file.startswith("bundled") \
+        else None
+    window = section.get("encoder_window")
+    kept = isinstance(window, int) and (given is not None or window != ENCODER_WINDOW)
+    return given, window if kept else None
 
 
 def provenance_warnings(path: str | os.PathLike, *, fingerprint: str, version: str) -> list[str]:

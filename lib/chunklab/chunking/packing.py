@@ -47,10 +47,11 @@ class Section:
         return [b for b in self.blocks if b.is_body]
 
 
-def sections(blocks: tuple[Block, ...]) -> Iterator[Section]:
-    """Split at every heading; headings (and front matter) with no content before the next
-    heading chain onto it, and so do the targets (``(label)=``) just before a heading. Made
-    one at a time, as they are read."""
+def sections(blocks: tuple[Block, ...], deepest: int | None = None) -> Iterator[Section]:
+    """Split at every heading of level ``deepest`` or shallower (None: at every heading; a
+    deeper one stays inside its section); headings (and front matter) with no content before
+    the next heading chain onto it, and so do the targets (``(label)=``) just before a
+    heading. Made one at a time, as they are read."""
     current: Section | None = None
     has_content = False  # current.content is not empty
     targets: list[Block] = []  # targets after content, waiting for what follows them
@@ -59,7 +60,8 @@ def sections(blocks: tuple[Block, ...]) -> Iterator[Section]:
         if kind == "target" and has_content:
             targets.append(block)
             continue
-        if current is None or (has_content and kind == "heading"):  # Block.is_heading
+        cuts = kind == "heading" and (deepest is None or block.level <= deepest)
+        if current is None or (has_content and cuts):
             if current is not None:
                 yield current
             current, has_content = Section(), False

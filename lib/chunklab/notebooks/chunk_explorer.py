@@ -18,6 +18,7 @@ from ..document.anchors import SLUG_RULES
 from ..document.corpus import Corpus, Document
 from ..document.sections import Breadcrumbs
 from ..evaluation.queries.queries import Query
+from ..evaluation.scoring.invariants import block_weight
 from ..viz.boundaries import BoundaryView, _View, find_document
 from ..viz.budget import PAGE_BUDGET, Budgeted, share
 from ..viz.positions import Positions
@@ -37,7 +38,6 @@ from .params import (
     parameter,
 )
 from .params import validate as validate_params
-from .splitter_panorama import block_weight
 
 _one_strategy = one_of(strategy_names)
 
@@ -53,7 +53,7 @@ def heading_depth(doc: Document) -> int:
 
 def representative_documents(corpus: Corpus) -> list[str]:
     """Up to three document ids worth a static view, each pick skipping the ones already
-    made: the page with the most fences and tables (``panorama.block_weight``), the longest,
+    made: the page with the most fences and tables (``invariants.block_weight``), the longest,
     and the one with the deepest heading nesting (none when no document has a heading).
     Ties go to the first id, so the picks are the same on every run."""
     picks: list[str] = []

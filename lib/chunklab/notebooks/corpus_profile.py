@@ -1,5 +1,5 @@
 """Notebook 01, the corpus profile: documents, heading provenance and depth, section lengths,
-skipped files and the query mix."""
+skipped files, the load's warnings and the query mix."""
 
 from __future__ import annotations
 
@@ -13,13 +13,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..chunking.sizes import ENCODER_WINDOW, token_counts
+from ..chunking.sizes import encoder_window, token_counts
 from ..document.blocks import ATOMIC
 from ..document.corpus import Corpus, Document
 from ..document.dialect_profile import construct_counts, constructs
 from ..document.headings import EXPLICIT
 from ..document.sections import Breadcrumbs
 from ..evaluation.queries.queries import Query
+from ..evaluation.run import tables
 from ..util.atomic import write_text_atomic
 from ..util.sheets import csv_text
 from ..util.values import missing
@@ -163,9 +164,11 @@ def sections_table(corpus: Iterable[Document]) -> pd.DataFrame:
     return frame.drop(columns="text")
 
 
-def length_stats(sections: pd.DataFrame, *, window: int = ENCODER_WINDOW) -> pd.DataFrame:
+def length_stats(sections: pd.DataFrame, *, window: int | None = None) -> pd.DataFrame:
     """Median, mean, p97 and max section length in chars and tokens; the share and count of
-    sections longer than the encoder window (in tokens), and how tokens were counted."""
+    sections longer than the encoder window (in tokens; None: ``sizes.encoder_window``), and
+    how tokens were counted."""
+    window = window or encoder_window()
     rows = []
     for unit in ("chars", "tokens"):
         values = sections[unit].to_numpy(dtype=float)
@@ -222,6 +225,12 @@ def skipped_table(corpus: Corpus) -> pd.DataFrame:
     return pd.DataFrame([s.as_dict() for s in corpus.skipped], columns=["path", "reason"])
 
 
+def warnings_table(corpus: Corpus) -> pd.DataFrame:
+    """What the load did other than read a file as marked up, one row each (the columns of
+    document_warnings.csv; empty when it read every file as marked up)."""
+    return tables.DOCUMENT_WARNINGS.frame(corpus.warning_rows())
+
+
 def query_mix(queries, corpus: Corpus) -> pd.DataFrame:
     """Queries per kind: how many, how many carry an answer span, documents they point to."""
     known = {doc.id for doc in corpus}
@@ -235,8 +244,10 @@ def query_mix(queries, corpus: Corpus) -> pd.DataFrame:
 
 
 def profile_numbers(corpus: Corpus, sections: pd.DataFrame, *,
-                window: int = ENCODER_WINDOW) -> dict:
-    """The profile's headline figures as plain JSON-ready values."""
+                window: int | None = None) -> dict:
+    """The profile's headline figures as plain JSON-ready values (``window``: the encoder
+    window, None: ``sizes.encoder_window``)."""
+    window = window or encoder_window()
     stats = length_stats(sections, window=window).set_index("unit")
     docs = documents_table(corpus)
     return {
@@ -252,6 +263,7 @@ def profile_numbers(corpus: Corpus, sections: pd.DataFrame, *,
         "over_window": int(stats.loc["tokens", "over_window"] or 0),
         "over_window_share": _plain(stats.loc["tokens", "over_window_share"]),
         "structure_sources": dict(Counter(doc.structure_source for doc in corpus)),
+        "warnings": dict(Counter(warning.kind for _, warning in corpus.warnings())),
         **_dialect_numbers(dialects_table(corpus)),
     }
 

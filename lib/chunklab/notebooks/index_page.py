@@ -1,6 +1,7 @@
 """The report's index.html: the choice first, as a picture and in words (every config's
 primary metric with its interval, the trade-off against bundle size, the runner-up named and
-the verdict said), then what to know before reading the numbers, the headline table, the
+the verdict said), then what to know before reading the numbers (the corpus load's warnings
+among it: how many, the first few, a link to them all), the headline table, the
 notebooks with their status and time, and links to every view and file. Rendered from a
 Jinja2 template with every value escaped; the tables through ``viz.tables``."""
 
@@ -19,6 +20,7 @@ from ..evaluation.choice.candidates import candidates as choice_candidates
 from ..evaluation.choice.mode_candidates import by_candidate, candidate_id, mode_suffix
 from ..evaluation.choice.rules import BUNDLE_TOKENS, ChoiceRule
 from ..evaluation.retrieval.modes import PLAIN
+from ..evaluation.run import tables
 from ..evaluation.run.runs import SweepResult, load_run
 from ..evaluation.run.sweep import KEY_METRICS
 from ..util.atomic import write_text_atomic
@@ -28,7 +30,7 @@ from ..viz.tables import interval_text, styled, table_html
 TEMPLATE = "index.html.j2"
 SWEEP_FILES = ("run.json", "summary.csv", "chunk_stats.csv", "significance.csv",
                "per_query.parquet", "retrieved.parquet", "chunks.parquet", "chosen_config.yaml",
-               "constraint_margins.svg", "query_kinds.csv")
+               "constraint_margins.svg", "query_kinds.csv", tables.DOCUMENT_WARNINGS.file)
 CHOSEN_ON = {"tuning": "the tuning queries", "all": "all queries, too few to split"}
 
 
@@ -190,6 +192,22 @@ def kinds_html(out_dir: Path) -> str:
     return table_html(styled(frame, highlight=used.astype(bool)))
 
 
+FIRST_WARNINGS = 5
+"""Warnings of the corpus load shown on the index; the rest are in the linked file."""
+
+
+def load_warnings(out_dir: Path) -> dict[str, Any] | None:
+    """The corpus load's warnings the sweep wrote (document_warnings.csv): their number, the
+    count per kind, the first ``FIRST_WARNINGS`` and the file; None when there is no file."""
+    if not (out_dir / tables.DOCUMENT_WARNINGS.file).is_file():
+        return None
+    frame = tables.DOCUMENT_WARNINGS.read(out_dir)
+    counts = frame["kind"].value_counts()
+    return {"count": len(frame), "file": tables.DOCUMENT_WARNINGS.file,
+            "kinds": ", ".join(f"{kind} {n}" for kind, n in counts.items()),
+            "first": frame.head(FIRST_WARNINGS).to_dict("records")}
+
+
 def _run(out_dir: Path) -> tuple[SweepResult | None, str]:
     try:
         return by_candidate(load_run(out_dir)), ""
@@ -219,6 +237,7 @@ def write_index(out_dir: Path, runs, params) -> Path:
         choice=choice_view(out_dir, data) if data else None,
         no_choice=problem or "No chosen_config.yaml was written (see notebook 06).",
         picture=picture, candidates=candidates, notes=notes(run), kinds=kinds_html(out_dir),
+        load_warnings=load_warnings(out_dir),
         headline=headline_table(run, chosen_candidate(data)),
         views=[p.name for p in sorted(out_dir.glob("*.html")) if p.name not in notebook_pages],
         files=[n for n in SWEEP_FILES if (out_dir / n).is_file()])

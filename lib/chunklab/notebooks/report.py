@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import sys
-import tempfile
 import threading
 import time
 import warnings
@@ -35,11 +35,12 @@ from ..evaluation.scoring.structure import GOLD_FILE
 from ..util.atomic import remove_leftovers, write_atomic, write_text_atomic
 from ..util.paths import shown_paths
 from .index_page import chosen_config, write_index
+from .kernels import KERNEL, Kernels
 from .params import repo_root, resolve_output
 from .params import validate as validate_params
 from .strategy_sweep import SweepInputs, sweep_params
+from .timing import NotebookTime, notebook_time, sweep_stages, time_lines
 
-KERNEL = "python3"
 DEFAULT_NOTEBOOKS = ("01_corpus_profile", "02_splitter_panorama", "03_strategy_sweep",
                      "04_chunk_explorer", "05_structure_signal", "06_choose_and_export")
 """Run in this order; each must exist (a missing one is an error before anything runs)."""
@@ -110,6 +111,17 @@ class Report:
     note: str = ""
     """Why the report went into a subfolder of the folder asked for, or replaced the run
     there ("" when neither)."""
+    seconds: float = 0.0
+    """Wall seconds of the whole report."""
+
+    def times(self) -> list[NotebookTime]:
+        """Each executed notebook's time, split into kernel start, imports, cells, export."""
+        found = (notebook_time(r.name, r.notebook, r.seconds) for r in self.runs if r.notebook)
+        return [t for t in found if t is not None]
+
+    def time_lines(self) -> list[str]:
+        """Where the time went: per notebook, the start share, the sweep's stages."""
+        return time_lines(self.times(), sweep_stages(self.out_dir), self.seconds)
 
     @property
     def failed(self) -> list[NotebookRun]:
@@ -239,10 +251,13 @@ def share(path: Path, folders: Sequence[str | os.PathLike]) -> Path:
 
 
 def run_notebook(name: str, source: Path, out_dir: Path, values: dict, *,
-                 progress: str = "") -> NotebookRun:
-    """Execute ``source`` into ``out_dir/<name>.ipynb`` (cwd = repo root), then export it.
-    With ``progress`` (the label to show), a bar counts cells on a terminal and a line every
-    ``HEARTBEAT`` seconds says the notebook is still running."""
+                 progress: str = "", kernels: Kernels | None = None) -> NotebookRun:
+    """Execute ``source`` into ``out_dir/<name>.ipynb`` (cwd = repo root) on a kernel from
+    ``kernels`` (else one started for it), then export it (``seconds``: both). The notebook
+    is written once, when it has run, not after every cell (each write of a notebook with
+    charts is megabytes, done twice a cell). With ``progress`` (the label to show), a bar
+    counts cells on a terminal and a line every ``HEARTBEAT`` seconds says the notebook is
+    still running."""
     import papermill
 
     notebook = out_dir / f"{name}.ipynb"
@@ -250,32 +265,34 @@ def run_notebook(name: str, source: Path, out_dir: Path, values: dict, *,
     parameters = {k: v for k, v in values.items() if k in declared_parameters(source)}
     began = time.perf_counter()
     bar = {"desc": progress, "leave": False, "disable": not sys.stderr.isatty()}
+    cwd = repo_root() or Path.cwd()
 
     def execute(tmp: Path) -> None:  # into a temporary file, renamed over the notebook once
-        try:                          # complete: a full disk never leaves half a notebook
-            with warnings.catch_warnings(), heartbeat(progress, began), \
-                    tempfile.TemporaryDirectory(prefix="chunklab-kernel-") as sockets:
-                warnings.filterwarnings("ignore", message=".*does not end in one of")
-                papermill.execute_notebook(str(source), str(tmp), parameters=parameters,
-                                           kernel_name=KERNEL,
-                                           cwd=str(repo_root() or Path.cwd()),
-                                           progress_bar=bar if progress else False,
-                                           log_output=False,
-                                           config=kernel_config(Path(sockets) / "kernel"))
-            run.status = "ok"
-        except OSError:
-            raise
-        except Exception as err:  # a failed notebook is reported; the others still run
-            run.status, run.error = "failed", _describe(err)
-            if not tmp.stat().st_size:
+        with contextlib.ExitStack() as stack:  # complete: a full disk never leaves half a one
+            source_of = kernels or stack.enter_context(Kernels(cwd, 1))
+            manager = source_of.take()
+            stack.callback(source_of.done, manager)
+            try:
+                with warnings.catch_warnings(), heartbeat(progress, began):
+                    warnings.filterwarnings("ignore", message=".*does not end in one of")
+                    papermill.execute_notebook(str(source), str(tmp), parameters=parameters,
+                                               kernel_name=KERNEL, cwd=str(cwd),
+                                               progress_bar=bar if progress else False,
+                                               log_output=False, km=manager,
+                                               request_save_on_cell_execute=False)
+                run.status = "ok"
+            except OSError:
                 raise
+            except Exception as err:  # a failed notebook is reported; the others still run
+                run.status, run.error = "failed", _describe(err)
+                if not tmp.stat().st_size:
+                    raise
 
     try:
         write_atomic(notebook, execute)
     except Exception as err:
         run.status = "failed"
         run.error = run.error or (str(err) if isinstance(err, WriteError) else _describe(err))
-    run.seconds = time.perf_counter() - began
     executed = out_dir / f"{name}.ipynb"
     if executed.is_file():
         try:
@@ -283,6 +300,7 @@ def run_notebook(name: str, source: Path, out_dir: Path, values: dict, *,
             run.html = to_html(executed)
         except Exception as err:  # reported in the index, never fatal
             run.error = (run.error + "\n" if run.error else "") + f"HTML export: {err}"
+    run.seconds = time.perf_counter() - began
     return run
 
 
@@ -306,16 +324,6 @@ def heartbeat(label: str, began: float, every: float = HEARTBEAT) -> Iterator[No
         done.set()
         if thread:
             thread.join()
-
-
-def kernel_config(sockets: Path):
-    """Kernels reach their client over IPC sockets (named ``sockets``-N) instead of local TCP
-    ports: no port is opened, and no kernel warns that it runs over TCP without encryption.
-    Each notebook run gets its own ``sockets`` prefix in a fresh temporary folder, so kernels
-    started at the same time never share a socket and none is left in the working folder."""
-    from traitlets.config import Config
-
-    return Config({"KernelManager": {"transport": "ipc", "ip": str(sockets)}})
 
 
 def _describe(err: Exception) -> str:
@@ -396,11 +404,13 @@ def build_report(out_dir: str | os.PathLike, *, corpus: str = DEFAULT_CORPUS,
     or, with ``strict``, when no config met the rule. ``contrasts`` None gives the default
     planned contrasts whose strategies are both swept; ``modes`` are the retrieval modes
     scored (``evaluation.retrieval.modes``). ``engine`` says where the sweep runs
-    (default: every local core) and ``all_pairs`` asks for every pair of configs to be tested.
+    (default: local processes, as many as pay for their start) and ``all_pairs`` asks for
+    every pair of configs to be tested.
     ``share_text`` False leaves the documents' text out of the chunk explorer's pages (the
     boundary positions and counts stay); ``slug_rule`` and ``url_template``
     (docs/anchors.md) have its hits link their sections in the published site.
     """
+    began = time.perf_counter()
     make_config(slug_rule=slug_rule, url_template=url_template)  # refused here, in one line
     params = sweep_params(validate_params(
         SweepInputs, CORPUS=corpus, QUERIES=queries, HELD_OUT_QUERIES=held_out_queries,
@@ -423,19 +433,22 @@ def build_report(out_dir: str | os.PathLike, *, corpus: str = DEFAULT_CORPUS,
                                      for suffix in (".ipynb", ".html")])
         if any(name.startswith(VIEW_NOTEBOOK) for name, _ in found):
             remove_views(out)
-        for i, (name, source) in enumerate(found, start=1):
-            values = notebook_values(out, params, queries=queries, name=name, engine=engine,
-                                     share_text=share_text, answers=answers,
-                                     slug_rule=slug_rule, url_template=url_template)
-            label = f"[{i}/{len(found)}] {name}"
-            if progress:
-                print(f"{label}: running", flush=True)
-            run = (run_notebook(name, source, out, values, progress=label if progress else "")
-                   if source else NotebookRun(name, None))
-            runs.append(run)
-            if progress:
-                print(f"{label}: {run.status} ({run.seconds:.1f} s)"
-                      + (f" - {run.error.splitlines()[0]}" if run.error else ""), flush=True)
+        with Kernels(repo_root() or Path.cwd(), len(found)) as kernels:
+            for i, (name, source) in enumerate(found, start=1):
+                values = notebook_values(out, params, queries=queries, name=name,
+                                         engine=engine, share_text=share_text, answers=answers,
+                                         slug_rule=slug_rule, url_template=url_template)
+                label = f"[{i}/{len(found)}] {name}"
+                if progress:
+                    print(f"{label}: running", flush=True)
+                run = (run_notebook(name, source, out, values, kernels=kernels,
+                                    progress=label if progress else "")
+                       if source else NotebookRun(name, None))
+                runs.append(run)
+                if progress:
+                    print(f"{label}: {run.status} ({run.seconds:.1f} s)"
+                          + (f" - {run.error.splitlines()[0]}" if run.error else ""),
+                          flush=True)
         index = share(write_index(out, runs, params),
                       [out, params.corpus, params.queries, params.held_out_queries])
-        return Report(out, index, runs, strict, folder.note)
+        return Report(out, index, runs, strict, folder.note, time.perf_counter() - began)

@@ -53,19 +53,12 @@ MAX_OVERSHOOT = 1.5
 """``controls_size`` is ``yes`` only when the largest chunk is at most 1.5 x the size too."""
 
 
-def block_weight(doc: Document) -> tuple:
-    """Sort key, smallest first: the most fences and tables (the blocks a cut destroys), then
-    the most headings, then the longest, then the first id."""
-    headings = sum(b.is_heading for b in doc.blocks)
-    return (-len(invariants.intact_blocks(doc)), -headings, -len(doc.text), doc.id)
-
-
 def representative(corpus: Corpus) -> Document:
     """The page with the most fences and tables, then the most headings, then the longest,
-    then the first id (``block_weight``): where splitters differ most."""
+    then the first id (``invariants.block_weight``): where splitters differ most."""
     if not len(corpus):
         raise ConfigError(f"CORPUS: {corpus.root} holds no document")
-    return min(corpus, key=block_weight)
+    return min(corpus, key=invariants.block_weight)
 
 
 class PanoramaParams(NotebookParams):

@@ -106,7 +106,7 @@ class StrategySweepSetup:
     """Why the run goes elsewhere than OUT_DIR, or replaces the one there ("" otherwise)."""
 
     def describe(self) -> str:
-        workers = self.engine.workers or "every core"
+        workers = self.engine.workers or "auto"
         line = (f"run {self.params.run_id}: {len(self.params.configs())} configs x "
                 f"{len(self.params.retrievers)} retriever(s) x {len(self.params.modes)} "
                 f"retrieval mode(s) -> {self.out_dir} "
@@ -136,7 +136,7 @@ def _params(inputs: SweepInputs, options: dict[str, Any]) -> SweepParams:
 
 
 def sweep_engine(inputs: SweepInputs) -> Engine:
-    """Where the checked inputs say the sweep runs (WORKERS 0: every core)."""
+    """Where the checked inputs say the sweep runs (WORKERS 0: auto)."""
     return Engine.model_validate({"kind": inputs.ENGINE, "workers": inputs.WORKERS or None,
                                   "address": inputs.ADDRESS})
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..chunking.sizes import ENCODER_WINDOW
+from ..chunking.sizes import encoder_window
 from ..chunking.strategies.routed import routed_strategy
 from ..document.corpus import Corpus
 from ..errors import ConfigError
@@ -310,10 +310,12 @@ def tail_sections(corpus: Iterable) -> pd.DataFrame:
     return sections_table(heading_aware_documents(corpus))
 
 
-def tail_stats(sections: pd.DataFrame, *, size: int, window: int = ENCODER_WINDOW
+def tail_stats(sections: pd.DataFrame, *, size: int, window: int | None = None
                ) -> pd.DataFrame:
     """``profile.length_stats`` (median, p97, max; sections over the encoder window) plus
-    the window, the ceiling ``size`` in chars and the sections the ceiling would cut."""
+    the window (None: ``sizes.encoder_window``), the ceiling ``size`` in chars and the
+    sections the ceiling would cut."""
+    window = window or encoder_window()
     stats = length_stats(sections, window=window)
     over = int((sections["chars"] > size).sum())
     stats["window_tokens"] = window

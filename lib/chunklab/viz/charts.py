@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pandas as pd
 
-from ..chunking.sizes import ENCODER_WINDOW, SIZE_FIELDS
+from ..chunking.sizes import SIZE_FIELDS, encoder_window
 from ..errors import ChartError
 from ..evaluation.choice.mode_candidates import SEPARATOR, split_candidate
 from ..evaluation.retrieval.modes import PLAIN
@@ -425,9 +425,11 @@ def heading_depths(depths: pd.DataFrame) -> alt.Chart:
 
 
 def section_lengths(sections: pd.DataFrame, *, unit: str = "tokens",
-                    window: int = ENCODER_WINDOW, bins: int = 30) -> alt.Chart:
+                    window: int | None = None, bins: int = 30) -> alt.Chart:
     """Histogram of section lengths (``profile.sections_table``) with rules at the median,
-    the 97th percentile and, in tokens, the encoder window the tail runs past."""
+    the 97th percentile and, in tokens, the encoder window the tail runs past (None:
+    ``sizes.encoder_window``)."""
+    window = window or encoder_window()
     values = sections[unit].to_numpy(dtype=float)
     counts, edges = np.histogram(values, bins=bins) if len(values) else (
         np.zeros(0, dtype=int), np.zeros(1))

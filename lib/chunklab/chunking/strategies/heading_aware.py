@@ -1,11 +1,12 @@
-"""Heading-aware strategies on markdown-it blocks: AST merge (+ breadcrumb), heading flush."""
+"""Heading-aware strategies on markdown-it blocks: AST merge (+ breadcrumb), the dominant
+heading level as the backbone, heading flush."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
 from ...document.corpus import Document
-from ...document.sections import Breadcrumbs, common_prefix
+from ...document.sections import Breadcrumbs, common_prefix, dominant_level
 from ..build import ChunkBuilder, register
 from ..config import ChunkerConfig
 from ..packing import (
@@ -73,23 +74,27 @@ def _related(crumbs: Breadcrumbs, a: Piece, b: Piece) -> bool:
     return shared >= 1 and shared >= max(len(path_a), len(path_b)) - 1
 
 
-def ast_pieces(doc, config, crumbs: Breadcrumbs | None = None) -> Iterator[Piece]:
+def ast_pieces(doc, config, crumbs: Breadcrumbs | None = None, *,
+               deepest: int | None = None) -> Iterator[Piece]:
     """The pieces of ``doc``, section by section as they are packed (``crumbs``: the
-    document's Breadcrumbs, when already made)."""
+    document's Breadcrumbs, when already made; ``deepest``: the deepest heading level that
+    opens a section, None: every heading)."""
     sizer = Sizer(doc.text, config.unit)
-    pieces = (p for s in sections(doc.blocks) for p in section_pieces(doc, s, config, sizer))
+    pieces = (p for s in sections(doc.blocks, deepest)
+              for p in section_pieces(doc, s, config, sizer))
     if config.min_size <= 0:
         return pieces
     return merge_tiny(pieces, crumbs or Breadcrumbs(doc.blocks), config, sizer)
 
 
-def _build(doc, config, pieces: Iterable[Piece] | None, name: str, prefix: bool) -> list:
-    """Chunks of ``pieces`` (None: ``ast_pieces``, made while the chunks are built, so a
-    document's pieces are never all held at once)."""
+def _build(doc, config, pieces: Iterable[Piece] | None, name: str, prefix: bool, *,
+           deepest: int | None = None) -> list:
+    """Chunks of ``pieces`` (None: ``ast_pieces`` cut at headings down to ``deepest``, made
+    while the chunks are built, so a document's pieces are never all held at once)."""
     use_prefix = prefix if config.prefix is None else config.prefix
     builder = ChunkBuilder(doc, config, prefix=use_prefix, strategy=name)
-    return builder.build(ast_pieces(doc, config, builder.crumbs) if pieces is None
-                         else pieces)
+    return builder.build(ast_pieces(doc, config, builder.crumbs, deepest=deepest)
+                         if pieces is None else pieces)
 
 
 @register(
@@ -107,6 +112,16 @@ def ast_merge(doc: Document, config: ChunkerConfig) -> list[Chunk]:
 )
 def ast_breadcrumb(doc: Document, config: ChunkerConfig) -> list[Chunk]:
     return _build(doc, config, None, "ast_breadcrumb", True)
+
+
+@register(
+    "dominant_level",
+    "ast_breadcrumb with sections only at the document's dominant heading level (the "
+    "shallowest that repeats) and above; deeper headings stay inside and label their pieces",
+    prefix=True,
+)
+def dominant_level_split(doc: Document, config: ChunkerConfig) -> list[Chunk]:
+    return _build(doc, config, None, "dominant_level", True, deepest=dominant_level(doc.blocks))
 
 
 @register(

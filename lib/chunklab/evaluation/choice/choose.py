@@ -157,6 +157,9 @@ class Choice:
     """Constraints of the rule that do not apply to its retriever (so they excluded nothing)."""
     identical: list[str] = field(default_factory=list)
     """Configs whose chunks are identical to the chosen one's (the same config in effect)."""
+    tokenizer: dict[str, Any] | None = None
+    """The tokenizer the run counted sizes in and its encoder window (run.json ``tokenizer``;
+    None for a run made before it was recorded): ``chunklab chunk --config`` uses them."""
     stability: Stability | None = None
     """The rule over repeated seeded splits: how often each config is chosen, its held-out
     scores, the configs the evidence cannot separate, the smallest detectable difference
@@ -215,7 +218,8 @@ def choose(result_or_run_dir, rule: ChoiceRule, *, strict: bool = False) -> Choi
         held_out=_held_out(run, rule, chosen, runner) if name == TUNING else {},
         excluded=excluded(table, rule), not_binding=rule.not_binding(),
         identical=[n for n in str(chosen.get("identical") or "").split(", ") if n],
-        stability=steady, mode=split_candidate(chosen["config_id"])[1])
+        stability=steady, tokenizer=info.get("tokenizer"),
+        mode=split_candidate(chosen["config_id"])[1])
 
 
 def _closest(table: pd.DataFrame, rule: ChoiceRule) -> pd.DataFrame:

@@ -19,7 +19,8 @@ def export_choice(choice: Choice, path: str | os.PathLike) -> Path:
     """Write the chosen config (a folder gets ``chosen_config.yaml``) and its retrieval mode
     (``retrieval_mode``, what the adapters apply) with the rule, whether a
     config met it, the scores, the held-out report, the corpus fingerprint, the chunklab
-    version, the run id, the runner-up and the verdict; ``chunklab chunk --config`` reads it."""
+    version, the run id, the tokenizer sizes were counted in, the runner-up and the verdict;
+    ``chunklab chunk --config`` reads it."""
     target = Path(path)
     if target.suffix not in (".yaml", ".yml"):
         target = target / "chosen_config.yaml"
@@ -33,6 +34,7 @@ def export_choice(choice: Choice, path: str | os.PathLike) -> Path:
         chosen_on=choice.query_set,
         scores=choice.scores, held_out=_held_out(choice), corpus=choice.corpus,
         chunklab_version=versions()["chunklab"], run_id=choice.run_id,
+        tokenizer=choice.tokenizer,
         runner_up=None if runner is None else {
             name: runner[name] for name in (*CONFIG_FIELDS, choice.rule.primary_metric,
                                             "ci_low", "ci_high", BUNDLE_TOKENS)},

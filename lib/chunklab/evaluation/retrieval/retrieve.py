@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -18,8 +19,10 @@ import numpy as np
 from tqdm import tqdm
 
 from ...chunking.encoder import load_encoder
-from ...chunking.sizes import ENCODER
+from ...chunking.sizes import ENCODER, counts_in_model, tokenizer_choice
 from ...errors import CacheWarning, RetrieverError, UnknownRetrieverError
+from ...util.code_version import code_version, package_version
+from ...util.content_cache import ContentCache, cache_root, digest
 
 RRF_K = 60
 Hits = list[tuple[str, float]]
@@ -70,6 +73,18 @@ def cjk_bigrams(text: str) -> str:
     return _CJK_RUN.sub(lambda m: " ".join(m[0][i : i + 2] for i in range(len(m[0]) - 1)), text)
 
 
+TOKENS = ContentCache("bm25-tokens")
+"""BM25 tokenisations of earlier runs, by text and ``tokenizer_version``."""
+
+
+@functools.cache
+def tokenizer_version() -> str:
+    """What a text's BM25 tokens depend on besides the text: chunklab's code, bm25s and the
+    stemmer (their versions), English stop words and stemming."""
+    return (f"{code_version()} bm25s {package_version('bm25s')} "
+            f"PyStemmer {package_version('PyStemmer')} stopwords=en stemmer=english")
+
+
 @lru_cache(maxsize=1)
 def _stemmer() -> Any:
     import Stemmer
@@ -78,12 +93,28 @@ def _stemmer() -> Any:
 
 
 def lexical_terms(texts: list[str]) -> list[list[str]]:
-    """Each text's terms as the BM25 retriever indexes and queries them: bm25s's tokenizer
-    over ``cjk_bigrams`` of the text, English stop words dropped, PyStemmer's English stems."""
-    import bm25s
-
+    """Each text's terms as the BM25 retriever indexes and queries them (bm25s's tokenizer
+    over ``cjk_bigrams`` of the text, English stop words dropped, PyStemmer's English stems),
+    read from ``TOKENS`` where an earlier run made them (kept joined by spaces: a token is a
+    run of word characters)."""
     if not texts:
         return []
+    if TOKENS.disabled:
+        return _tokenize(texts)
+    keys = [digest(tokenizer_version(), text) for text in texts]
+    found = TOKENS.get_many(keys)
+    missing = list(dict.fromkeys(k for k in keys if k not in found))
+    if missing:
+        where = dict(zip(keys, texts, strict=True))
+        made = dict(zip(missing, _tokenize([where[k] for k in missing]), strict=True))
+        TOKENS.put_many({k: " ".join(tokens) for k, tokens in made.items()})
+        return [made[k] if k in made else found[k].split() for k in keys]
+    return [found[k].split() for k in keys]
+
+
+def _tokenize(texts: list[str]) -> list[list[str]]:
+    import bm25s
+
     return bm25s.tokenize([cjk_bigrams(t) for t in texts], stopwords="en", stemmer=_stemmer(),
                           return_ids=False, show_progress=False)
 
@@ -132,11 +163,7 @@ class BM25Retriever:
 def default_cache_dir() -> Path:
     """``$CHUNKLAB_CACHE/embeddings``, else ``$XDG_CACHE_HOME/chunklab/embeddings``, else
     ``~/.cache/chunklab/embeddings``."""
-    root = os.environ.get("CHUNKLAB_CACHE")
-    if root:
-        return Path(root) / "embeddings"
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "chunklab" / "embeddings"
+    return cache_root() / "embeddings"
 
 
 class EmbeddingCache:
@@ -301,6 +328,14 @@ class DenseRetriever:
         progress: bool | None = None,
     ):
         self.model_path = model_path
+        if not counts_in_model(model_path):
+            counted = tokenizer_choice().path or f"the bundled {ENCODER} tokenizer"
+            fix = (f"give --tokenizer {model_path} (sizes.use_tokenizer) to count in its "
+                   "tokens" if model_path else "its chunks were sized in another model's "
+                   "tokens")
+            warnings.warn(f"the dense model {model_path or ENCODER} reads its own tokenizer, "
+                          f"but sizes and the encoder window are counted in {counted}: {fix}",
+                          RuntimeWarning, stacklevel=2)
         self.progress = progress
         """A bar counting texts embedded (with texts/s): None shows it on a terminal only."""
         self.model_name = model_name or (Path(model_path).name if model_path else ENCODER)

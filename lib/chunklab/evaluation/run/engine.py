@@ -1,10 +1,11 @@
-"""Where a sweep's units of work run: in this process, over local processes (every core by
-default) or on a Ray cluster (``ray_engine``); ``launch`` starts the one an Engine names. An
-engine changes only where and how fast the work runs: the units (``units``) and their order
-are the same, and so are the results."""
+"""Where a sweep's units of work run: in this process, over local processes (as many as pay
+for their start, by default) or on a Ray cluster (``ray_engine``); ``launch`` starts the one an
+Engine names. An engine changes only where and how fast the work runs: the units (``units``)
+and their order are the same, and so are the results."""
 
 from __future__ import annotations
 
+import math
 import multiprocessing
 import os
 import select
@@ -13,6 +14,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -32,19 +34,68 @@ PRELOAD = ["chunklab.evaluation.run.sweep", "bm25s", "Stemmer"]
 """Imported once by the process local workers are forked from (clean: no thread or lock of
 this process is inherited), so that a worker starts ready."""
 WORKERS_VARIABLE = "CHUNKLAB_WORKERS"
-"""Environment variable: the default number of local workers (else every core)."""
+"""Environment variable: the default number of local workers, or ``auto`` (the default)."""
 SHARDS_PER_WORKER = 4
 """Document shards per worker: enough to even out documents of unequal length."""
+AUTO = "auto"
 
 
-def default_workers() -> int:
-    """``$CHUNKLAB_WORKERS`` when set, else every core."""
+def default_workers() -> int | None:
+    """``$CHUNKLAB_WORKERS`` when it is a count, else None: decided from the work
+    (``auto_workers``)."""
     value = os.environ.get(WORKERS_VARIABLE, "").strip()
-    if value:
+    if value and value.lower() != AUTO:
         if not value.isdigit() or int(value) < 1:
-            raise ConfigError(f"{WORKERS_VARIABLE} must be a positive integer; got {value!r}")
+            raise ConfigError(f"{WORKERS_VARIABLE} must be a positive integer or {AUTO}; "
+                              f"got {value!r}")
         return int(value)
-    return all_cores()
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Work:
+    """What a sweep has to do: what ``auto_workers`` weighs a pool's start against."""
+
+    chars: int
+    """Characters of the corpus (every config chunks, indexes and scores all of them)."""
+    units: int
+    """Configs x retrievers."""
+    queries: int
+
+
+CPU_PER_MB = 0.35
+"""CPU seconds a config x BM25 costs per MB of corpus (chunk, index, score): 2.75 CPU-s for
+4 configs of the sample corpus grown to 2 MB, in one process."""
+CPU_PER_QUERY = 0.0007
+"""CPU seconds a config x BM25 costs per query (metrics, bundles): the sample's 95 queries
+cost about 0.07 CPU-s a config."""
+POOL_START = 1.0
+"""CPU seconds before a pool's first unit runs: the forkserver imports the sweep, bm25s and
+the stemmer (0.57 CPU-s measured), then forks each worker."""
+SHIP_PER_MB = 0.05
+"""CPU seconds to hand one worker the parsed documents, per MB of corpus (pickled here,
+unpickled there)."""
+MARGIN = 1.25
+"""A pool is started only when its estimate beats one process by this factor: an estimate
+off by a quarter never makes a run slower."""
+
+
+def auto_workers(work: Work, *, cores: int | None = None, busy: float | None = None) -> int:
+    """How many local processes pay for their start on ``work``: 1 unless a pool's start and
+    shipping (``POOL_START``, ``SHIP_PER_MB``) plus the work shared out beats the work done
+    here by ``MARGIN``, on the cores no other process keeps busy (``busy``: the 1-minute
+    load average beyond this process)."""
+    cores = all_cores() if cores is None else cores
+    busy = max(os.getloadavg()[0] - 1.0, 0.0) if busy is None else busy
+    free = max(1, min(cores, math.floor(cores - busy + 0.5)))
+    mb = work.chars / 1e6
+    serial = work.units * (mb * CPU_PER_MB + work.queries * CPU_PER_QUERY)
+    best, best_seconds = 1, serial
+    for n in range(2, free + 1):
+        seconds = POOL_START + n * mb * SHIP_PER_MB + serial / n
+        if seconds * MARGIN < serial and seconds < best_seconds:
+            best, best_seconds = n, seconds
+    return best
 
 
 def all_cores() -> int:
@@ -63,15 +114,17 @@ class Engine(BaseModel):
     kind: Literal["local", "ray"] = Field(
         default="local", description="local: processes on this machine; ray: a Ray cluster")
     workers: PositiveInt | None = Field(
-        default=None, description="processes (local) or actors (ray); default: every core "
-                                  "of this machine ($CHUNKLAB_WORKERS if set), or every CPU "
-                                  "of the cluster")
+        default=None, description="processes (local) or actors (ray); default (auto): as "
+                                  "many local processes as pay for their start on the work "
+                                  "($CHUNKLAB_WORKERS if set), or every CPU of the cluster")
     address: str = Field(
         default="", description="ray: the cluster to join (e.g. ray://head:10001 or auto); "
                                 "default: the running instance, else a local one")
 
     def describe(self, workers: int) -> dict[str, Any]:
-        return {"kind": self.kind, "workers": workers, "address": self.address}
+        chosen = "given" if self.workers or default_workers() else AUTO
+        return {"kind": self.kind, "workers": workers, "address": self.address,
+                "chosen": chosen}
 
 
 class Executor:

@@ -5,7 +5,6 @@ its declared schema; its folder (locked, refused when it holds another run) is
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import itertools
 import json
@@ -24,8 +23,10 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from ...chunking.config import MAX_SIZE, ChunkerConfig, make_config
 from ...chunking.records import Chunk
 from ...chunking.registry import check_strategy
+from ...chunking.sizes import tokenizer_choice
 from ...errors import ChoiceError, UnknownRetrieverError
 from ...util.atomic import write_atomic, write_text_atomic
+from ...util.code_version import code_version
 from ...util.paths import real_path, shared_path
 from ..queries.mining import MAX_SOURCES, DroppedQueries
 from ..queries.queries import MIN_SPLIT
@@ -193,6 +194,9 @@ class SweepResult:
     chunk_stats: pd.DataFrame
     significance: pd.DataFrame
     run_info: RunInfo = field(default_factory=lambda: RunInfo())  # type: ignore[typeddict-item]
+    document_warnings: pd.DataFrame = field(
+        default_factory=lambda: tables.DOCUMENT_WARNINGS.frame([]))
+    """What the corpus load did other than read a file as marked up (``Corpus.warnings``)."""
 
     @property
     def chunks(self) -> pd.DataFrame:
@@ -210,6 +214,8 @@ class CorpusInfo(TypedDict):
     fingerprint: str
     documents: int
     skipped: list[dict[str, str]]
+    warnings: dict[str, int]
+    """Warnings of the load per kind (document_warnings.csv lists them)."""
 
 
 class RunInfo(TypedDict):
@@ -232,6 +238,9 @@ class RunInfo(TypedDict):
     """How the queries were split into tuning and held-out sets (``QuerySplit.report``)."""
     token_method: str
     """How token sizes were made: ``tokenizer`` (counted) or ``estimate`` (words x 1.3)."""
+    tokenizer: dict[str, Any]
+    """The tokenizer sizes were counted in and the encoder window (``TokenModel.as_dict``:
+    ``bundled (all-MiniLM-L6-v2)`` and 256 unless chosen)."""
     configs: int
     identical_configs: list[Any]
     """Configs whose chunks equal an earlier config's (``grid.SameChunks``): scored once."""
@@ -269,39 +278,6 @@ def versions() -> dict[str, str]:
         except metadata.PackageNotFoundError:
             found[name] = "not installed"
     return {"python": platform.python_version(), **found, "chunklab_code": code_version()}
-
-
-CODE_STAGES = ("errors.py", "util", "document", "chunking", "evaluation")
-"""The parts of chunklab whose code decides a part's content (what is read, chunked and
-scored), digested into the parts' key."""
-KEY_PACKAGES = ("markdown-it-py", "mdit-py-plugins", "bm25s", "tokenizers",
-                "pytrec-eval-terrier")
-"""The packages whose versions decide a part's content, also in the key."""
-
-
-@functools.cache
-def code_version() -> str:
-    """A digest of the source of ``CODE_STAGES`` and the versions of ``KEY_PACKAGES``: it
-    changes with any change to the code that reads, chunks or scores (the package's own
-    version does not, between releases), so a part made by other code is never reused."""
-    package = Path(__file__).resolve().parents[2]
-    digest = hashlib.sha256()
-    for stage in CODE_STAGES:
-        files = [package / stage] if stage.endswith(".py") else \
-            sorted((package / stage).rglob("*"))
-        for path in files:
-            if path.suffix == ".py":
-                digest.update(path.relative_to(package).as_posix().encode() + b"\0")
-                digest.update(path.read_bytes() + b"\0")
-    digest.update(json.dumps([_version(name) for name in KEY_PACKAGES]).encode())
-    return digest.hexdigest()[:16]
-
-
-def _version(name: str) -> str:
-    try:
-        return metadata.version(name)
-    except metadata.PackageNotFoundError:
-        return "not installed"
 
 
 # --- parts: each config's finished work, reused only under the same key (Parts) ---------
@@ -359,11 +335,14 @@ class Parts:
     version: str = field(default_factory=lambda: code_version())
     """What made the parts: ``code_version``."""
     asked: set[Path] = field(default_factory=set)
+    sizes: str = field(default_factory=lambda: tokenizer_choice().key())
+    """The tokenizer and window sizes were counted in (``TokenModel.key``: empty for the
+    bundled ones, so their parts keep their keys)."""
 
     def key(self, config_id: str, retriever: str = "") -> str:
         """Chunk parts depend on the corpus, the config and the version; scored parts also on
         the retriever, the queries and the scoring settings."""
-        inputs = [self.corpus, self.version, config_id]
+        inputs = [self.corpus, self.version, config_id, *([self.sizes] if self.sizes else [])]
         if retriever:
             inputs += [retriever, self.queries, self.scoring]
         return hashlib.sha256("\0".join(inputs).encode()).hexdigest()[:12]
@@ -399,7 +378,8 @@ def write_results(result: SweepResult, chunk_parts: list[Path] | None = None) ->
     for table, frame in ((tables.RETRIEVED, result.retrieved),
                          (tables.PER_QUERY, result.per_query), (tables.SUMMARY, result.summary),
                          (tables.CHUNK_STATS, result.chunk_stats),
-                         (tables.SIGNIFICANCE, result.significance)):
+                         (tables.SIGNIFICANCE, result.significance),
+                         (tables.DOCUMENT_WARNINGS, result.document_warnings)):
         table.write(run_dir, frame)
     if chunk_parts is not None:
         tables.CHUNKS.write_parts(run_dir, chunk_parts)
@@ -417,13 +397,16 @@ def load_run(run_dir: str | os.PathLike) -> SweepResult:
     info = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
     significance = (tables.SIGNIFICANCE.read(run_dir)
                     if (run_dir / tables.SIGNIFICANCE.file).is_file() else pd.DataFrame())
+    warned = (tables.DOCUMENT_WARNINGS.read(run_dir)
+              if (run_dir / tables.DOCUMENT_WARNINGS.file).is_file()
+              else tables.DOCUMENT_WARNINGS.frame([]))
     return SweepResult(
         params=SweepParams.from_shared(info["params"]), run_dir=run_dir,
         loaded_chunks=None, retrieved=plain_mode(tables.RETRIEVED.read(run_dir)),
         per_query=plain_mode(tables.PER_QUERY.read(run_dir)),
         summary=plain_mode(tables.SUMMARY.read(run_dir)),
         chunk_stats=tables.CHUNK_STATS.read(run_dir), significance=plain_mode(significance),
-        run_info=info)
+        run_info=info, document_warnings=warned)
 
 
 def plain_mode(frame: pd.DataFrame) -> pd.DataFrame:

@@ -6,6 +6,7 @@ import os
 import tempfile
 import time
 import warnings
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -17,7 +18,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from ...chunking.config import ChunkerConfig
-from ...chunking.sizes import ENCODER, token_method
+from ...chunking.sizes import ENCODER, token_method, tokenizer_choice
 from ...document.corpus import Corpus, load_corpus
 from ...errors import GridWarning
 from ...util.paths import real_path, repo_root, shown_path
@@ -119,7 +120,9 @@ def _sweep(params: SweepParams, out_dir: str | os.PathLike | None, inputs: Input
     split, by_source = inputs.split, inputs.by_source
     run_dir = prepare(params, out_dir,  # once the inputs hold: a refused run leaves no params
                       overwrite=overwrite)
-    with _parts_folder(run_dir) as folder, start(engine, list(corpus), queries) as executor:
+    units = len(configs) * len(params.retrievers)
+    with _parts_folder(run_dir) as folder, start(engine, list(corpus), queries,
+                                                 units) as executor:
         parts = run_parts(folder, params, corpus, queries)
         with stage("chunk"):
             digests, pending, reused = _chunk_all(configs, corpus, parts, executor, progress)
@@ -153,10 +156,12 @@ def _sweep(params: SweepParams, out_dir: str | os.PathLike | None, inputs: Input
             "run_id": params.run_id, "params": params.shared(), "versions": versions(),
             "corpus": {"root": shown_path(real_path(params.corpus), base=repo_root() or None),
                        "fingerprint": corpus.fingerprint, "documents": len(corpus),
-                       "skipped": [s.as_dict() for s in corpus.skipped]},
+                       "skipped": [s.as_dict() for s in corpus.skipped],
+                       "warnings": dict(Counter(w.kind for _, w in corpus.warnings()))},
             "queries": len(queries), "queries_fingerprint": parts.queries,
             "queries_dropped": dropped, "queries_by_source": by_source,
             "query_split": split.report(), "token_method": token_method(),
+            "tokenizer": tokenizer_choice().as_dict(),
             "configs": len(configs), "identical_configs": same, "warnings": notes,
             "reused_parts": reused, "embedding_cache": embedded,
             "engine": engine.describe(executor.workers),
@@ -169,7 +174,8 @@ def _sweep(params: SweepParams, out_dir: str | os.PathLike | None, inputs: Input
             pd.concat([read_part(p) for p in chunk_paths], ignore_index=True))
         result = SweepResult(params, run_dir, held, retrieved,
                              tables.PER_QUERY.conform(per_query), summary, chunk_stats,
-                             significance, info)
+                             significance, info,
+                             tables.DOCUMENT_WARNINGS.frame(corpus.warning_rows()))
         if run_dir:
             write_results(result, chunk_paths)
             parts.remove_stale()

@@ -316,9 +316,24 @@ SIGNIFICANCE = Table("significance.csv", "paired tests on the key metrics, per r
                         "retriever"),
     ("verdict", "str", "A better, B better or no significant difference (at p_holm < 0.05)"),
 ))
-RESULT_TABLES = (CHUNKS, RETRIEVED, PER_QUERY, SUMMARY, CHUNK_STATS, SIGNIFICANCE)
-RUN_FILES = ("run.json", *(t.file for t in RESULT_TABLES if t is not SIGNIFICANCE))
-"""What a finished run folder holds (significance.csv may be empty)."""
+DOCUMENT_WARNINGS = Table("document_warnings.csv", "what the corpus load did other than "
+                                                   "read a file as marked up, one row each",
+                          _columns(
+    ("doc_id", "str", "the document, or the skipped file: its path relative to the corpus root"),
+    ("kind", "str", "no_headings (its chunks get line anchors), inferred_headings, "
+                    "nesting_limit (a region parsed on its own), front_matter (not a YAML "
+                    "mapping: read as none), parse_time_limit, size_limit, unsupported_format "
+                    "or not_loaded (the last four: the file was skipped)"),
+    ("message", "str", "what happened and what was done instead"),
+    ("line", "int", "the 1-based line it concerns; 0 for the whole file"),
+))
+RESULT_TABLES = (CHUNKS, RETRIEVED, PER_QUERY, SUMMARY, CHUNK_STATS, SIGNIFICANCE,
+                 DOCUMENT_WARNINGS)
+OPTIONAL_TABLES = (SIGNIFICANCE, DOCUMENT_WARNINGS)
+"""Tables a finished run may lack: significance.csv may be empty; a run made before the load
+recorded its warnings has no document_warnings.csv."""
+RUN_FILES = ("run.json", *(t.file for t in RESULT_TABLES if t not in OPTIONAL_TABLES))
+"""What a finished run folder holds."""
 
 
 def markdown() -> str:

@@ -4,7 +4,6 @@ of proportions, Wilson's of a proportion, Student's t of a mean (with when it is
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
 TANGO = "Tango score"
 """Interval of a paired difference of 0/1 values (Tango 1998): every difference its score
@@ -23,6 +22,8 @@ _BISECTIONS = 60
 
 def z_of(confidence: float) -> float:
     """The two-sided normal quantile of ``confidence``."""
+    from scipy import stats  # here: a notebook that only draws never loads scipy
+
     return float(stats.norm.ppf(0.5 + confidence / 2))
 
 
@@ -81,6 +82,8 @@ def wilson(successes, n, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarr
 def t_interval(mean, sd, n, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
     """Student's t interval of a mean from its sample mean, standard deviation and size
     (arrays; a constant sample gives [mean, mean]; one value says nothing: unbounded)."""
+    from scipy import stats
+
     mean, sd, size = (np.asarray(x, dtype=float) for x in (mean, sd, n))
     with np.errstate(invalid="ignore", divide="ignore"):
         quantile = stats.t.ppf(0.5 + confidence / 2, np.maximum(size - 1, 1))

@@ -76,6 +76,13 @@ def intact_blocks(doc) -> list:
     return [block for block in doc.atoms if block.kind in INTACT_KINDS]
 
 
+def block_weight(doc) -> tuple:
+    """Sort key of a page, smallest first: the most fences and tables (the blocks a cut
+    destroys), then the most headings, then the longest, then the first id."""
+    headings = sum(b.is_heading for b in doc.blocks)
+    return (-len(intact_blocks(doc)), -headings, -len(doc.text), doc.id)
+
+
 def cut_blocks(doc, chunks: list[Chunk], intact: Sequence | None = None) -> list:
     """The fences and tables (at any depth) that some chunk boundary falls strictly inside
     (``intact``: ``intact_blocks(doc)``, when already at hand)."""

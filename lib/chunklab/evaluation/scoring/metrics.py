@@ -14,7 +14,7 @@ import pytrec_eval
 from ...chunking import sizes as chunk_sizes
 from ...chunking.config import ChunkerConfig
 from ...chunking.records import Chunk
-from ...chunking.sizes import ENCODER_WINDOW, SIZE_FIELDS, TOKENIZER, token_counts
+from ...chunking.sizes import SIZE_FIELDS, TOKENIZER, encoder_window, token_counts
 from ...errors import MetricError
 from ..queries.queries import Query, documents_by_id
 from ..retrieval.budget import budget_name, fill_budget
@@ -300,11 +300,12 @@ def lost_characters(chunks: Iterable, docs: dict) -> tuple[int, int]:
 
 
 def over_encoder_limit(chunks: Sequence[Chunk]) -> tuple[float, str]:
-    """(share of embed texts longer than the encoder window, ``tokenizer`` or ``estimate``)."""
+    """(share of embed texts longer than the encoder window (``sizes.encoder_window``), and
+    ``tokenizer`` or ``estimate``)."""
     if not chunks:
         return math.nan, "none"
     counts, method = embed_token_counts(chunks)
-    return float(np.mean(np.asarray(counts) > ENCODER_WINDOW)), method
+    return float(np.mean(np.asarray(counts) > encoder_window())), method
 
 
 def embed_token_counts(chunks: Sequence[Chunk]) -> tuple[list[float], str]:
@@ -312,8 +313,9 @@ def embed_token_counts(chunks: Sequence[Chunk]) -> tuple[list[float], str]:
     how they were made. With the tokenizer: the chunk's ``n_tokens`` plus its prefix's, each
     distinct prefix counted once (a prefix that ends in whitespace shares no word with the
     text, so the counts add up; any other is counted with its text); without it, each embed
-    text estimated whole."""
-    if not chunk_sizes.tokens_available():
+    text estimated whole (and counted whole by a tokenizer whose counts do not add up word by
+    word)."""
+    if not chunk_sizes.tokens_available() or not chunk_sizes.words_add_up():
         return token_counts([c.embed_text for c in chunks], special=True)
     special = chunk_sizes.tokenizer().num_special_tokens_to_add(False)
     prefixes = list({c.embed_prefix for c in chunks})

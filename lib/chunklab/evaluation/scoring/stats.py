@@ -12,7 +12,6 @@ from functools import lru_cache
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from ...errors import ComparisonError
 from . import intervals
@@ -77,6 +76,8 @@ def is_binary(values: np.ndarray) -> bool:
 def sign_test_p(a_only, b_only) -> np.ndarray:
     """Two-sided exact binomial p-value of the discordant counts (``scipy.stats.binomtest``
     with p = 1/2, vectorised: twice the smaller tail, at most 1; 1 with none discordant)."""
+    from scipy import stats  # here: a notebook that only draws never loads scipy
+
     a_only, b_only = np.asarray(a_only), np.asarray(b_only)
     tail = stats.binom.cdf(np.minimum(a_only, b_only), a_only + b_only, 0.5)
     return np.where(a_only + b_only > 0, np.minimum(1.0, 2.0 * tail), 1.0)
