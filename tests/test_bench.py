@@ -81,10 +81,11 @@ def test_the_scale_bench_takes_its_points_and_strategies_from_the_command_line(
 
 def test_the_report_bench_grows_the_corpus_on_disk_and_edits_one_page(tmp_path):
     from chunklab import load_corpus
-    from chunklab.bench.report import edit_one_page, grow_folder
+    from chunklab.bench.report import edit_one_page
+    from chunklab.bench.sweep import write_grown
     from conftest import SAMPLE
 
-    mb = grow_folder(str(SAMPLE), 0.3, tmp_path / "grown")
+    mb = write_grown(str(SAMPLE), 0.3, tmp_path / "grown")[1] / 1e6
     grown = load_corpus(tmp_path / "grown")
     original = load_corpus(SAMPLE)
     assert mb >= 0.3 and len(grown) > len(original)
@@ -102,3 +103,18 @@ def test_the_report_bench_says_when_auto_chose_one_process(capsys):
                    {"label": "grown", "chose": 1, "wall": 15.0}])
     lines = capsys.readouterr().out.splitlines()
     assert "same engine" in lines[-2] and lines[-1].split()[-1] == "1.50"
+
+
+def test_the_chunk_engine_bench_writes_the_grown_corpus_the_sweep_bench_grows(tmp_path):
+    from chunklab import load_corpus
+    from chunklab.bench.sweep import grown, write_grown
+    from chunklab.document.corpus import text_digest
+    from conftest import SAMPLE
+
+    documents, written = write_grown(str(SAMPLE), 0.2, tmp_path)
+    expected = grown(load_corpus(SAMPLE), 0.2)
+    loaded = load_corpus(tmp_path)
+    assert documents == len(expected) == len(loaded) > len(load_corpus(SAMPLE))
+    assert written >= 0.2 * 1_000_000 and not loaded.skipped
+    assert sorted((d.id, text_digest(d.text)) for d in loaded) == sorted(
+        (d.id, text_digest(d.text)) for d in expected)

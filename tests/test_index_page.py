@@ -36,6 +36,23 @@ def test_the_closest_config_keeps_its_note(tmp_path):
     assert str(escape(CLOSEST)) in page and "No config meets every constraint" in page
 
 
+def test_the_page_ends_with_how_to_apply_the_pick(tmp_path):
+    page = index_text(tmp_path, meets_rule=True)
+    last = page.rindex("<h2")
+    assert page[last:].startswith('<h2 id="apply">Apply the pick</h2>')
+    tail = page[last:]
+    config = str(escape(repr(str(tmp_path / "chosen_config.yaml"))))
+    assert f"chunklab chunk --corpus data/sample --config {tmp_path / 'chosen_config.yaml'}" in tail
+    for line in ("load_config(", "ChunklabTextSplitter(", "ChunklabNodeParser.from_config("):
+        assert f"{line}{config})" in tail
+    assert 'href="chosen_config.yaml"' in tail
+
+
+def test_without_a_chosen_config_the_page_shows_no_way_to_apply_one(tmp_path):
+    page = write_index(tmp_path, [], PARAMS).read_text(encoding="utf-8")
+    assert "Apply the pick" not in page
+
+
 def test_the_load_s_warnings_are_counted_with_the_first_few_and_a_link(tmp_path):
     from chunklab.evaluation.run import tables
     from chunklab.notebooks.index_page import FIRST_WARNINGS

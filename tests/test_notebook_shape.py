@@ -118,3 +118,21 @@ def test_papermill_lists_every_parameter_with_type_and_comment(name):
         assert " ".join(comment.split()) in shown, node.target.id
     names = {node.target.id for node in ast.parse(cell.source).body}
     assert {"CORPUS", "QUERIES", "OUT_DIR"} <= names
+
+
+def test_the_choice_notebook_links_its_config_instead_of_printing_it():
+    export = code_cells(read("06_choose_and_export"))[-1].source
+    assert "read_text" not in export and "written_links" in export
+
+
+def test_the_sweep_leads_with_what_decides_and_folds_the_rest():
+    cells = read("03_strategy_sweep").cells
+    numbered = [c.source.splitlines()[0] for c in cells
+                if c.cell_type == "markdown" and re.match(r"## \d+\. ", c.source)]
+    assert numbered[:3] == ["## 1. What the sweep found", "## 2. The planned contrasts",
+                            "## 3. Which differences are real"]
+    assert len(numbered) <= 6
+    after = cells[[c.source.splitlines()[0] if c.source else "" for c in cells].index(
+        numbered[3]):]
+    shown = [c.source for c in after if c.cell_type == "code"][:-1]  # the export cell aside
+    assert shown and all(s.startswith("fold.Folded(") for s in shown)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import ast
+import html
 import json
 import re
+import shlex
 
 import nbformat
 import pandas as pd
@@ -22,6 +24,7 @@ from chunklab.notebooks import choose_and_export as cx
 from chunklab.notebooks import chunk_explorer as ev
 from chunklab.notebooks import corpus_profile as pr
 from chunklab.notebooks import splitter_panorama as pa
+from chunklab.notebooks.index_page import apply_snippets
 from chunklab.notebooks.params import resolve_output, resolve_path
 from chunklab.notebooks.report import (
     build_report,
@@ -271,6 +274,30 @@ def test_the_exported_config_reproduces_the_scored_chunks(report, tmp_path):
     scored = scored[scored["config_id"] == load_config(config).config_id]
     keys = ["id", "doc_id", "start", "end", "text"]
     assert produced[keys].to_dict("records") == scored[keys].to_dict("records")
+
+
+@pytest.mark.slow
+def test_the_choice_page_links_chosen_config_and_holds_no_dump_of_it(report):
+    page = (report.out_dir / "06_choose_and_export.html").read_text()
+    assert 'href="chosen_config.yaml"' in page and 'href="constraint_margins.svg"' in page
+    data = yaml.safe_load((report.out_dir / "chosen_config.yaml").read_text())
+    assert data["verdict"][:40] in html.unescape(page)  # the verdict is said
+    for key in ("chunklab_version:", "tie_break_means:", "run_id:", "corpus:"):
+        assert key not in page, key
+
+
+@pytest.mark.slow
+def test_the_command_the_index_gives_reproduces_the_scored_chunks(report, tmp_path,
+                                                                  monkeypatch):
+    where, command = apply_snippets(report.out_dir, str(MINI))[0]
+    assert "Command line" in where
+    monkeypatch.chdir(tmp_path)
+    assert main(shlex.split(command)[1:]) == 0
+    produced = [json.loads(line)["id"] for line in (tmp_path / "chunks.jsonl").open()]
+    scored = pd.read_parquet(report.out_dir / "chunks.parquet")
+    chosen = load_config(report.out_dir / "chosen_config.yaml").config_id
+    assert produced == list(scored[scored["config_id"] == chosen]["id"])
+    assert 'id="apply"' in report.index.read_text()
 
 
 @pytest.mark.slow

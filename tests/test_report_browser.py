@@ -11,8 +11,10 @@ import pytest
 
 from browser import chromium, count_near, needs_chromium, screenshot
 from chunklab.notebooks.report import DEFAULT_NOTEBOOKS, build_report
+from chunklab.viz.budget import PAGE_HEIGHT
 from chunklab.viz.choice_charts import ROLE_COLOURS
 from conftest import FIXTURES
+from test_explorer import big_markdown
 
 pytestmark = [*needs_chromium, pytest.mark.slow]
 MINI = FIXTURES / "mini_corpus"
@@ -39,9 +41,13 @@ def test_index_page_loads_offline_and_links_the_notebook(report, tmp_path):
 
 
 def test_notebook_charts_are_drawn_with_no_network(report, tmp_path):
-    page = report / "03_strategy_sweep.html"
-    html = page.read_text(encoding="utf-8")
+    html = (report / "03_strategy_sweep.html").read_text(encoding="utf-8")
     assert not re.search(r"<script[^>]+src=[\"']https?:", html)
+    assert '<details class="chunklab-fold"' in html  # most charts are folded: open them
+    page = tmp_path / "opened.html"
+    page.write_text(html.replace('<details class="chunklab-fold"',
+                                 '<details open class="chunklab-fold"'), encoding="utf-8")
+    html = page.read_text(encoding="utf-8")
     # The same page with its SVG charts cut out: those colours come from the charts alone.
     bare = tmp_path / "bare.html"
     bare.write_text(re.sub(r"<svg.*?</svg>", "", html, flags=re.S), encoding="utf-8")
@@ -122,3 +128,39 @@ def test_the_index_leads_with_the_choice_drawn(report, tmp_path):
     chosen, runner = (count_near(pixels, c, tolerance=20) for c in ROLE_COLOURS[:2])
     print(f"chosen-coloured pixels {chosen}, runner-up-coloured {runner}")
     assert chosen > 30 and runner > 30  # both marked in the chart
+
+
+HEIGHT = """<script>
+window.addEventListener("load", () => {
+  const out = document.createElement("pre");
+  out.id = "height";
+  out.textContent = String(document.documentElement.scrollHeight);
+  document.body.appendChild(out);
+});
+</script>"""
+
+
+def page_height(page, tmp_path) -> int:
+    """Pixels of ``page`` laid out 1280 px wide."""
+    copy = page.with_name(f"{page.stem}.height.html")
+    copy.write_text(page.read_text(encoding="utf-8").replace("</body>", HEIGHT + "</body>"),
+                    encoding="utf-8")
+    dom = chromium(tmp_path, "--window-size=1280,900", "--virtual-time-budget=5000",
+                   "--dump-dom", copy.as_uri())
+    copy.unlink()
+    found = re.search(r'<pre id="height">(\d+)</pre>', dom)
+    assert found, "the measuring script did not run"
+    return int(found.group(1))
+
+
+def test_the_explorer_page_keeps_to_its_height_on_long_documents(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name, size in (("long.md", 120_000), ("longer.md", 200_000), ("short.md", 3_000)):
+        (docs / name).write_text(big_markdown(size), encoding="utf-8")
+    built = build_report(tmp_path / "out", corpus=str(docs), queries="",
+                         notebooks=["04_chunk_explorer"], progress=False)
+    assert not built.failed, [r.error for r in built.failed]
+    height = page_height(built.out_dir / "04_chunk_explorer.html", tmp_path)
+    print(f"04_chunk_explorer.html: {height} px (budget {PAGE_HEIGHT})")
+    assert 2_000 < height <= PAGE_HEIGHT

@@ -10,6 +10,7 @@ import pytest
 
 from chunklab.chunking.build import chunk_document
 from chunklab.chunking.config import make_config
+from chunklab.chunking.encoder import load_encoder
 from chunklab.document.corpus import make_document
 from chunklab.errors import ChunklabError, MissingExtraError, RetrieverError, UnknownRetrieverError
 from chunklab.evaluation.retrieval.retrieve import (
@@ -20,7 +21,6 @@ from chunklab.evaluation.retrieval.retrieve import (
     Retriever,
     cjk_bigrams,
     default_cache_dir,
-    load_encoder,
     make_retriever,
     retriever_names,
     top_k,
@@ -194,12 +194,12 @@ def test_embedding_cache_round_trip_keyed_by_model(tmp_path):
 
 
 class FakeEncoder:
-    """Stands in for the sentence-transformers model: one-hot-ish unit vectors per text."""
+    """Stands in for the dense model: one-hot-ish unit vectors per text."""
 
     def __init__(self):
         self.calls: list[list[str]] = []
 
-    def encode(self, texts, **_):
+    def embed(self, texts, batch_size):
         self.calls.append(list(texts))
         vectors = np.array([[len(t), t.count("token") * 10.0, 1.0] for t in texts])
         return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)

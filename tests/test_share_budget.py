@@ -15,7 +15,7 @@ from chunklab.evaluation.run.runs import load_run
 from chunklab.notebooks.chunk_explorer import save_views, shown_views, static_views, validate
 from chunklab.notebooks.report import build_report
 from chunklab.viz.boundaries import BoundaryView
-from chunklab.viz.budget import PAGE_BUDGET, fit, weight
+from chunklab.viz.budget import PAGE_BUDGET, VIEW_HEIGHT, fit, weight
 from conftest import FIXTURES
 from test_explorer import big_markdown
 
@@ -69,6 +69,8 @@ def test_the_explorer_page_stays_under_budget_with_one_huge_document(huge_corpus
     assert max(sizes.values()) <= PAGE_BUDGET, sizes
     page = (report.out_dir / "04_chunk_explorer.html").read_text(encoding="utf-8")
     assert "huge.md: lines 1-" in page and "See it whole with: chunklab view" in page
+    boxes = page.count(f'class="chunklab-box" style="max-height:{VIEW_HEIGHT}px;overflow:auto')
+    assert boxes == 3  # the explorer's view and the two documents' side-by-sides
     small = (report.out_dir / "small.md.ast_breadcrumb_vs_rct.html").read_text(encoding="utf-8")
     assert "chunklab-budget" not in small  # a view within its share is drawn whole
 

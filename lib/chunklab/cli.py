@@ -125,6 +125,10 @@ def cmd_chunk(args) -> int:
     from .document.corpus import load_corpus
     from .util.atomic import write_text_atomic
 
+    if args.engine == "ray" or args.out.endswith(("/", os.sep)):
+        return cmd_chunk_folder(args)
+    if args.address:
+        raise ChunklabError("--address names a Ray cluster: give it with --engine ray")
     out_file(args.out, "chunks.jsonl")
     config = config_from_args(args)
     corpus = load_corpus(args.corpus, infer_headings=config.infer_headings).require_documents()
@@ -141,6 +145,35 @@ def cmd_chunk(args) -> int:
         f"{len(chunks)} chunks from {len(corpus)} documents ({config.strategy}, "
         f"config {config.config_id}) -> {args.out}"
     )
+    return 0
+
+
+def cmd_chunk_folder(args) -> int:
+    """``chunklab chunk --out DIR/``: Parquet shards and a manifest, in this process or on
+    Ray Data (``--engine ray``)."""
+    from importlib import metadata
+
+    from .chunking.apply import chunk_to_folder
+    from .chunking.config import provenance_warnings
+    from .chunking.shards import MANIFEST
+
+    if not args.out.endswith(("/", os.sep)):
+        raise ChunklabError(f"--engine ray writes a folder of Parquet shards: end --out with "
+                            f"/, e.g. --out {args.out.rstrip('/') or 'chunks'}/")
+    out_folder(args.out, "chunks/")
+    config = config_from_args(args)
+    made = chunk_to_folder(args.corpus, config, args.out, engine=args.engine,
+                           address=args.address)
+    if args.config:
+        for warning in provenance_warnings(args.config,
+                                           fingerprint=made["corpus"]["fingerprint"],
+                                           version=metadata.version("chunklab")):
+            print(f"chunklab: warning: {warning}", file=sys.stderr)
+    for skipped in made["skipped"]:
+        print(f"skipped {skipped['path']}: {skipped['reason']}", file=sys.stderr)
+    print(f"{made['chunks']} chunks from {made['corpus']['documents']} documents "
+          f"({config.strategy}, config {config.config_id}, engine {args.engine}) -> "
+          f"{args.out} ({len(made['shards'])} Parquet shard(s) and {MANIFEST})")
     return 0
 
 

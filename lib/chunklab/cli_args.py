@@ -26,7 +26,8 @@ DESCRIPTION = ("Compare ways of splitting Markdown for retrieval: chunk a corpus
 EXAMPLES = {
     "strategies": "chunklab strategies",
     "chunk": "chunklab chunk --corpus data/sample --strategy ast_breadcrumb --size 800 "
-             "--out chunks.jsonl",
+             "--out chunks.jsonl\n  chunklab chunk --corpus docs/ --config chosen_config.yaml "
+             "--engine ray --out chunks/",
     "summary": "chunklab summary --corpus data/sample --size 1000",
     "mine": "chunklab queries mine --corpus data/sample --out queries.jsonl",
     "check": "chunklab queries check my-questions.jsonl --corpus docs/",
@@ -99,7 +100,16 @@ def build_parser() -> argparse.ArgumentParser:
     chunk = command("chunk", "chunk a corpus and write one JSON object per chunk")
     chunk.add_argument("--corpus", required=True, help="folder of .md/.markdown/.mdx/.txt files")
     add_config_args(chunk)
-    chunk.add_argument("--out", required=True, help="output .jsonl file")
+    chunk.add_argument("--engine", default="local", choices=["local", "ray"],
+                       help="where the chunking runs: this process, or a Ray cluster with Ray "
+                            "Data (needs the ray extra; --out a folder); the chunks are the "
+                            "same")
+    chunk.add_argument("--address", default="", metavar="ADDR",
+                       help="ray: the cluster to join (e.g. auto, or head:6379); default: a "
+                            "running instance, else a new local one")
+    chunk.add_argument("--out", required=True,
+                       help="output .jsonl file, or a folder ending in / for Parquet shards "
+                            "and a manifest (docs/scale.md)")
 
     summary = command("summary", "chunk a corpus with every strategy; print a table")
     summary.add_argument("--corpus", default=DEFAULT_CORPUS,

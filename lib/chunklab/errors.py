@@ -202,6 +202,18 @@ class WorkerLostError(ChunklabError, RuntimeError):
     """A distributed worker that kept dying after its work was retried (one line)."""
 
 
+class ClusterError(ChunklabError, ConnectionError):
+    """A Ray cluster that cannot be joined: an address that is malformed, unreachable or
+    names no running instance (one line, saying how to start one)."""
+
+    def __init__(self, address: str, reason: str):
+        self.address = address
+        where = f"the Ray cluster at {address!r}" if address else "a Ray instance"
+        super().__init__(f"cannot join {where}: {' '.join(reason.split())[:300]}; start one "
+                         "with `ray start --head` and pass its address (or --address auto "
+                         "on one of its nodes), or leave --address out for a local instance")
+
+
 class RetrieverError(ChunklabError, RuntimeError):
     """A retriever used out of order (search before index) or with a bad argument."""
 
@@ -256,6 +268,10 @@ class ChartError(ChunklabError, ValueError):
 
 class NotebookNotFoundError(ChunklabError, FileNotFoundError):
     """A report notebook that is not where the package keeps its notebooks."""
+
+
+class RendererError(ChunklabError, RuntimeError):
+    """The chart renderer cannot run in this environment (checked before a report starts)."""
 
 
 def validation_message(err, *, subject: str, upper: bool = False, reraise: bool = True) -> str:

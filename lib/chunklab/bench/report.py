@@ -35,8 +35,9 @@ from ..evaluation.run.runs import SweepParams
 from ..evaluation.run.sweep import run_sweep
 from ..notebooks.report import build_report
 from ..notebooks.timing import start_share
-from ..util.content_cache import CACHE_VARIABLE, SWITCH_VARIABLE
-from .sweep import grown
+from ..util.cache import CACHE_VARIABLE
+from ..util.content_cache import SWITCH_VARIABLE
+from .sweep import write_grown
 
 RUN_GRID: dict[str, Any] = {"sizes": [300, 600, 1200],
                             "strategies": ["rct", "mhs_rct", "ast_merge", "ast_breadcrumb"],
@@ -93,18 +94,6 @@ def print_report(label: str, row: dict) -> None:
         print(f"  {line}")
     for line in row["failed"]:
         print(f"  FAILED {line}")
-
-
-def grow_folder(corpus: str, megabytes: float, folder: Path) -> float:
-    """The corpus written to ``folder`` with copies of its pages (``sweep.grown``) up to
-    ``megabytes``; the MB written."""
-    size = 0
-    for doc in grown(load_corpus(corpus), megabytes):
-        path = folder / doc.id
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(doc.text, encoding="utf-8")
-        size += len(doc.text.encode())
-    return size / 1e6
 
 
 def edit_one_page(folder: Path) -> str:
@@ -171,7 +160,7 @@ def run(corpus: str, queries: str, grown_mb: float, *, grown_too: bool = True,
             rows = workers_rows(str(here), queries, "corpus")
             if grown_too:
                 big = root / "grown"
-                mb = grow_folder(corpus, grown_mb, big)
+                mb = write_grown(corpus, grown_mb, big)[1] / 1e6
                 print_report(f"report on the corpus grown to {mb:.1f} MB, grid {GROWN_GRID}, "
                              "empty content cache", timed_report(str(big), queries,
                                                                  root / "out-grown",

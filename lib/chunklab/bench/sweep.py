@@ -23,6 +23,7 @@ import sys
 import tempfile
 import time
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from ..document.corpus import Corpus, load_corpus, make_document
@@ -61,6 +62,18 @@ def grown(corpus: Corpus, megabytes: float) -> Corpus:
         round_ += 1
     return Corpus(corpus.root, tuple(docs), corpus.skipped)
 
+
+
+def write_grown(corpus_dir: str, megabytes: float, folder: Path) -> tuple[int, int]:
+    """``corpus_dir`` grown to ``megabytes`` (``grown``) written as files under
+    ``folder``; its documents and bytes."""
+    corpus = grown(load_corpus(corpus_dir), megabytes)
+    size = 0
+    for doc in corpus:
+        path = folder / doc.id
+        path.parent.mkdir(parents=True, exist_ok=True)
+        size += path.write_bytes(doc.text.encode())
+    return len(corpus), size
 
 def timed_sweep(params: SweepParams, corpus: Corpus, workers: int | None = None
                 ) -> dict[str, float]:

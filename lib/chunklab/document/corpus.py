@@ -7,6 +7,7 @@ import errno
 import hashlib
 import os
 import stat
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,6 +41,7 @@ from .doc_warnings import (
 from .front_matter import read_front_matter
 from .headings import EXPLICIT
 from .inline import links, reference_label
+from .listing import candidate_files
 from .nesting import LIMIT_KEY
 from .time_limit import parse_limit, time_limit
 
@@ -170,12 +172,7 @@ class Corpus:
     @property
     def fingerprint(self) -> str:
         """sha256 over every document id and text: changes when any input changes."""
-        digest = hashlib.sha256()
-        for doc in self.documents:
-            digest.update(doc.id.encode())
-            digest.update(b"\0")
-            digest.update(hashlib.sha256(doc.text.encode()).digest())
-        return digest.hexdigest()[:16]
+        return fingerprint_of((doc.id, text_digest(doc.text)) for doc in self.documents)
 
     def require_documents(self) -> Corpus:
         """The corpus itself when it holds a document; CorpusError saying what was found."""
@@ -292,49 +289,6 @@ def make_document(
     )
 
 
-def _real_folders(root: Path) -> set[str]:
-    """Real paths of every folder under root reached without following a symlink (hidden
-    ones left out): each is read under this, its own, name."""
-    found = set()
-    for dirpath, dirnames, _ in os.walk(root):
-        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-        found.add(os.path.realpath(dirpath))
-    return found
-
-
-def _candidate_files(root: Path) -> list[Path]:
-    """Files under root with a known or an unsupported suffix, each real file once and each
-    folder walked once (a real-path set), by its own name rather than a symlink's; symlinks
-    that leave the root are not followed, so a link loop ends."""
-    real_root = os.path.realpath(root)
-    own_names = _real_folders(root)
-    walked: set[str] = set()
-    found: dict[str, Path] = {}
-    linked: list[tuple[str, Path]] = []
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
-        here = Path(dirpath)
-        walked.add(os.path.realpath(dirpath))
-        keep = []
-        for name in sorted(dirnames):
-            path, real = here / name, os.path.realpath(here / name)
-            inside = real == real_root or real.startswith(real_root + os.sep)
-            second_name = path.is_symlink() and real in own_names
-            if not name.startswith(".") and inside and not second_name and real not in walked:
-                walked.add(real)
-                keep.append(name)
-        dirnames[:] = keep
-        for name in sorted(filenames):
-            path = here / name
-            real = os.path.realpath(path)
-            inside = real.startswith(real_root + os.sep)
-            if inside and path.suffix.lower() in SUFFIXES + UNSUPPORTED_SUFFIXES:
-                (linked.append((real, path)) if path.is_symlink()
-                 else found.setdefault(real, path))
-    for real, path in linked:  # a link to a file read under its own name adds nothing
-        found.setdefault(real, path)
-    return sorted(found.values(), key=lambda p: p.relative_to(root).as_posix())
-
-
 NOT_REGULAR = "not a regular file"
 
 
@@ -408,30 +362,64 @@ def _load_file(path: Path, doc_id: str, infer_headings: bool, max_bytes: int) ->
     return make_document(doc_id, text, path=str(path.resolve()), infer_headings=infer_headings)
 
 
+def corpus_files(root: str | os.PathLike) -> list[tuple[Path, str]]:
+    """The files ``load_corpus`` considers under root, as (path, document id) in id order
+    (``listing.candidate_files``); CorpusError when root is no folder."""
+    root_path = Path(root)
+    if not root_path.is_dir():
+        raise CorpusError(missing_folder(root))
+    return [(path, path.relative_to(root_path).as_posix())
+            for path in candidate_files(root_path, SUFFIXES + UNSUPPORTED_SUFFIXES)]
+
+
+def load_file(path: Path, doc_id: str, *, infer_headings: bool, max_bytes: int,
+              seconds: float) -> Document | Skipped:
+    """One file under the loader's rules: its Document, or Skipped saying why (a file of an
+    unsupported format unread; one that cannot be read, decoded or parsed within ``seconds``).
+    A ConfigError (a setting every file shares) is raised: it is no file's fault."""
+    if path.suffix.lower() in UNSUPPORTED_SUFFIXES:
+        return Skipped(doc_id, UNSUPPORTED, UNSUPPORTED_FORMAT)
+    try:  # one file's failure, whatever it is, skips that file alone
+        with time_limit(seconds):
+            return _load_file(path, doc_id, infer_headings, max_bytes)
+    except ConfigError:
+        raise
+    except Exception as err:
+        return Skipped(doc_id, _reason(err), _skip_kind(err))
+
+
 def load_corpus(root: str | os.PathLike, *, infer_headings: bool = False,
                 max_bytes: int | None = None, parse_seconds: float | None = None) -> Corpus:
     """Load every .md/.markdown/.mdx/.txt file under root; unreadable files, files that are no
     regular file (a FIFO, a device), files over ``max_bytes``, files whose load and parse
     take longer than ``parse_seconds`` (None: ``CHUNKLAB_PARSE_SECONDS`` or
     ``PARSE_SECONDS``; 0: no limit), files whose load fails in any way and files of an
-    unsupported format (.rst, .html, .htm, .adoc) are reported, not fatal."""
+    unsupported format (.rst, .html, .htm, .adoc) are reported, not fatal (``load_file``)."""
     limit = parse_limit(parse_seconds)
     max_bytes = file_limit(max_bytes)
-    root_path = Path(root)
-    if not root_path.is_dir():
-        raise CorpusError(missing_folder(root))
     documents: list[Document] = []
     skipped: list[Skipped] = []
-    for path in _candidate_files(root_path):
-        doc_id = path.relative_to(root_path).as_posix()
-        if path.suffix.lower() in UNSUPPORTED_SUFFIXES:
-            skipped.append(Skipped(doc_id, UNSUPPORTED, UNSUPPORTED_FORMAT))
-            continue
-        try:  # one file's failure, whatever it is, skips that file alone
-            with time_limit(limit):
-                documents.append(_load_file(path, doc_id, infer_headings, max_bytes))
-        except ConfigError:  # a setting every file shares is wrong: no document's fault
-            raise
-        except Exception as err:
-            skipped.append(Skipped(doc_id, _reason(err), _skip_kind(err)))
-    return Corpus(str(root_path), tuple(documents), tuple(skipped), max_bytes)
+    for path, doc_id in corpus_files(root):
+        loaded = load_file(path, doc_id, infer_headings=infer_headings, max_bytes=max_bytes,
+                           seconds=limit)
+        if isinstance(loaded, Skipped):
+            skipped.append(loaded)
+        else:
+            documents.append(loaded)
+    return Corpus(str(Path(root)), tuple(documents), tuple(skipped), max_bytes)
+
+
+def text_digest(text: str) -> str:
+    """sha256 of a document's text (UTF-8), hex: what ``fingerprint_of`` reads of it."""
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def fingerprint_of(documents: Iterable[tuple[str, str]]) -> str:
+    """The corpus fingerprint of (document id, ``text_digest``) pairs, in document order:
+    sha256 over every id and text digest, first 16 hex digits."""
+    digest = hashlib.sha256()
+    for doc_id, text in documents:
+        digest.update(doc_id.encode())
+        digest.update(b"\0")
+        digest.update(bytes.fromhex(text))
+    return digest.hexdigest()[:16]

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import pandas as pd
+from markupsafe import escape
 from pydantic import AfterValidator, BeforeValidator
 
 from ..document.corpus import Corpus
@@ -359,6 +360,19 @@ def kinds_table(decision: Decision) -> Table:
     """The figures of each query kind, the kinds the choice uses highlighted."""
     frame = decision.figures.drop(columns=["best_config"])
     return Table(frame, highlight=frame["query_kind"].isin(decision.kinds))
+
+
+def written_links(choice: Choice, written: list[Path], out_dir: str | os.PathLike):
+    """What the export cell shows: the choice in one sentence and a link to each file written
+    (named relative to ``out_dir``, where a report's pages sit beside them), never the files'
+    text: chosen_config.yaml is read where it is, whole."""
+    from IPython.display import HTML
+
+    links = "".join(f'<li><a href="{escape(os.path.relpath(path, out_dir))}">'
+                    f"{escape(path.name)}</a></li>" for path in written)
+    return HTML(f"<p><b>Chosen: {escape(config_name(choice.chosen))}</b> "
+                f"({escape(choice.chosen['config_id'])}). {escape(verdict_text(choice))}</p>"
+                f"<p>Written:</p><ul>{links}</ul>")
 
 
 def export(choice: Choice, out_dir: str | os.PathLike,

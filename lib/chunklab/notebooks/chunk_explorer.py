@@ -20,7 +20,7 @@ from ..document.sections import Breadcrumbs
 from ..evaluation.queries.queries import Query
 from ..evaluation.scoring.invariants import block_weight
 from ..viz.boundaries import BoundaryView, _View, find_document
-from ..viz.budget import PAGE_BUDGET, Budgeted, share
+from ..viz.budget import PAGE_BUDGET, Boxed, Budgeted, share
 from ..viz.positions import Positions
 from ..viz.side_by_side import SideBySide
 from .params import (
@@ -178,13 +178,13 @@ def static_views(setup: ExplorerSetup) -> dict[str, _View]:
 def shown_views(setup: ExplorerSetup, views: dict[str, _View]) -> list[_View]:
     """What the notebook displays: one view per document, its text drawn once (the
     side-by-side when comparing, its left side being the boundary view), each held to its
-    share of the page (``ExplorerSetup.view_bytes``)."""
-    shown = []
+    share of the page (``ExplorerSetup.view_bytes``) in a box of ``VIEW_HEIGHT`` pixels."""
+    shown: list[_View] = []
     for view in views.values():
         if not isinstance(view, Budgeted):
-            shown.append(view)
+            shown.append(Boxed(view))
         elif setup.vs_config is None or isinstance(view.view, SideBySide):
-            shown.append(Budgeted(view.view, setup.view_bytes, view.how))
+            shown.append(Boxed(Budgeted(view.view, setup.view_bytes, view.how)))
     return shown
 
 

@@ -1,12 +1,14 @@
 """The report's index.html: the choice first, as a picture and in words (every config's
 primary metric with its interval, the trade-off against bundle size, the runner-up named and
 the verdict said), then what to know before reading the numbers (the corpus load's warnings
-among it: how many, the first few, a link to them all), the headline table, the
-notebooks with their status and time, and links to every view and file. Rendered from a
-Jinja2 template with every value escaped; the tables through ``viz.tables``."""
+among it: how many, the first few, a link to them all), the headline table, the notebooks with
+their status and time, links to every view and file, and last how to apply the pick (the
+command line, Python, LangChain, LlamaIndex). Rendered from a Jinja2 template with every value
+escaped; the tables through ``viz.tables``."""
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -222,6 +224,27 @@ def run_rows(runs) -> list[dict[str, Any]]:
              "took": f"{r.seconds:.1f} s" if r.source else "no such notebook"} for r in runs]
 
 
+def apply_snippets(out_dir: Path, corpus: str) -> tuple[tuple[str, str], ...]:
+    """How to apply the chosen config, as (where, code): the command line, Python, LangChain
+    and LlamaIndex, each naming this report's chosen_config.yaml and corpus."""
+    config = str(out_dir / "chosen_config.yaml")
+    return (
+        ("Command line: one JSON object per chunk (text, span, lines, breadcrumb, embed_text, "
+         "context_text)",
+         f"chunklab chunk --corpus {shlex.quote(corpus)} --config {shlex.quote(config)} "
+         "--out chunks.jsonl"),
+        ("Python",
+         "from chunklab import chunk_corpus, load_config, load_corpus\n"
+         f"chunks = chunk_corpus(load_corpus({corpus!r}), load_config({config!r}))"),
+        ("LangChain (the langchain extra)",
+         "from chunklab.integrations.langchain import ChunklabTextSplitter\n"
+         f"splitter = ChunklabTextSplitter({config!r})"),
+        ("LlamaIndex (the llamaindex extra)",
+         "from chunklab.integrations.llamaindex import ChunklabNodeParser\n"
+         f"parser = ChunklabNodeParser.from_config({config!r})"),
+    )
+
+
 def write_index(out_dir: Path, runs, params) -> Path:
     """``out_dir/index.html``."""
     run, problem = _run(out_dir)
@@ -240,5 +263,6 @@ def write_index(out_dir: Path, runs, params) -> Path:
         load_warnings=load_warnings(out_dir),
         headline=headline_table(run, chosen_candidate(data)),
         views=[p.name for p in sorted(out_dir.glob("*.html")) if p.name not in notebook_pages],
-        files=[n for n in SWEEP_FILES if (out_dir / n).is_file()])
+        files=[n for n in SWEEP_FILES if (out_dir / n).is_file()],
+        apply=apply_snippets(out_dir, str(params.corpus)) if data else ())
     return write_text_atomic(out_dir / "index.html", page)

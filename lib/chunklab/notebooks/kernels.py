@@ -1,5 +1,6 @@
-"""The report's kernels, each started one notebook ahead: the next notebook's kernel boots while
-the current notebook runs, so no notebook waits for its kernel's start."""
+"""The report's kernels, each started one notebook ahead (the next notebook's kernel boots while
+the current notebook runs, so no notebook waits for its kernel's start) and each watched
+(``kernel_watch``: a kernel that dies is described by how it ended)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
+
+from .kernel_watch import KernelWatch, watched_manager
 
 KERNEL = "python3"
 
@@ -31,14 +34,19 @@ class Kernels:
         self.ahead: tuple[Any, Path] | None = None
         self.running: list[tuple[Any, Path]] = []
         self.stopping: list[tuple[Any, Path]] = []
+        self.watches: dict[int, KernelWatch] = {}
+        """Each kernel's watch, by its manager's ``id``."""
+
+    def watch(self, manager) -> KernelWatch:
+        """What is known of ``manager``'s kernel (its stderr, memory, how it ended)."""
+        return self.watches[id(manager)]
 
     def _start(self) -> tuple[Any, Path]:
-        from jupyter_client.manager import KernelManager
-
         sockets = Path(tempfile.mkdtemp(prefix="chunklab-kernel-"))
-        manager = KernelManager(kernel_name=KERNEL, config=kernel_config(sockets / "kernel"))
-        # the notebook runner talks to it from its own event loop: an asyncio client
-        manager.client_class = "jupyter_client.asynchronous.AsyncKernelClient"
+        watch = KernelWatch(sockets / "kernel.stderr")
+        manager = watched_manager(watch)(kernel_name=KERNEL,
+                                         config=kernel_config(sockets / "kernel"))
+        self.watches[id(manager)] = watch
         try:
             manager.start_kernel(cwd=str(self.cwd))
         except BaseException:
@@ -76,6 +84,7 @@ class Kernels:
             manager, sockets = kernel
             if wait or not manager.is_alive():
                 self.stopping.remove(kernel)
+                self.watches.pop(id(manager)).stop()
                 try:
                     manager.finish_shutdown()  # killed after its wait
                     manager.cleanup_resources()
@@ -91,7 +100,9 @@ class Kernels:
         finally:
             for kernel in [*self.running, *([self.ahead] if self.ahead else [])]:
                 _stop(kernel)
-            self.running, self.ahead = [], None
+            for watch in self.watches.values():
+                watch.stop()
+            self.running, self.ahead, self.watches = [], None, {}
 
 
 def _stop(kernel: tuple[Any, Path]) -> None:

@@ -35,6 +35,7 @@ from ..evaluation.scoring.structure import GOLD_FILE
 from ..util.atomic import remove_leftovers, write_atomic, write_text_atomic
 from ..util.paths import shown_paths
 from .index_page import chosen_config, write_index
+from .kernel_watch import check_renderer
 from .kernels import KERNEL, Kernels
 from .params import repo_root, resolve_output
 from .params import validate as validate_params
@@ -259,6 +260,7 @@ def run_notebook(name: str, source: Path, out_dir: Path, values: dict, *,
     counts cells on a terminal and a line every ``HEARTBEAT`` seconds says the notebook is
     still running."""
     import papermill
+    from nbclient.exceptions import DeadKernelError
 
     notebook = out_dir / f"{name}.ipynb"
     run = NotebookRun(name, source, notebook=notebook)
@@ -275,16 +277,20 @@ def run_notebook(name: str, source: Path, out_dir: Path, values: dict, *,
             try:
                 with warnings.catch_warnings(), heartbeat(progress, began):
                     warnings.filterwarnings("ignore", message=".*does not end in one of")
-                    papermill.execute_notebook(str(source), str(tmp), parameters=parameters,
-                                               kernel_name=KERNEL, cwd=str(cwd),
-                                               progress_bar=bar if progress else False,
-                                               log_output=False, km=manager,
-                                               request_save_on_cell_execute=False)
+                    try:
+                        papermill.execute_notebook(str(source), str(tmp), parameters=parameters,
+                                                   kernel_name=KERNEL, cwd=str(cwd),
+                                                   progress_bar=bar if progress else False,
+                                                   log_output=False, km=manager,
+                                                   request_save_on_cell_execute=False)
+                    except DeadKernelError as err:  # said with its cause; never run again
+                        run.error = f"{_describe(err)}: {source_of.watch(manager).death()}"
+                        raise
                 run.status = "ok"
             except OSError:
                 raise
             except Exception as err:  # a failed notebook is reported; the others still run
-                run.status, run.error = "failed", _describe(err)
+                run.status, run.error = "failed", run.error or _describe(err)
                 if not tmp.stat().st_size:
                     raise
 
@@ -394,8 +400,9 @@ def build_report(out_dir: str | os.PathLike, *, corpus: str = DEFAULT_CORPUS,
 
     Parameters, notebooks and inputs are checked first, before any kernel starts and before
     the folder is locked (a bad parameter raises ConfigError naming it, a missing notebook
-    NotebookNotFoundError, a corpus without documents, a bad query file or a corpus no query
-    can be mined from their own one-line error). A folder holding a report of other
+    NotebookNotFoundError, a chart renderer that dies here RendererError, a corpus without
+    documents, a bad query file or a corpus no query can be mined from their own one-line
+    error). A folder holding a report of other
     parameters is kept: this one goes into its ``run-<id>`` subfolder (``Report.note`` says
     what differs), or with ``overwrite`` replaces it; the same parameters reuse the finished
     parts. A notebook that fails is reported in the index with its error and the rest still
@@ -419,6 +426,7 @@ def build_report(out_dir: str | os.PathLike, *, corpus: str = DEFAULT_CORPUS,
         CONTRASTS=contrasts_for(contrasts, list(strategies)), MODES=list(modes),
         ALL_PAIRS=all_pairs))
     found = find_notebooks(notebooks)
+    check_renderer()  # a limit that kills the chart renderer fails here, not in every kernel
     inputs = load_inputs(params)  # a bad corpus or query file fails here, before any kernel
     answers = any(query.answer for query in inputs.queries)
     folder = run_folder(resolve_output(out_dir, name="OUT_DIR"), params, overwrite=overwrite)

@@ -14,20 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CacheWarning
+from .cache import cache_root
 
-CACHE_VARIABLE = "CHUNKLAB_CACHE"
-"""Environment variable: the folder of every on-disk cache (else the user cache folder)."""
 SWITCH_VARIABLE = "CHUNKLAB_CONTENT_CACHE"
 """Environment variable: ``0`` (or ``off``) turns the parse and tokenisation caches off."""
-
-
-def cache_root() -> Path:
-    """``$CHUNKLAB_CACHE``, else ``$XDG_CACHE_HOME/chunklab``, else ``~/.cache/chunklab``."""
-    root = os.environ.get(CACHE_VARIABLE)
-    if root:
-        return Path(root)
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "chunklab"
 
 
 def enabled() -> bool:

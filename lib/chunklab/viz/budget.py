@@ -1,6 +1,7 @@
 """A size budget for shared pages: a view whose HTML would pass its share of the budget draws
 only the start of its document, or nothing, and says so in a visible note (what was left
-out, and how to see it whole)."""
+out, and how to see it whole); and a height budget: a view shown on a notebook page scrolls
+inside a box of its own, so the page's height does not grow with the documents'."""
 
 from __future__ import annotations
 
@@ -23,6 +24,13 @@ SLACK = 0.95
 """Aim this far below the allowance: the bytes per character vary along a document."""
 NOTE_ROOM = 2_000
 """Bytes kept free for the note that says what was left out."""
+
+VIEW_HEIGHT = 720
+"""Pixels a view shown on a notebook page may take; a longer one scrolls inside its box (its
+standalone page is drawn at full height)."""
+PAGE_HEIGHT = 8_000
+"""Pixels notebook 04's exported page may take at 1280 px wide: its text, the explorer and
+the shown views, each at most ``VIEW_HEIGHT`` (a browser test measures it)."""
 
 Render = Callable[[int | None], str]
 """Draws a view's text up to a char offset (None: the whole text)."""
@@ -77,6 +85,23 @@ def note(doc, until: int, allowance: int, how: str) -> str:
             f"chunklab.viz.budget.PAGE_BUDGET). See it whole with: {how}")
     return (f'<p class="chunklab-budget" style="font:13px system-ui,sans-serif;'
             f'background:#fef3c7;border:1px solid #b45309;padding:4px 8px">{esc(text)}</p>')
+
+
+def boxed(html: str, height: int = VIEW_HEIGHT) -> str:
+    """``html`` in a box at most ``height`` pixels high that scrolls what does not fit."""
+    return (f'<div class="chunklab-box" style="max-height:{height}px;overflow:auto;'
+            f'border:1px solid #cbd5e1">{html}</div>')
+
+
+class Boxed(_View):
+    """A view as a notebook page shows it: in a box at most ``VIEW_HEIGHT`` pixels high."""
+
+    def __init__(self, view):
+        self.view = view
+        self.title = view.title
+
+    def html(self) -> str:
+        return boxed(self.view.html())
 
 
 class Budgeted(_View):

@@ -13,7 +13,7 @@ from ..chunking.sizes import UNITS, tokens_available
 from ..errors import ChunklabError, ConfigError
 from ..evaluation.retrieval.retrieve import make_retriever
 from .boundaries import LEGEND, STYLE, BoundaryView, crumb_text, esc, find_document
-from .budget import PAGE_BUDGET, fit, weight
+from .budget import PAGE_BUDGET, boxed, fit, weight
 from .strip import BoundaryStrip
 
 MAX_INDEXES = 8
@@ -243,7 +243,7 @@ class Explorer:
                f"{config.strategy} --size {config.size} --unit {config.unit} --out view.html")
         above = (f'{self.strip(doc, config).html()}{STYLE}<div class="chunklab-view">'
                  f'{self.focus_panel(doc, chunks)}{panel}{LEGEND}')
-        body = fit(view.body, doc, max(self.max_bytes - weight(above), 0), how)
+        body = boxed(fit(view.body, doc, max(self.max_bytes - weight(above), 0), how))
         return f"{above}{body}</div>"
 
     def strip(self, doc, config) -> BoundaryStrip:

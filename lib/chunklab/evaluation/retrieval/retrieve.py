@@ -18,11 +18,12 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 from tqdm import tqdm
 
-from ...chunking.encoder import load_encoder
+from ...chunking.encoder import TorchEncoder
 from ...chunking.sizes import ENCODER, counts_in_model, tokenizer_choice
 from ...errors import CacheWarning, RetrieverError, UnknownRetrieverError
+from ...util.cache import cache_root
 from ...util.code_version import code_version, package_version
-from ...util.content_cache import ContentCache, cache_root, digest
+from ...util.content_cache import ContentCache, digest
 
 RRF_K = 60
 Hits = list[tuple[str, float]]
@@ -161,8 +162,8 @@ class BM25Retriever:
 
 
 def default_cache_dir() -> Path:
-    """``$CHUNKLAB_CACHE/embeddings``, else ``$XDG_CACHE_HOME/chunklab/embeddings``, else
-    ``~/.cache/chunklab/embeddings``."""
+    """``embeddings/`` of the cache root (``util.cache``): ``$CHUNKLAB_CACHE/embeddings``, else
+    ``$XDG_CACHE_HOME/chunklab/embeddings``, else ``~/.cache/chunklab/embeddings``."""
     return cache_root() / "embeddings"
 
 
@@ -349,7 +350,7 @@ class DenseRetriever:
 
     def _encode(self, texts: list[str]) -> np.ndarray:
         if self._encoder is None:
-            self._encoder = load_encoder(self.model_path)
+            self._encoder = TorchEncoder(self.model_path)
         step = self.batch_size * EMBED_BATCHES_PER_STEP
         parts = []
         with tqdm(total=len(texts), desc="embed", unit="text", unit_scale=False,
@@ -357,9 +358,7 @@ class DenseRetriever:
                   leave=False, mininterval=0, miniters=1) as bar:  # a step: 16 batches
             for start in range(0, len(texts), step):
                 part = texts[start : start + step]
-                parts.append(np.asarray(self._encoder.encode(
-                    part, batch_size=self.batch_size, normalize_embeddings=True,
-                    convert_to_numpy=True, show_progress_bar=False), dtype=np.float32))
+                parts.append(self._encoder.embed(part, self.batch_size))
                 bar.update(len(part))
         return np.concatenate(parts) if parts else np.zeros((0, 0), dtype=np.float32)
 

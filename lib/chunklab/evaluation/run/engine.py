@@ -25,6 +25,7 @@ from ...chunking.config import ChunkerConfig
 from ...chunking.records import Chunk
 from ...document.corpus import Document
 from ...errors import ConfigError
+from ...util.cores import all_cores
 from ..queries.queries import Query
 from . import units
 from .runs import read_chunks
@@ -96,14 +97,6 @@ def auto_workers(work: Work, *, cores: int | None = None, busy: float | None = N
         if seconds * MARGIN < serial and seconds < best_seconds:
             best, best_seconds = n, seconds
     return best
-
-
-def all_cores() -> int:
-    """The cores this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 class Engine(BaseModel):
@@ -180,12 +173,10 @@ class _Encoder:
 
     def __call__(self, texts: list[str]) -> np.ndarray:
         if self.model is None:
-            from ...chunking.encoder import load_encoder
+            from ...chunking.encoder import TorchEncoder
 
-            self.model = load_encoder(self.model_path)
-        vectors = self.model.encode(texts, batch_size=len(texts), normalize_embeddings=True,
-                                    convert_to_numpy=True, show_progress_bar=False)
-        return np.asarray(vectors, dtype=np.float32)
+            self.model = TorchEncoder(self.model_path)
+        return self.model.embed(texts, len(texts))
 
 
 class _StatsHere(Executor):

@@ -19,7 +19,8 @@ from ...chunking.config import ChunkerConfig
 from ...chunking.records import Chunk
 from ...chunking.sizes import ENCODER
 from ...document.corpus import Document
-from ...errors import MissingExtraError, WorkerLostError
+from ...errors import WorkerLostError
+from ...util.ray_cluster import connect
 from ..queries.queries import Query
 from ..retrieval.embedding import DENSE
 from ..retrieval.retrieve import EmbeddingCache, MemoryCache, default_cache_dir
@@ -30,14 +31,6 @@ from .runs import read_chunks, read_part
 RETRIES = 3
 """How often a lost actor is restarted and its unfinished calls run again (the units are
 deterministic and keyed, so a rerun gives the same result) before the sweep fails."""
-
-
-def _ray():
-    try:
-        import ray
-    except ImportError:
-        raise MissingExtraError("the ray engine", "ray", "ray") from None
-    return ray
 
 
 class SweepWorker:
@@ -102,11 +95,8 @@ class RayExecutor(Executor):
     """Units as Ray actor tasks, ``workers`` actors (default: the cluster's CPUs)."""
 
     def __init__(self, engine: Engine, docs: Sequence[Document], queries: Sequence[Query]):
-        ray = self.ray = _ray()
-        self.owned = not ray.is_initialized()
-        if self.owned:
-            ray.init(address=engine.address or None, include_dashboard=False,
-                     log_to_driver=False)
+        ray, self.owned = connect(engine.address, feature="the ray engine")
+        self.ray = ray
         resources = ray.cluster_resources()
         self.workers = engine.workers or max(1, int(resources.get("CPU", 1)))
         self.gpus = float(resources.get("GPU", 0))
