@@ -14,6 +14,7 @@ from chunklab.document import corpus as corpus_module
 from chunklab.document.corpus import load_corpus
 from chunklab.evaluation.retrieval import retrieve
 from chunklab.util import content_cache
+from chunklab.util.cache import CACHE_VARIABLE
 from conftest import ROOT
 
 PAGES = {"a.md": "# Alpha\n\nThe alpha page.\n\n```python\nx = 1\n```\n",
@@ -24,7 +25,7 @@ PAGES = {"a.md": "# Alpha\n\nThe alpha page.\n\n```python\nx = 1\n```\n",
 @pytest.fixture
 def cache(tmp_path, monkeypatch):
     folder = tmp_path / "cache"
-    monkeypatch.setenv(content_cache.CACHE_VARIABLE, str(folder))
+    monkeypatch.setenv(CACHE_VARIABLE, str(folder))
     monkeypatch.setenv(content_cache.SWITCH_VARIABLE, "1")
     return folder
 
@@ -111,7 +112,7 @@ def test_a_cache_folder_that_cannot_be_written_is_reported_and_skipped(tmp_path,
                                                                       parses, monkeypatch):
     blocked = tmp_path / "file"
     blocked.write_text("")
-    monkeypatch.setenv(content_cache.CACHE_VARIABLE, str(blocked / "cache"))
+    monkeypatch.setenv(CACHE_VARIABLE, str(blocked / "cache"))
     monkeypatch.setenv(content_cache.SWITCH_VARIABLE, "1")
     store = content_cache.ContentCache("parsed")
     monkeypatch.setattr(corpus_module, "PARSES", store)
