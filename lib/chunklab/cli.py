@@ -249,7 +249,7 @@ def cmd_sweep(args) -> int:
                                retrievers=tuple(_split(args.retrievers)), unit=args.unit,
                                k=args.k, budgets=tuple(_budgets(args.budgets)),
                                contrasts=tuple(_contrasts(args.contrast, strategies)),
-                               options=_options(args.set, GRID_FLAGS),
+                               modes=_modes(args.modes), options=_options(args.set, GRID_FLAGS),
                                all_pairs=args.all_pairs)
     engine = engine_from_args(args)
     folder = run_folder(args.out, params, overwrite=args.overwrite)
@@ -263,7 +263,8 @@ def cmd_sweep(args) -> int:
     for note in [*info["warnings"], info["queries_dropped"]["reason"]]:
         if note:
             print(f"chunklab: warning: {note}", file=sys.stderr)
-    print(f"{info['configs']} configs x {len(params.retrievers)} retriever(s), "
+    print(f"{info['configs']} configs x {len(params.retrievers)} retriever(s) x "
+          f"{len(params.modes)} mode(s), "
           f"{info['queries']} queries, {sum(info['seconds'].values()):.1f} s; "
           f"files in {folder.path}")
     return 0
@@ -277,6 +278,13 @@ def _budgets(text: str) -> list[int]:
     except ValueError:
         raise ChunklabError(f"--budgets expects token counts like 512,1024 or 'none'; "
                             f"got {text!r}") from None
+
+
+def _modes(text: str) -> tuple[str, ...]:
+    """The --modes values; 'all' for every retrieval mode."""
+    from .evaluation.retrieval.modes import MODES
+
+    return MODES if text.strip().lower() == "all" else tuple(_split(text))
 
 
 def _contrasts(given: list[str] | None, strategies: list[str]) -> list[str]:
@@ -308,6 +316,7 @@ def cmd_report(args) -> int:
                           strategies=strategies, retrievers=_split(args.retrievers), k=args.k,
                           budgets=_budgets(args.budgets),
                           contrasts=_contrasts(args.contrast, strategies), strict=args.strict,
+                          modes=_modes(args.modes),
                           all_pairs=args.all_pairs, engine=engine_from_args(args),
                           overwrite=args.overwrite, share_text=args.share_text,
                           slug_rule=args.slug_rule, url_template=args.url_template)

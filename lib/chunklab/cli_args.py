@@ -221,6 +221,12 @@ def add_grid_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--budgets", default=",".join(map(str, DEFAULT_BUDGETS)),
                         help="comma-separated token budgets, each scoring the top chunks that "
                              "fill it (the last one truncated); 'none' for none")
+    parser.add_argument("--modes", default="plain", metavar="MODES",
+                        help="comma-separated retrieval modes, each scored on the same ranking "
+                             "and tested against plain at each budget: plain, boost (a "
+                             "heading-path match raises a chunk), expand=parent (each hit's "
+                             "section), expand=siblings (the parts beside a hit); 'all' for "
+                             "every one (default plain)")
     parser.add_argument("--contrast", action="append", default=None, metavar="A:B",
                         help="a planned comparison of strategy A with B at each size, tested "
                              "as its own Holm family (repeatable; 'none' for none; default "

@@ -43,6 +43,12 @@ class UnknownRetrieverError(UnknownNameError):
     what, plural = "retriever", "retrievers"
 
 
+class UnknownModeError(UnknownNameError):
+    """A retrieval mode name that chunklab does not know."""
+
+    what, plural = "retrieval mode", "retrieval modes"
+
+
 class ConfigError(ChunklabError, ValueError):
     """A configuration value that is out of range or of the wrong type."""
 

@@ -6,9 +6,10 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from ..chunking.config import ChunkerConfig, load_config, make_config
+from ..chunking.config import ChunkerConfig, load_config, make_config, read_yaml
 from ..chunking.records import Chunk
 from ..errors import ConfigError
+from ..evaluation.retrieval.modes import MODES, PLAIN, ModeReader
 
 ConfigLike = ChunkerConfig | str | os.PathLike | dict | None
 """A ChunkerConfig, a path to a config YAML (``chosen_config.yaml``), a mapping of fields, or
@@ -52,3 +53,29 @@ def chunk_metadata(chunk: Chunk) -> dict[str, Any]:
         "section_id": chunk.section_id, "parent_section_id": chunk.parent_section_id,
         "anchor": chunk.anchor, "href": chunk.href,
     }
+
+
+def retrieval_mode(config: ConfigLike | str) -> str:
+    """The retrieval mode ``config`` names: a mode name itself, or the ``retrieval_mode`` a
+    chosen_config.yaml records (plain when it records none)."""
+    if isinstance(config, str) and config in MODES:
+        return config
+    if isinstance(config, str | os.PathLike):
+        data = read_yaml(Path(config))
+        mode = data.get("retrieval_mode", PLAIN) if isinstance(data, dict) else PLAIN
+        return str(mode)
+    return PLAIN
+
+
+def mode_reader(chunks: list[Chunk], mode: ConfigLike | str, budget: int | None) -> ModeReader:
+    """The ``ModeReader`` of ``mode`` (a name, or a chosen_config.yaml) over ``chunks``."""
+    return ModeReader(chunks, retrieval_mode(mode), budget=budget)
+
+
+def held_chunk(reader: ModeReader, chunk_id: Any) -> str:
+    """``chunk_id`` when the reader holds that chunk, else ConfigError: a mode needs the
+    chunks the index was built from."""
+    if chunk_id not in reader.by_id:
+        raise ConfigError(f"retrieved a piece whose chunk_id {chunk_id!r} is not among the "
+                          f"{len(reader.by_id)} chunks given: pass the chunks the index holds")
+    return str(chunk_id)

@@ -1,8 +1,11 @@
-"""A LangChain ``TextSplitter`` that splits with a chunklab config, spans and breadcrumbs kept.
+"""A LangChain ``TextSplitter`` that splits with a chunklab config, spans and breadcrumbs kept,
+and a retriever wrapper that applies the chosen retrieval mode.
 
-    from chunklab.integrations.langchain import ChunklabTextSplitter
+    from chunklab.integrations.langchain import ChunklabModeRetriever, ChunklabTextSplitter
     splitter = ChunklabTextSplitter("results/run/chosen_config.yaml")
     pieces = splitter.split_documents(docs)   # metadata: source, start, end, breadcrumb, ...
+    retriever = ChunklabModeRetriever(retriever=store.as_retriever(), chunks=chunks,
+                                      mode="results/run/chosen_config.yaml", budget=1024)
 """
 
 from __future__ import annotations
@@ -15,10 +18,21 @@ from ..chunking.build import chunk_text
 from ..chunking.records import Chunk
 from ..chunking.sizes import length_function
 from ..errors import MissingExtraError
-from .common import ConfigLike, Content, as_config, chunk_metadata, content_of
+from ..evaluation.retrieval.modes import ModeReader
+from .common import (
+    ConfigLike,
+    Content,
+    as_config,
+    chunk_metadata,
+    content_of,
+    held_chunk,
+    mode_reader,
+)
 
 try:
+    from langchain_core.callbacks import CallbackManagerForRetrieverRun
     from langchain_core.documents import Document as LangChainDocument
+    from langchain_core.retrievers import BaseRetriever
     from langchain_text_splitters import TextSplitter
 except ImportError:  # pragma: no cover - the module is unusable without LangChain
     raise MissingExtraError("chunklab.integrations.langchain", "langchain",
@@ -66,3 +80,38 @@ class ChunklabTextSplitter(TextSplitter):
         documents = list(documents)
         return self.create_documents([d.page_content for d in documents],
                                      [dict(d.metadata) for d in documents])
+
+
+class ChunklabModeRetriever(BaseRetriever):
+    """A retriever that applies a chunklab retrieval mode to another retriever's results:
+    ``boost`` re-ranks by heading-path match, ``expand=parent`` / ``expand=siblings`` hand
+    over each hit's section or neighbouring parts; with ``budget``, what is handed over is cut
+    to that many tokens as the sweep scored it. ``chunks`` are the chunklab chunks the wrapped
+    retriever's index holds (each of its documents carries their ``chunk_id``); a document's
+    ``metadata["score"]`` is its score when present, else 1/rank. ``mode`` is a mode name or
+    a chosen_config.yaml (its ``retrieval_mode``)."""
+
+    retriever: BaseRetriever
+    chunks: list[Chunk]
+    mode: str = "plain"
+    budget: int | None = None
+    content: Content = "embed_text"
+    reader: ModeReader | None = None
+
+    model_config = {"arbitrary_types_allowed": True}
+
+    def model_post_init(self, context: Any) -> None:
+        self.reader = mode_reader(self.chunks, self.mode, self.budget)
+        self.mode = self.reader.mode
+
+    def _get_relevant_documents(self, query: str, *,
+                                run_manager: CallbackManagerForRetrieverRun) -> list[Any]:
+        assert self.reader is not None
+        found = self.retriever.invoke(query, config={"callbacks": run_manager.get_child()})
+        hits = [(held_chunk(self.reader, d.metadata.get("chunk_id")),
+                 float(d.metadata.get("score", 1.0 / rank)))
+                for rank, d in enumerate(found, start=1)]
+        extra = {d.metadata["chunk_id"]: d.metadata for d in found}
+        return [LangChainDocument(page_content=content_of(c, self.content),
+                                  metadata={**extra.get(c.id, {}), **chunk_metadata(c)})
+                for c in self.reader.hand_over(query, hits)]

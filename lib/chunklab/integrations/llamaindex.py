@@ -1,8 +1,12 @@
-"""A LlamaIndex ``NodeParser`` that splits with a chunklab config, spans and breadcrumbs kept.
+"""A LlamaIndex ``NodeParser`` that splits with a chunklab config, spans and breadcrumbs kept,
+and a node postprocessor that applies the chosen retrieval mode.
 
-    from chunklab.integrations.llamaindex import ChunklabNodeParser
+    from chunklab.integrations.llamaindex import ChunklabModePostprocessor, ChunklabNodeParser
     parser = ChunklabNodeParser.from_config("results/run/chosen_config.yaml")
     nodes = parser.get_nodes_from_documents(documents)
+    mode = ChunklabModePostprocessor(chunks=parser.chunks_of(documents), budget=1024,
+                                     mode="results/run/chosen_config.yaml")
+    engine = index.as_query_engine(node_postprocessors=[mode])
 """
 
 from __future__ import annotations
@@ -10,16 +14,33 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from pydantic import field_validator
+from pydantic import ConfigDict, PrivateAttr, field_validator
 
 from ..chunking.build import chunk_text
 from ..chunking.config import ChunkerConfig
+from ..chunking.records import Chunk
 from ..errors import MissingExtraError
-from .common import ConfigLike, Content, as_config, chunk_metadata, content_of
+from ..evaluation.retrieval.modes import ModeReader
+from .common import (
+    ConfigLike,
+    Content,
+    as_config,
+    chunk_metadata,
+    content_of,
+    held_chunk,
+    mode_reader,
+)
 
 try:
     from llama_index.core.node_parser import NodeParser
-    from llama_index.core.schema import BaseNode, NodeRelationship, TextNode
+    from llama_index.core.postprocessor.types import BaseNodePostprocessor
+    from llama_index.core.schema import (
+        BaseNode,
+        NodeRelationship,
+        NodeWithScore,
+        QueryBundle,
+        TextNode,
+    )
 except ImportError:  # pragma: no cover - the module is unusable without LlamaIndex
     raise MissingExtraError("chunklab.integrations.llamaindex", "llamaindex",
                             "llama-index-core") from None
@@ -50,21 +71,80 @@ class ChunklabNodeParser(NodeParser):
                     **options: Any) -> ChunklabNodeParser:
         return cls(config=as_config(config, **options), content=content)
 
-    def _parse_nodes(self, nodes: Sequence[BaseNode], show_progress: bool = False,
-                     **kwargs: Any) -> list[BaseNode]:
-        parsed: list[BaseNode] = []
+    def chunks_of(self, nodes: Sequence[BaseNode]) -> list[Chunk]:
+        """The chunklab chunks of ``nodes``: those the parser makes nodes of."""
+        return [chunk for _, chunk in self._chunks(nodes)]
+
+    def _chunks(self, nodes: Sequence[BaseNode]) -> list[tuple[BaseNode, Chunk]]:
+        found = []
         for index, node in enumerate(nodes):
             doc_id = str(node.metadata.get("source") or node.metadata.get("file_path")
                          or f"node-{index}.md")
-            for chunk in chunk_text(node.get_content(), self.config, doc_id=doc_id):
-                extra = chunk_metadata(chunk)
-                metadata = {**node.metadata, **extra}
-                parsed.append(TextNode(
-                    text=content_of(chunk, self.content), start_char_idx=chunk.start,
-                    end_char_idx=chunk.end, metadata=metadata,
-                    excluded_embed_metadata_keys=list(metadata),
-                    excluded_llm_metadata_keys=list(dict.fromkeys(
-                        [*node.excluded_llm_metadata_keys, *extra])),
-                    relationships={NodeRelationship.SOURCE: node.as_related_node_info()},
-                ))
+            found += [(node, chunk) for chunk in chunk_text(node.get_content(), self.config,
+                                                            doc_id=doc_id)]
+        return found
+
+    def _parse_nodes(self, nodes: Sequence[BaseNode], show_progress: bool = False,
+                     **kwargs: Any) -> list[BaseNode]:
+        parsed: list[BaseNode] = []
+        for node, chunk in self._chunks(nodes):
+            extra = chunk_metadata(chunk)
+            metadata = {**node.metadata, **extra}
+            parsed.append(TextNode(
+                text=content_of(chunk, self.content), start_char_idx=chunk.start,
+                end_char_idx=chunk.end, metadata=metadata,
+                excluded_embed_metadata_keys=list(metadata),
+                excluded_llm_metadata_keys=list(dict.fromkeys(
+                    [*node.excluded_llm_metadata_keys, *extra])),
+                relationships={NodeRelationship.SOURCE: node.as_related_node_info()},
+            ))
         return parsed
+
+
+class ChunklabModePostprocessor(BaseNodePostprocessor):
+    """A node postprocessor that applies a chunklab retrieval mode to the retrieved nodes:
+    ``boost`` re-ranks them by heading-path match (their scores raised as the sweep scored
+    it), ``expand=parent`` / ``expand=siblings`` hand over each hit's section or neighbouring
+    parts; with ``budget``, what is handed over is cut to that many tokens. ``chunks`` are the
+    chunklab chunks the index holds (``ChunklabNodeParser.chunks_of``); a node's
+    ``metadata["chunk_id"]`` names its chunk. ``mode`` is a mode name or a
+    chosen_config.yaml (its ``retrieval_mode``). A retrieved node keeps its score (a missing
+    one counts as 1/rank); a node handed over that was not retrieved carries the score of the
+    node before it."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    chunks: list[Chunk]
+    mode: str = "plain"
+    budget: int | None = None
+    content: Content = "embed_text"
+    _reader: ModeReader = PrivateAttr()
+
+    def model_post_init(self, context: Any) -> None:
+        self._reader = mode_reader(self.chunks, self.mode, self.budget)
+        self.mode = self._reader.mode
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "ChunklabModePostprocessor"
+
+    def _postprocess_nodes(self, nodes: list[NodeWithScore],
+                           query_bundle: QueryBundle | None = None) -> list[NodeWithScore]:
+        query = query_bundle.query_str if query_bundle is not None else ""
+        hits = [(held_chunk(self._reader, n.node.metadata.get("chunk_id")),
+                 float(n.score if n.score is not None else 1.0 / rank))
+                for rank, n in enumerate(nodes, start=1)]
+        found = {chunk_id: n for (chunk_id, _), n in zip(hits, nodes, strict=True)}
+        score = dict(hits)
+        handed, last = [], 0.0
+        for chunk in self._reader.hand_over(query, hits):
+            last = score.get(chunk.id, last)
+            node = found.get(chunk.id)
+            metadata = {**(node.node.metadata if node else {}), **chunk_metadata(chunk)}
+            handed.append(NodeWithScore(node=TextNode(
+                id_=node.node.node_id if node else chunk.id,
+                text=content_of(chunk, self.content), start_char_idx=chunk.start,
+                end_char_idx=chunk.end, metadata=metadata,
+                excluded_embed_metadata_keys=list(metadata),
+                excluded_llm_metadata_keys=list(metadata)), score=last))
+        return handed

@@ -18,6 +18,7 @@ from ..evaluation.choice.candidates import margins
 from ..evaluation.choice.choose import Choice
 from ..evaluation.choice.decision import Decision, decide
 from ..evaluation.choice.export import config_name, export_choice, paired_text, verdict_text
+from ..evaluation.choice.mode_candidates import by_candidate
 from ..evaluation.choice.rules import (
     BUNDLE,
     BUNDLE_TOKENS,
@@ -139,7 +140,7 @@ def validate(**params: Any) -> ChooseSetup:
     """Check notebook 06's parameters and load what they name (errors name the parameter)."""
     checked = validate_params(ChooseParams, **params)
     with parameter("RUN_DIR"):
-        run = load_run(checked.RUN_DIR)
+        run = by_candidate(load_run(checked.RUN_DIR))
     corpus = load_corpus_param(checked.CORPUS)
     check_corpus(run, corpus)
     queries = load_queries_param(checked.QUERIES, corpus)

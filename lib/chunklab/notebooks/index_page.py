@@ -19,7 +19,9 @@ import pandas as pd
 import yaml
 
 from ..evaluation.choice.candidates import candidates as choice_candidates
+from ..evaluation.choice.mode_candidates import by_candidate, candidate_id, mode_suffix
 from ..evaluation.choice.rules import BUNDLE_TOKENS, ChoiceRule
+from ..evaluation.retrieval.modes import PLAIN
 from ..evaluation.run import tables
 from ..evaluation.run.runs import SweepResult, load_run
 from ..evaluation.run.sweep import KEY_METRICS
@@ -83,6 +85,11 @@ class ChoiceView:
     """What would decide it: how many written questions, about which sections."""
 
 
+def chosen_candidate(data: dict) -> str:
+    """The candidate id of chosen_config.yaml's config in its retrieval mode."""
+    return candidate_id(str(data.get("config_id", "")), str(data.get("retrieval_mode") or PLAIN))
+
+
 def choice_view(out_dir: Path, data: dict) -> ChoiceView:
     chunker, runner = data.get("chunker") or {}, data.get("runner_up") or {}
     held = data.get("held_out") or {}
@@ -91,10 +98,12 @@ def choice_view(out_dir: Path, data: dict) -> ChoiceView:
                  f"choice: {held.get('margin_over_runner_up') or 'no runner-up to compare'}."
                  if held else "No held-out estimate: the queries were too few to split.")
     return ChoiceView(
-        chosen=f"{chunker.get('strategy')}/{chunker.get('size')} {chunker.get('unit', '')}",
+        chosen=(f"{chunker.get('strategy')}/{chunker.get('size')} {chunker.get('unit', '')}"
+                + mode_suffix(chosen_candidate(data))),
         config_id=str(data.get("config_id", "")),
         chosen_on=CHOSEN_ON.get(str(data.get("chosen_on")), "all queries"),
-        runner_up=f"{runner['strategy']}/{runner['size']}" if runner else "",
+        runner_up=(f"{runner['strategy']}/{runner['size']}"
+                   + mode_suffix(str(runner.get("config_id", ""))) if runner else ""),
         verdict=str(data.get("verdict", "")), note=str(data.get("note") or ""),
         held_out=held_text, stability=str((data.get("stability") or {}).get("text", "")),
         metric=str(rule.get("primary_metric", "")),
@@ -203,7 +212,7 @@ def load_warnings(out_dir: Path) -> dict[str, Any] | None:
 
 def _run(out_dir: Path) -> tuple[SweepResult | None, str]:
     try:
-        return load_run(out_dir), ""
+        return by_candidate(load_run(out_dir)), ""
     except Exception as err:  # the index still lists what ran
         return None, f"No sweep results to show ({err})."
 
@@ -252,7 +261,7 @@ def write_index(out_dir: Path, runs, params) -> Path:
         no_choice=problem or "No chosen_config.yaml was written (see notebook 06).",
         picture=picture, candidates=candidates, notes=notes(run), kinds=kinds_html(out_dir),
         load_warnings=load_warnings(out_dir),
-        headline=headline_table(run, str(data.get("config_id", ""))),
+        headline=headline_table(run, chosen_candidate(data)),
         views=[p.name for p in sorted(out_dir.glob("*.html")) if p.name not in notebook_pages],
         files=[n for n in SWEEP_FILES if (out_dir / n).is_file()],
         apply=apply_snippets(out_dir, str(params.corpus)) if data else ())

@@ -33,6 +33,7 @@ from ..errors import (
     missing_folder,
 )
 from ..evaluation.queries.queries import Query, load_queries
+from ..evaluation.retrieval.modes import MODES
 from ..evaluation.retrieval.retrieve import retriever_names
 from ..util.paths import repo_root
 
@@ -193,6 +194,9 @@ Strategies = Annotated[list[str], BeforeValidator(_list_of(str)),
                        AfterValidator(lambda v: [one_of(strategy_names)(x) for x in v])]
 Retrievers = Annotated[list[str], BeforeValidator(_list_of(str)),
                        AfterValidator(lambda v: [one_of(retriever_names)(x) for x in v])]
+Modes = Annotated[list[str], BeforeValidator(_list_of(str)),
+                  AfterValidator(lambda v: [one_of(lambda: MODES)(x) for x in v])]
+"""Retrieval modes (``evaluation.retrieval.modes``), at least one."""
 Sizes = Annotated[list[int], BeforeValidator(_list_of(int)),
                   AfterValidator(lambda v: [_integer(1)(x) for x in v])]
 PositiveInts = Annotated[list[int], BeforeValidator(_list_of(int, allow_empty=True)),

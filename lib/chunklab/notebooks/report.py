@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ..chunking.config import make_config
 from ..errors import NotebookNotFoundError, WriteError
+from ..evaluation.retrieval.modes import PLAIN
 from ..evaluation.run.defaults import (
     DEFAULT_BUDGETS,
     DEFAULT_CORPUS,
@@ -358,6 +359,7 @@ def notebook_values(out_dir: Path, params, *, queries: str, name: str = "",
         "SIZES": list(params.sizes), "RETRIEVERS": list(params.retrievers), "K": k,
         "HELD_OUT_QUERIES": params.held_out_queries, "SPLIT_SEED": params.split_seed,
         "BUDGETS": list(params.budgets), "CONTRASTS": list(params.contrasts),
+        "MODES": list(params.modes),
         "ALL_PAIRS": params.all_pairs, "ENGINE": engine.kind, "WORKERS": engine.workers or 0,
         "ADDRESS": engine.address, "RETRIEVER": params.retrievers[0], "DOC": "", "PRESET_DOCS": [],
         "GOLD": default_gold(params.corpus),
@@ -388,7 +390,7 @@ def build_report(out_dir: str | os.PathLike, *, corpus: str = DEFAULT_CORPUS,
                  strategies: Sequence[str] = DEFAULT_STRATEGIES,
                  retrievers: Sequence[str] = DEFAULT_RETRIEVERS, k: int = DEFAULT_K,
                  budgets: Sequence[int] = DEFAULT_BUDGETS,
-                 contrasts: Sequence[str] | None = None,
+                 contrasts: Sequence[str] | None = None, modes: Sequence[str] = (PLAIN,),
                  strict: bool = False, notebooks: Sequence[str] = DEFAULT_NOTEBOOKS,
                  overwrite: bool = False, progress: bool = True, all_pairs: bool = False,
                  engine: Engine | None = None, share_text: bool = True,
@@ -407,7 +409,8 @@ def build_report(out_dir: str | os.PathLike, *, corpus: str = DEFAULT_CORPUS,
     run. When no config meets the choice rule, 06 still completes with the closest config
     and the margin chart; the returned Report's ``exit_code`` is 1 when a notebook failed,
     or, with ``strict``, when no config met the rule. ``contrasts`` None gives the default
-    planned contrasts whose strategies are both swept. ``engine`` says where the sweep runs
+    planned contrasts whose strategies are both swept; ``modes`` are the retrieval modes
+    scored (``evaluation.retrieval.modes``). ``engine`` says where the sweep runs
     (default: local processes, as many as pay for their start) and ``all_pairs`` asks for
     every pair of configs to be tested.
     ``share_text`` False leaves the documents' text out of the chunk explorer's pages (the
@@ -420,7 +423,7 @@ def build_report(out_dir: str | os.PathLike, *, corpus: str = DEFAULT_CORPUS,
         SweepInputs, CORPUS=corpus, QUERIES=queries, HELD_OUT_QUERIES=held_out_queries,
         SPLIT_SEED=split_seed, STRATEGIES=list(strategies), SIZES=list(sizes),
         RETRIEVERS=list(retrievers), K=k, BUDGETS=list(budgets),
-        CONTRASTS=contrasts_for(contrasts, list(strategies)),
+        CONTRASTS=contrasts_for(contrasts, list(strategies)), MODES=list(modes),
         ALL_PAIRS=all_pairs))
     found = find_notebooks(notebooks)
     check_renderer()  # a limit that kills the chart renderer fails here, not in every kernel

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..errors import ConfigError
-from ..evaluation.run.sweep import GROUP, SweepResult, run_sweep, summary_table
+from ..evaluation.run.sweep import GROUP, SweepResult, run_sweep, summary_table, with_mode
 from ..evaluation.scoring.structure import SOURCES
 from ..util.values import missing
 from ..viz import charts
@@ -41,7 +41,7 @@ def retrieval_splits(result: SweepResult) -> pd.DataFrame:
     kept = summary[summary["split"].isin(["all", "structure_source"])]
     per_query = result.per_query
     routes = per_query["query_id"].map(query_routes(per_query))
-    by_route = summary_table(per_query[[*GROUP, "query_id", "metric", "value"]]
+    by_route = summary_table(with_mode(per_query)[[*GROUP, "query_id", "metric", "value"]]
                          .assign(applied_strategy=routes))
     by_route = by_route[by_route["split"] == "applied_strategy"].assign(split="route")
     frame = pd.concat([kept, by_route], ignore_index=True)

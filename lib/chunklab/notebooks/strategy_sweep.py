@@ -3,6 +3,7 @@ exports."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from dataclasses import dataclass
@@ -13,6 +14,7 @@ import pandas as pd
 from pydantic import BeforeValidator, Field, ValidationError, ValidationInfo, field_validator
 
 from ..errors import ConfigError, validation_message
+from ..evaluation.retrieval import modes
 from ..evaluation.retrieval.budget import budget_name
 from ..evaluation.run.defaults import contrasts_for
 from ..evaluation.run.engine import ENGINES, Engine
@@ -24,13 +26,15 @@ from ..evaluation.run.sweep import (
     SweepResult,
     headline,
     summary_table,
+    with_mode,
 )
-from ..evaluation.scoring import leakage
+from ..evaluation.scoring import families, leakage
 from ..util.atomic import write_text_atomic
 from ..viz import charts
 from .params import (
     CorpusFolder,
     Flag,
+    Modes,
     NonNegativeInt,
     NotebookParams,
     OutputFolder,
@@ -63,6 +67,7 @@ class SweepInputs(NotebookParams):
     HELD_OUT_QUERIES: QueryFile = ""
     SPLIT_SEED: NonNegativeInt = 0
     BUDGETS: PositiveInts = []
+    MODES: Modes = ["plain"]
     CONTRASTS: TextsOrNone | None = Field(default=None, validate_default=True)
     ALL_PAIRS: Flag = False
     ENGINE: EngineName = "local"
@@ -103,7 +108,8 @@ class StrategySweepSetup:
     def describe(self) -> str:
         workers = self.engine.workers or "auto"
         line = (f"run {self.params.run_id}: {len(self.params.configs())} configs x "
-                f"{len(self.params.retrievers)} retriever(s) -> {self.out_dir} "
+                f"{len(self.params.retrievers)} retriever(s) x {len(self.params.modes)} "
+                f"retrieval mode(s) -> {self.out_dir} "
                 f"({self.engine.kind} engine, workers: {workers})")
         return f"{line}\n{self.note}" if self.note else line
 
@@ -126,7 +132,7 @@ def _params(inputs: SweepInputs, options: dict[str, Any]) -> SweepParams:
                        strategies=tuple(inputs.STRATEGIES), sizes=tuple(inputs.SIZES),
                        retrievers=tuple(inputs.RETRIEVERS), k=inputs.K, unit=inputs.UNIT,
                        budgets=tuple(inputs.BUDGETS), contrasts=tuple(inputs.CONTRASTS or ()),
-                       options=options, all_pairs=inputs.ALL_PAIRS)
+                       modes=tuple(inputs.MODES), options=options, all_pairs=inputs.ALL_PAIRS)
 
 
 def sweep_engine(inputs: SweepInputs) -> Engine:
@@ -210,6 +216,51 @@ def budget_chart(result: SweepResult):
     return "no token budgets were swept (BUDGETS is [])"
 
 
+def plain_rows(result: SweepResult) -> SweepResult:
+    """``result`` with the rows of the plain retrieval mode only: the comparisons of configs
+    (every section but the retrieval modes') are made within one mode."""
+    if set(result.per_query["mode"]) <= {modes.PLAIN}:
+        return result
+    def plain(frame: pd.DataFrame) -> pd.DataFrame:
+        return frame[frame["mode"] == modes.PLAIN] if "mode" in frame else frame
+    return dataclasses.replace(result, per_query=plain(result.per_query),
+                               summary=plain(result.summary), retrieved=plain(result.retrieved),
+                               significance=plain(result.significance))
+
+
+MARKS = {"A better": " ▲", "B better": " ▼"}
+"""A mode significantly better (▲) or worse (▼) than plain after Holm's correction."""
+
+
+def modes_table(result: SweepResult) -> pd.DataFrame | str:
+    """Each retrieval mode against plain on the same config at each token budget (the
+    ``modes`` family of significance.csv), one row per config and mode, one column per budget:
+    the difference from plain with its 95% interval, marked ▲ / ▼ when Holm-significant; span
+    recall of the answer (hit of a gold document for queries without answers), and the plain
+    mean at the middle budget beside it. A sentence when only plain was swept."""
+    sig = result.significance
+    rows = sig[(sig["family"] == families.MODES) & sig["metric"].str.contains("@b", regex=False)]
+    for metric in BUDGET_METRICS:
+        picked = rows[rows["metric"].str.startswith(f"{metric}@b")]
+        if not picked.empty:
+            break
+    else:
+        return ("only the plain retrieval mode was swept (MODES is [plain]); add boost, "
+                "expand=parent or expand=siblings to compare them with it")
+    labels = result.chunk_stats.set_index("config_id")[["strategy", "size"]]
+    cells = charts.interval_text(picked.rename(columns={"mean_diff": "mean"}))
+    table = picked.join(labels, on="config_a").assign(
+        cell=cells + picked["verdict"].map(MARKS).fillna(""))
+    index = ["strategy", "size", "retriever", "mode"]
+    wide = table.pivot_table(index=index, columns="metric", values="cell", aggfunc="first")
+    names = [n for n in budget_metrics(result, metric) if n in wide.columns]
+    middle = names[(len(names) - 1) // 2]
+    plain = table[table["metric"] == middle].groupby(index)["mean_b"].first().round(3)
+    wide = wide[names].join(plain.rename(f"plain {middle}")).reset_index()
+    wide.columns.name = None
+    return wide.sort_values(["mode", "strategy", "size"], ignore_index=True)
+
+
 DENSITY = ("bundle_efficiency", "section_efficiency")
 """On-topic density of the top-k bundle: the share of its chars from a gold file, and from a
 gold section."""
@@ -227,7 +278,7 @@ def density_table(result: SweepResult) -> pd.DataFrame:
     rows = rows[rows["metric"].isin(names) & rows["query_id"].isin(with_gold)]
     if rows.empty:
         return pd.DataFrame(columns=["strategy", "size", "retriever", *names, "ratio", "n"])
-    table = summary_table(rows[[*GROUP, "query_id", "metric", "value"]])
+    table = summary_table(with_mode(rows)[[*GROUP, "query_id", "metric", "value"]])
     table = table.assign(cell=charts.interval_text(table))
     wide = table.pivot_table(index=["strategy", "size", "retriever"], columns="metric",
                              values=["cell", "mean", "n"], aggfunc="first", dropna=False)

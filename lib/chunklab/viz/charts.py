@@ -9,6 +9,8 @@ import pandas as pd
 
 from ..chunking.sizes import SIZE_FIELDS, encoder_window
 from ..errors import ChartError
+from ..evaluation.choice.mode_candidates import SEPARATOR, split_candidate
+from ..evaluation.retrieval.modes import PLAIN
 from ..evaluation.scoring.families import EXPLORATORY, PLANNED, swap_sides
 from . import render
 from .altair_import import alt
@@ -27,12 +29,18 @@ REALISED = ("tokens_p50", "tokens_p95")
 
 
 def config_label(frame: pd.DataFrame) -> pd.Series:
-    """``strategy/size`` plus the options that differ from the defaults, when any, then the
-    realised median and p95 chunk size in tokens when the frame carries them."""
+    """``strategy/size`` plus the options that differ from the defaults, when any, the
+    retrieval mode unless plain (a ``mode`` column, or a candidate id), then the realised
+    median and p95 chunk size in tokens when the frame carries them."""
     label = frame["strategy"].astype(str) + "/" + frame["size"].astype(str)
     if "options" in frame:
         extra = frame["options"].map(_options_text)
         label = label + extra.where(extra == "", " " + extra)
+    if "mode" in frame or "config_id" in frame:
+        modes = (frame["mode"] if "mode" in frame else
+                 frame["config_id"].map(lambda c: split_candidate(c)[1]))
+        label = label + modes.map(lambda m: "" if m in (PLAIN, None) or pd.isna(m)
+                                  else f" {SEPARATOR}{m}")
     if {"tokens_p50", "tokens_p95"} <= set(frame.columns):
         label = label + [realised_text(a, b) for a, b in zip(frame["tokens_p50"],
                                                              frame["tokens_p95"], strict=True)]

@@ -12,8 +12,9 @@ import pandas as pd
 from ...chunking.sizes import reader_tokens
 from ...util.values import plain
 from ..queries.queries import TUNING
-from ..run.sweep import GROUP, summary_table
+from ..run.sweep import GROUP, summary_table, with_mode
 from ..scoring import stats
+from .mode_candidates import mode_suffix, split_candidate
 from .rules import BUNDLE, BUNDLE_TOKENS, ChoiceRule, check_rule
 
 
@@ -32,7 +33,7 @@ def summary_rows(run, rule: ChoiceRule, name: str) -> pd.DataFrame:
         ids = query_ids(run, name, rule) or set()
         rows = run.per_query[(run.per_query["retriever"] == rule.retriever)
                              & run.per_query["query_id"].isin(ids)]
-        table = summary_table(rows[[*GROUP, "query_id", "metric", "value"]])
+        table = summary_table(with_mode(rows)[[*GROUP, "query_id", "metric", "value"]])
         return table[table["split"] == "all"]
     if name == "all":
         return summary[summary["split"] == "all"]
@@ -58,7 +59,8 @@ def bundle_chars(run, retriever: str, query_ids: set[str] | None = None) -> pd.S
 
 
 def bundle_tokens(run, retriever: str, query_ids: set[str] | None = None) -> pd.Series:
-    """Per config id: mean over queries of what its top k hand a reader, in tokens: each
+    """Per config id (a candidate id: a config in a retrieval mode): mean over queries of what
+    its top k hand a reader, in tokens: each
     chunk's context label and text (``sizes.reader_tokens``), the cost every choice, chart
     and sentence uses."""
     return _bundle(run, retriever, query_ids, "tokens").rename(BUNDLE_TOKENS)
@@ -79,8 +81,10 @@ def _bundle(run, retriever: str, query_ids: set[str] | None, unit: str) -> pd.Se
         lengths = chunks[["config_id", "id"]].assign(bundled=[
             reader_tokens(int(n), label) for n, label in zip(chunks["n_tokens"], labels,
                                                              strict=True)])
-    joined = ranks.merge(lengths, left_on=["config_id", "chunk_id"],
-                         right_on=["config_id", "id"], how="left")
+    ranks = ranks.assign(base_id=[split_candidate(c)[0] for c in ranks["config_id"]])
+    joined = ranks.merge(lengths.rename(columns={"config_id": "base_id"}),
+                         left_on=["base_id", "chunk_id"], right_on=["base_id", "id"],
+                         how="left")
     per_query = joined.groupby(["config_id", "query_id"])["bundled"].sum()
     return per_query.groupby("config_id").mean()
 
@@ -175,5 +179,5 @@ def rank(table: pd.DataFrame, rule: ChoiceRule, values: pd.DataFrame) -> pd.Data
 
 
 def label(row) -> str:
-    """``strategy/size`` of a candidate row."""
-    return f"{row['strategy']}/{row['size']}"
+    """``strategy/size`` of a candidate row, then its retrieval mode unless plain."""
+    return f"{row['strategy']}/{row['size']}{mode_suffix(row['config_id'])}"

@@ -16,6 +16,7 @@ from ...chunking.config import ChunkerConfig, make_config
 from ...errors import ChoiceError, ConfigError
 from ...util.values import plain
 from ..queries.queries import HELD_OUT, TUNING
+from ..retrieval.modes import PLAIN
 from ..run.runs import SweepResult, load_run
 from ..scoring import families, stats
 from .candidates import (
@@ -26,6 +27,7 @@ from .candidates import (
     query_set,
     summary_rows,
 )
+from .mode_candidates import by_candidate, split_candidate
 from .rules import (  # noqa: F401  (the rule's names are part of this module's API)
     BUNDLE,
     BUNDLE_TOKENS,
@@ -41,15 +43,19 @@ from .stability import Stability, stability
 
 
 def _as_run(result_or_run_dir):
+    """The run keyed by candidate (``mode_candidates.by_candidate``): a config in each
+    retrieval mode is a candidate of its own."""
     if isinstance(result_or_run_dir, str | os.PathLike):
-        return load_run(result_or_run_dir)
-    return result_or_run_dir
+        return by_candidate(load_run(result_or_run_dir))
+    return by_candidate(result_or_run_dir)
 
 
 def rebuild_config(run, config_id: str) -> ChunkerConfig:
-    """The ChunkerConfig of ``config_id`` from the config fields the run's tables carry (the
-    config's own strategy, never the one structure_routed applied); raises ConfigError when
-    they no longer hash to that id (another chunklab version)."""
+    """The ChunkerConfig of ``config_id`` (or of a candidate id: a config in a retrieval mode)
+    from the config fields the run's tables carry (the config's own strategy, never the one
+    structure_routed applied); raises ConfigError when they no longer hash to that id
+    (another chunklab version)."""
+    config_id = split_candidate(config_id)[0]
     for frame in (run.chunks, run.chunk_stats):
         rows = frame[frame["config_id"] == config_id]
         if len(rows):
@@ -163,6 +169,9 @@ class Choice:
     ceiling, or no pair separated: the tie-break decided), or "" (not assessed)."""
     decision: dict[str, Any] = field(default_factory=dict)
     """``decision.Decision.as_dict()``: the kinds chosen on, why, and what would decide it."""
+    mode: str = PLAIN
+    """The retrieval mode chosen with the config (``modes``): ``chosen["config_id"]`` is the
+    candidate id of both."""
 
     @property
     def verdict(self) -> str:
@@ -209,7 +218,8 @@ def choose(result_or_run_dir, rule: ChoiceRule, *, strict: bool = False) -> Choi
         held_out=_held_out(run, rule, chosen, runner) if name == TUNING else {},
         excluded=excluded(table, rule), not_binding=rule.not_binding(),
         identical=[n for n in str(chosen.get("identical") or "").split(", ") if n],
-        stability=steady, tokenizer=info.get("tokenizer"))
+        stability=steady, tokenizer=info.get("tokenizer"),
+        mode=split_candidate(chosen["config_id"])[1])
 
 
 def _closest(table: pd.DataFrame, rule: ChoiceRule) -> pd.DataFrame:

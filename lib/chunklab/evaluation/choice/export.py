@@ -11,11 +11,13 @@ from ...chunking.config import save_config
 from ...util.values import missing
 from ..run.runs import versions
 from .choose import Choice, PairedRow
+from .mode_candidates import mode_suffix, split_candidate
 from .rules import BUNDLE_TOKENS, CONFIG_FIELDS, TIE_BREAKS, metric_phrase
 
 
 def export_choice(choice: Choice, path: str | os.PathLike) -> Path:
-    """Write the chosen config (a folder gets ``chosen_config.yaml``) with the rule, whether a
+    """Write the chosen config (a folder gets ``chosen_config.yaml``) and its retrieval mode
+    (``retrieval_mode``, what the adapters apply) with the rule, whether a
     config met it, the scores, the held-out report, the corpus fingerprint, the chunklab
     version, the run id, the tokenizer sizes were counted in, the runner-up and the verdict;
     ``chunklab chunk --config`` reads it."""
@@ -28,7 +30,8 @@ def export_choice(choice: Choice, path: str | os.PathLike) -> Path:
         rule={**choice.rule.model_dump(), "constraints": list(choice.rule.constraints),
               "query_kinds": list(choice.rule.query_kinds),
               "tie_break_means": TIE_BREAKS[choice.rule.tie_break]},
-        meets_rule=choice.meets_rule, note=choice.note, chosen_on=choice.query_set,
+        retrieval_mode=choice.mode, meets_rule=choice.meets_rule, note=choice.note,
+        chosen_on=choice.query_set,
         scores=choice.scores, held_out=_held_out(choice), corpus=choice.corpus,
         chunklab_version=versions()["chunklab"], run_id=choice.run_id,
         tokenizer=choice.tokenizer,
@@ -85,9 +88,14 @@ def verdict_text(choice: Choice) -> str:
             f"({scores}); chosen because {_reason(choice)}.")
 
 
+def same_config(row, other) -> bool:
+    """Whether two candidate rows are one config (in two retrieval modes)."""
+    return split_candidate(row["config_id"])[0] == split_candidate(other["config_id"])[0]
+
+
 def config_name(row) -> str:
-    """``strategy/size`` of a candidate row."""
-    return f"{row['strategy']}/{row['size']}"
+    """``strategy/size`` of a candidate row, then its retrieval mode unless plain."""
+    return f"{row['strategy']}/{row['size']}{mode_suffix(row['config_id'])}"
 
 
 def _difference(row: PairedRow, joint: str) -> str:
@@ -128,6 +136,10 @@ def _reason(choice: Choice) -> str:
         a, b = _number(chosen.get(column)), _number(runner.get(column))
         saving = 1 - a / b if b else 0.0
         unit = " tokens" if column == BUNDLE_TOKENS else ""
+        if a == b and same_config(chosen, runner):
+            return (f"{tied}, the two are one config in two retrieval modes at the same cost "
+                    f"({a:,.0f}{unit}), and a mode is preferred to plain only when it scores "
+                    "higher")
         return (f"{tied} and its {what} is {saving:.0%} smaller "
                 f"({a:,.0f}{unit} against {b:,.0f}{unit})")
     key = next((k for k in chosen if str(k).startswith("bundle_efficiency@")), "")

@@ -11,6 +11,7 @@ import time
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -85,6 +86,40 @@ def tokenizer_version() -> str:
             f"PyStemmer {package_version('PyStemmer')} stopwords=en stemmer=english")
 
 
+@lru_cache(maxsize=1)
+def _stemmer() -> Any:
+    import Stemmer
+
+    return Stemmer.Stemmer("english")
+
+
+def lexical_terms(texts: list[str]) -> list[list[str]]:
+    """Each text's terms as the BM25 retriever indexes and queries them (bm25s's tokenizer
+    over ``cjk_bigrams`` of the text, English stop words dropped, PyStemmer's English stems),
+    read from ``TOKENS`` where an earlier run made them (kept joined by spaces: a token is a
+    run of word characters)."""
+    if not texts:
+        return []
+    if TOKENS.disabled:
+        return _tokenize(texts)
+    keys = [digest(tokenizer_version(), text) for text in texts]
+    found = TOKENS.get_many(keys)
+    missing = list(dict.fromkeys(k for k in keys if k not in found))
+    if missing:
+        where = dict(zip(keys, texts, strict=True))
+        made = dict(zip(missing, _tokenize([where[k] for k in missing]), strict=True))
+        TOKENS.put_many({k: " ".join(tokens) for k, tokens in made.items()})
+        return [made[k] if k in made else found[k].split() for k in keys]
+    return [found[k].split() for k in keys]
+
+
+def _tokenize(texts: list[str]) -> list[list[str]]:
+    import bm25s
+
+    return bm25s.tokenize([cjk_bigrams(t) for t in texts], stopwords="en", stemmer=_stemmer(),
+                          return_ids=False, show_progress=False)
+
+
 class BM25Retriever:
     """bm25s over English-stemmed tokens without stop words; zero-score chunks are not returned."""
 
@@ -92,41 +127,18 @@ class BM25Retriever:
 
     def __init__(self, *, k1: float = 1.5, b: float = 0.75, method: str = "lucene"):
         import bm25s
-        import Stemmer
 
         self._bm25s = bm25s
-        self.stemmer = Stemmer.Stemmer("english")
         self.params = {"k1": k1, "b": b, "method": method}
         self.ids: list[str] | None = None
         self.model: Any = None
-
-    def _tokens(self, texts: list[str]) -> list[list[str]]:
-        """Each text's tokens, read from ``TOKENS`` where an earlier run made them (kept
-        joined by spaces: a token is a run of word characters)."""
-        if TOKENS.disabled:
-            return self._tokenize(texts)
-        keys = [digest(tokenizer_version(), text) for text in texts]
-        found = TOKENS.get_many(keys)
-        missing = list(dict.fromkeys(k for k in keys if k not in found))
-        if missing:
-            where = dict(zip(keys, texts, strict=True))
-            made = dict(zip(missing, self._tokenize([where[k] for k in missing]), strict=True))
-            TOKENS.put_many({k: " ".join(tokens) for k, tokens in made.items()})
-            return [made[k] if k in made else found[k].split() for k in keys]
-        return [found[k].split() for k in keys]
-
-    def _tokenize(self, texts: list[str]) -> list[list[str]]:
-        return self._bm25s.tokenize(
-            [cjk_bigrams(t) for t in texts], stopwords="en", stemmer=self.stemmer,
-            return_ids=False, show_progress=False,
-        )
 
     def index(self, chunks: list) -> None:
         self.ids = [c.id for c in chunks]
         self.model = None
         if chunks:
             self.model = self._bm25s.BM25(**self.params)
-            self.model.index(self._tokens([c.embed_text for c in chunks]), show_progress=False)
+            self.model.index(lexical_terms([c.embed_text for c in chunks]), show_progress=False)
 
     def scores(self, query: list[str]) -> np.ndarray:
         """BM25 score of every indexed chunk for one tokenised query."""
@@ -142,7 +154,7 @@ class BM25Retriever:
         if self.model is None:
             return [[] for _ in queries]
         results = []
-        for tokens in self._tokens(list(queries)):
+        for tokens in lexical_terms(list(queries)):
             scores = self.scores(tokens)
             best = [i for i in top_k(scores, k) if scores[i] > 0]
             results.append([(self.ids[i], float(scores[i])) for i in best])

@@ -7,6 +7,7 @@ load the model once, on a GPU when their node has one."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -143,8 +144,7 @@ class RayExecutor(Executor):
         texts += [q.query for q in self.queries]
         keys = [cache.key(t) for t in texts]
         memory = MemoryCache(ENCODER, cache.get(list(dict.fromkeys(keys))))
-        return units.ScoreJob(job.config, job.retriever, job.k, job.budgets,
-                              {**job.options, "cache": memory})
+        return dataclasses.replace(job, options={**job.options, "cache": memory})
 
     def encode(self, model_path, batches):
         if not self.embedders:

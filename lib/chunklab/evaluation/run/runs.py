@@ -30,6 +30,7 @@ from ...util.code_version import code_version
 from ...util.paths import real_path, shared_path
 from ..queries.mining import MAX_SOURCES, DroppedQueries
 from ..queries.queries import MIN_SPLIT
+from ..retrieval.modes import PLAIN, check_modes
 from ..retrieval.retrieve import retriever_names
 from . import tables
 from .defaults import (
@@ -85,6 +86,9 @@ class SweepParams(BaseModel):
     primary_metric: str = Field(
         default="", description="the planned contrasts' primary metric (the others are "
                                 "secondary); empty: the answer found within the middle budget")
+    modes: tuple[str, ...] = Field(
+        default=(PLAIN,), description="retrieval modes scored on each ranking (plain, boost, "
+                                      "expand=parent, expand=siblings), each against plain")
 
     @field_validator("strategies")
     @classmethod
@@ -119,6 +123,7 @@ class SweepParams(BaseModel):
                              "queries are split by split_seed instead")
         for text in self.contrasts:
             contrast_problem(text, self.strategies)
+        check_modes(self.modes, budgets=self.budgets)
         self.configs()  # a size, option or grid value no config accepts fails here, at once
         return self
 
@@ -143,6 +148,8 @@ class SweepParams(BaseModel):
         paths (``PATH_FIELDS``) named relative to the repo root or under ``~`` whatever the
         working folder (``util.paths.shared_path``), never as the machine spells them."""
         values = json.loads(json.dumps(self.model_dump(), default=str))
+        if tuple(values["modes"]) == (PLAIN,):  # a run of plain retrieval keeps its id
+            del values["modes"]
         return {**values, **{name: shared_path(values[name]) for name in PATH_FIELDS}}
 
     @classmethod
@@ -395,7 +402,21 @@ def load_run(run_dir: str | os.PathLike) -> SweepResult:
               else tables.DOCUMENT_WARNINGS.frame([]))
     return SweepResult(
         params=SweepParams.from_shared(info["params"]), run_dir=run_dir,
-        loaded_chunks=None, retrieved=tables.RETRIEVED.read(run_dir),
-        per_query=tables.PER_QUERY.read(run_dir), summary=tables.SUMMARY.read(run_dir),
-        chunk_stats=tables.CHUNK_STATS.read(run_dir), significance=significance,
+        loaded_chunks=None, retrieved=plain_mode(tables.RETRIEVED.read(run_dir)),
+        per_query=plain_mode(tables.PER_QUERY.read(run_dir)),
+        summary=plain_mode(tables.SUMMARY.read(run_dir)),
+        chunk_stats=tables.CHUNK_STATS.read(run_dir), significance=plain_mode(significance),
         run_info=info, document_warnings=warned)
+
+
+def plain_mode(frame: pd.DataFrame) -> pd.DataFrame:
+    """A table of a run made before retrieval modes, its rows marked ``plain`` (after the
+    retriever column); a table with modes as it is."""
+    if "mode" in frame.columns or "retriever" not in frame.columns:
+        return frame
+    return frame.assign(mode=PLAIN)[_after(list(frame.columns), "retriever")]
+
+
+def _after(columns: list[str], name: str) -> list[str]:
+    at = columns.index(name) + 1
+    return [*columns[:at], "mode", *columns[at:]]

@@ -24,7 +24,7 @@ from ...errors import GridWarning
 from ...util.paths import real_path, repo_root, shown_path
 from ..queries.free_queries import mine_all
 from ..queries.queries import QuerySplit, given_split, load_queries, query_group, split_queries
-from ..retrieval import budget, embedding
+from ..retrieval import budget, embedding, modes
 from ..retrieval.retrieve import EmbeddingCache, default_cache_dir
 from ..scoring import families, intervals, leakage
 from . import grid, tables, units
@@ -262,7 +262,7 @@ def _retrieve_all(params: SweepParams, configs: list[ChunkerConfig], queries, pa
             if c.config_id not in same_as and not has_part(
                 *(parts.path(c.config_id, table, name) for table in ("per_query", "retrieved")))]
     scored_now = executor.score([
-        (units.ScoreJob(c, name, params.k, tuple(params.budgets)),
+        (units.ScoreJob(c, name, params.k, tuple(params.budgets), tuple(params.modes)),
          parts.path(c.config_id, "chunks")) for c, name in todo])
     by_id = {c.config_id: c for c in configs}
     done: dict[tuple[str, str], tuple] = {}
@@ -309,7 +309,7 @@ def _annotate(per_query: pd.DataFrame, queries, corpus: Corpus,
     return per_query
 
 
-GROUP = ["config_id", "strategy", "size", "unit", "options", "retriever"]
+GROUP = ["config_id", "strategy", "size", "unit", "options", "retriever", "mode"]
 REALISED = ("tokens_p50", "tokens_p95")
 """chunk_stats columns every summary row carries: the config's realised size in tokens."""
 SPLITS = ("structure_source", "applied_strategy", "query_kind", "query_set", "query_group")
@@ -323,6 +323,7 @@ def summary_table(per_query: pd.DataFrame, chunk_stats: pd.DataFrame | None = No
     chunk size in tokens from ``chunk_stats`` (NaN without it)."""
     if per_query.empty:
         return tables.SUMMARY.frame([])
+    per_query = with_mode(per_query)
     values = per_query["value"].to_numpy(dtype=float)
     keys = [*GROUP, "metric"]
     base = _codes(per_query, keys)
@@ -343,6 +344,11 @@ def summary_table(per_query: pd.DataFrame, chunk_stats: pd.DataFrame | None = No
                 else pd.DataFrame(columns=list(REALISED)))
     frame = frame.join(realised, on="config_id")
     return tables.SUMMARY.conform(frame.drop(columns=["total", "square", "binary"]))
+
+
+def with_mode(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per-query rows with a ``mode`` column (``plain`` where the rows carry none)."""
+    return frame if "mode" in frame else frame.assign(mode=modes.PLAIN)
 
 
 def _codes(frame: pd.DataFrame, columns: list[str]) -> np.ndarray:
@@ -398,14 +404,16 @@ def significance_table(per_query: pd.DataFrame, k: int, budgets: Sequence[int] =
     when the run has both), then an exploratory family (leaving out ``twins``, configs whose
     chunks equal an earlier config's, whose tests would only repeat that one's): every pair
     of configs up to ``ALL_PAIRS_UP_TO`` configs (or with ``all_pairs``), else each config
-    against the best."""
+    against the best; both within each retrieval mode. With several modes, the ``modes``
+    family: each mode against plain on every config (``families.compare_modes``)."""
     frames = []
+    per_query = with_mode(per_query)
     names = list(dict.fromkeys([*([primary] if primary else []), *key_metrics(k, budgets)]))
-    columns = ["retriever", "config_id", "query_id", "metric", "value"]
+    columns = ["retriever", "mode", "config_id", "query_id", "metric", "value"]
     keyed = per_query.loc[per_query["metric"].isin(names),
                           columns + (["query_group"] if "query_group" in per_query else [])]
     keyed = keyed.astype({c: object for c in keyed.columns if c != "value"})
-    for retriever, rows in keyed.groupby("retriever"):
+    for (retriever, mode), rows in keyed.groupby(["retriever", "mode"]):
         scored = rows[["config_id", "query_id", "metric", "value"]].dropna()
         groups = _query_groups(rows, scored)
         for metric, of_metric in scored.groupby("metric", sort=False):
@@ -417,13 +425,24 @@ def significance_table(per_query: pd.DataFrame, k: int, budgets: Sequence[int] =
                 compare = (families.compare_all if exploratory_design(n_explored, all_pairs)
                            == "all pairs" else families.compare_to_best)
                 tables_.append(compare(explored, str(metric)).assign(query_group="all"))
-            for table in tables_:
-                table.insert(0, "retriever", retriever)
-                table["role"] = "primary" if metric == primary else "secondary"
-                frames.append((names.index(str(metric)), table))
+            frames += _placed(tables_, names, str(metric), primary, retriever, mode)
+    for retriever, rows in keyed[~keyed["config_id"].isin(list(twins))].groupby("retriever"):
+        for metric, of_metric in rows.dropna(subset=["value"]).groupby("metric", sort=False):
+            for mode, table in families.compare_modes(of_metric, str(metric)):
+                frames += _placed([table], names, str(metric), primary, retriever, mode)
     frames.sort(key=lambda item: item[0])
     return tables.SIGNIFICANCE.frame(
         row for _, frame in frames for row in frame.to_dict("records"))
+
+
+def _placed(found: list[pd.DataFrame], names: list[str], metric: str, primary: str,
+            retriever: str, mode: str) -> list[tuple[int, pd.DataFrame]]:
+    """Test tables labelled with their retriever, mode and role, keyed by the metric's place."""
+    for table in found:
+        table.insert(0, "retriever", retriever)
+        table.insert(1, "mode", mode)
+        table["role"] = "primary" if metric == primary else "secondary"
+    return [(names.index(metric), table) for table in found]
 
 
 def _query_groups(rows: pd.DataFrame, scored: pd.DataFrame) -> dict[str, pd.DataFrame]:
@@ -454,12 +473,12 @@ def headline(result: SweepResult) -> pd.DataFrame:
     summary = result.summary[result.summary["split"] == "all"]
     names = key_metrics(result.params.k, result.params.budgets)
     wide = summary[summary["metric"].isin(names)].pivot_table(
-        index=["config_id", "retriever"], columns="metric", values="mean")
+        index=["config_id", "retriever", "mode"], columns="metric", values="mean")
     wide = wide.reindex(columns=[n for n in names if n in wide.columns]).round(3).reset_index()
     labels = result.chunk_stats[["config_id", "strategy", "size", *REALISED]].round(
         dict.fromkeys(REALISED, 1))
     table = labels.merge(wide, on="config_id").drop(columns="config_id")
-    table = table.sort_values(["strategy", "size", "retriever"], ignore_index=True)
+    table = table.sort_values(["strategy", "size", "retriever", "mode"], ignore_index=True)
     table.columns.name = None
-    return table[["strategy", "size", *REALISED, "retriever",
+    return table[["strategy", "size", *REALISED, "retriever", "mode",
                   *[n for n in names if n in table.columns]]]

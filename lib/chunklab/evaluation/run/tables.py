@@ -193,6 +193,9 @@ RETRIEVED = Table("retrieved.parquet", "the ranked chunks of every query, config
     *CONFIG,
     *_columns(
         ("retriever", "str", "bm25, dense or hybrid"),
+        ("mode", "str", "retrieval mode: plain, boost (heading-path match raises a chunk), "
+                        "expand=parent (each hit's section) or expand=siblings (the parts "
+                        "beside it), the last two at token budgets only"),
         ("query_id", "str", "the query's id in the query set"),
         ("rank", "int", "the chunk's rank, 1 for the best"),
         ("chunk_id", "str", "the chunk (`id` in chunks.parquet)"),
@@ -203,6 +206,9 @@ PER_QUERY = Table("per_query.parquet", "every metric of every query, config and 
     *CONFIG,
     *_columns(
         ("retriever", "str", "bm25, dense or hybrid"),
+        ("mode", "str", "retrieval mode: plain, boost (heading-path match raises a chunk), "
+                        "expand=parent (each hit's section) or expand=siblings (the parts "
+                        "beside it), the last two at token budgets only"),
         ("query_id", "str", "the query's id in the query set"),
         ("query_kind", "str", "the query file's kind (manual by default), or the mined kind: "
                               "title, section, symbol, body, keyword, partial, xref, "
@@ -224,6 +230,9 @@ SUMMARY = Table("summary.csv", "mean of every metric per config and retriever wi
     *CONFIG,
     *_columns(
         ("retriever", "str", "bm25, dense or hybrid"),
+        ("mode", "str", "retrieval mode: plain, boost (heading-path match raises a chunk), "
+                        "expand=parent (each hit's section) or expand=siblings (the parts "
+                        "beside it), the last two at token budgets only"),
         ("metric", "str", "metric name at k"),
         ("split", "str", "all (the blend), structure_source, applied_strategy, query_kind, "
                          "query_set or query_group"),
@@ -273,8 +282,11 @@ SIGNIFICANCE = Table("significance.csv", "paired tests on the key metrics, per r
                                          "planned contrasts and every pair of configs, each "
                                          "family Holm-corrected on its own", _columns(
     ("retriever", "str", "bm25, dense or hybrid"),
+    ("mode", "str", "retrieval mode both sides were scored in; in the modes family, the "
+                    "mode (A) compared with plain (B) on the same config"),
     ("family", "str", "planned (a contrast declared before the run, e.g. --contrast "
-                      "ast_breadcrumb:ast_merge) or exploratory (every pair of configs)"),
+                      "ast_breadcrumb:ast_merge), exploratory (every pair of configs) or "
+                      "modes (each retrieval mode against plain, config by config)"),
     ("query_group", "str", "the queries tested: all, or (planned contrasts, when the run has "
                            "both) only heading_derived or only leak_free kinds, each its own "
                            "Holm family"),

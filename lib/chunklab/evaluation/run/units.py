@@ -17,7 +17,7 @@ from ...chunking.config import ChunkerConfig
 from ...chunking.records import Chunk
 from ...document.corpus import Document
 from ..queries.queries import Query
-from ..retrieval import budget
+from ..retrieval import budget, modes
 from ..retrieval.retrieve import make_retriever
 from ..scoring import metrics
 from . import grid, tables
@@ -78,6 +78,8 @@ class ScoreJob:
     retriever: str
     k: int
     budgets: tuple[int, ...] = ()
+    modes: tuple[str, ...] = (modes.PLAIN,)
+    """The retrieval modes scored (``modes``), each on the same ranking."""
     options: dict[str, Any] = field(default_factory=dict)
     """Retriever constructor options (e.g. the embedding cache of a dense retriever)."""
 
@@ -94,23 +96,33 @@ class Scored:
 def score_config(job: ScoreJob, chunks: Sequence[Chunk], queries: Sequence[Query],
                  docs: Any) -> Scored:
     """Index ``chunks``, rank them for every query deep enough to fill each budget, and
-    score the top-k and budget bundles (``metrics.score_run``); rankings kept as deep as a
-    bundle reached."""
+    score the top-k and budget bundles (``metrics.score_run``) of each retrieval mode on that
+    one ranking (a boost reorders it, an expansion fills the budgets from each hit's section,
+    and is not scored at k); rankings kept as deep as a bundle reached."""
     chunks = list(chunks)
     retriever = make_retriever(job.retriever, **job.options)
     retriever.index(chunks)
     tokens = [budget.cost(c) for c in chunks]
     deep = max([job.k, *(budget.depth(tokens, b) for b in job.budgets)])
-    results = retriever.search([q.query for q in queries], deep)
-    rows = metrics.score_run(results, queries, chunks, docs=docs, ks=(job.k,),
-                             budgets=job.budgets, config_id=job.config.config_id)
+    pool = max(deep, modes.BOOST_POOL) if modes.BOOST in job.modes else deep
+    texts = [q.query for q in queries]
+    found = retriever.search(texts, pool)
     size = {c.id: t for c, t in zip(chunks, tokens, strict=True)}
-    retrieved = []
-    for q, hits in zip(queries, results, strict=True):
-        used = max([job.k, *(budget.reach([size[h[0]] for h in hits], b) for b in job.budgets)])
-        retrieved += [{"query_id": q.id, "rank": rank, "chunk_id": chunk_id, "score": float(score)}
-                      for rank, (chunk_id, score) in enumerate(hits[:used], start=1)]
     columns = {**config_columns(job.config), "retriever": job.retriever}
+    rows, retrieved = [], []
+    for mode in job.modes:
+        results = ([h[:deep] for h in modes.boost_all(found, texts, modes.heading_terms(chunks))]
+                   if mode == modes.BOOST else [h[:deep] for h in found])
+        expands = mode in modes.EXPANSIONS
+        rows += [{**columns, "mode": mode, **r} for r in metrics.score_run(
+            results, queries, chunks, docs=docs, ks=() if expands else (job.k,),
+            budgets=job.budgets, config_id=job.config.config_id,
+            reader=modes.reader(mode, chunks))]
+        for q, hits in zip(queries, results, strict=True):
+            used = max([job.k, *(budget.reach([size[h[0]] for h in hits], b)
+                                 for b in job.budgets)])
+            retrieved += [{**columns, "mode": mode, "query_id": q.id, "rank": rank,
+                           "chunk_id": chunk_id, "score": float(score)}
+                          for rank, (chunk_id, score) in enumerate(hits[:used], start=1)]
     cache = dict(getattr(retriever, "cache_stats", None) or {})
-    return Scored(pd.DataFrame([{**columns, **r} for r in rows]),
-                  tables.RETRIEVED.frame({**columns, **r} for r in retrieved), cache)
+    return Scored(pd.DataFrame(rows), tables.RETRIEVED.frame(retrieved), cache)

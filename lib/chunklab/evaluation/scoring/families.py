@@ -1,6 +1,6 @@
-"""Holm families of paired comparisons: the planned contrasts and the exploratory family
-(every pair, or each config against the best), each row a paired test of two configs with its
-Holm-corrected p-value and verdict (the tests themselves are ``stats``)."""
+"""Holm families of paired comparisons: the planned contrasts, the exploratory family (every
+pair, or each config against the best) and each retrieval mode against plain, each row a paired
+test of two configs with its Holm-corrected p-value and verdict (the tests: ``stats``)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ...errors import ComparisonError
+from ..retrieval.modes import PLAIN
 from .stats import ALPHA, N_RESAMPLES, paired_results
 
 
@@ -72,6 +73,8 @@ def orient(rows: pd.DataFrame, config_a: str) -> pd.DataFrame:
 EXPLORATORY = "exploratory"
 PLANNED = "planned"
 """The two Holm families: every pair of configs, and the contrasts declared before the run."""
+MODES = "modes"
+"""The Holm family of each retrieval mode against plain, config by config."""
 
 
 def compare_all(per_query: pd.DataFrame, metric: str, **options: Any) -> pd.DataFrame:
@@ -166,3 +169,23 @@ def _wide(per_query: pd.DataFrame, metric: str, config_col: str, query_col: str)
             f"several {metric!r} values for one {config_col} x {query_col}: filter the frame first"
         )
     return rows.pivot(index=query_col, columns=config_col, values="value")
+
+
+def compare_modes(rows: pd.DataFrame, metric: str) -> list[tuple[str, pd.DataFrame]]:
+    """Each retrieval mode of ``rows`` (per-query rows with a ``mode`` column, one retriever)
+    against plain on every config scored in both, on all queries: (mode, its Holm family), A
+    the mode and B plain (``config_a`` = ``config_b``)."""
+    found = []
+    keyed = rows.assign(config_id=rows["config_id"] + "|" + rows["mode"])
+    for mode in [m for m in dict.fromkeys(rows["mode"]) if m != PLAIN]:
+        both = (set(rows.loc[rows["mode"] == mode, "config_id"])
+                & set(rows.loc[rows["mode"] == PLAIN, "config_id"]))
+        pairs = [(f"{c}|{mode}", f"{c}|{PLAIN}") for c in sorted(both)]
+        if not pairs:
+            continue
+        table = compare_pairs(keyed[rows["mode"].isin([mode, PLAIN])], metric, pairs,
+                              family=MODES)
+        for side in ("config_a", "config_b"):
+            table[side] = table[side].str.rsplit("|", n=1).str[0]
+        found.append((mode, table.assign(query_group="all")))
+    return found

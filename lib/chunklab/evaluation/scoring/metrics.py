@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -199,6 +199,7 @@ def score_run(
     ks: Sequence[int] = (5,),
     budgets: Sequence[int] = (),
     config_id: str = "",
+    reader: Callable[[list], list] | None = None,
 ) -> list[dict]:
     """One row ``{config_id, query_id, query_kind, metric, value}`` per query and metric.
 
@@ -208,7 +209,8 @@ def score_run(
     the top chunks until B tokens are filled (``budget.fill_budget``), scored on hit, answer,
     span and bundle metrics named ``@bB``. Answer and span metrics are added for queries with
     an answer and need ``docs`` (a Corpus, Documents or ``{id: Document}``), and so does
-    ``precision_omega`` (one value per query, whatever k or B).
+    ``precision_omega`` (one value per query, whatever k or B). ``reader`` (a retrieval
+    mode's, ``modes.reader``) turns a ranking into what the budget fills with.
     """
     chunks = list(chunks)
     ranked = _resolve(results, queries, chunks)
@@ -225,9 +227,10 @@ def score_run(
             values[query.id].update(files[query.id])
             values[query.id].update(bundle_values(top, query, k, docs, spans.get(query.id),
                                                   sections.get(query.id)))
+    handed = [reader(r) for r in ranked] if reader and budgets else ranked
     for budget in budgets:
         cut = budget_name(budget)
-        for query, ranking in zip(queries, ranked, strict=True):
+        for query, ranking in zip(queries, handed, strict=True):
             bundle = fill_budget(ranking, budget)
             gold = set(query.sources)
             values[query.id][f"hit@{cut}"] = float(any(c.doc_id in gold for c in bundle))
