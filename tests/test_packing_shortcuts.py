@@ -65,13 +65,26 @@ def test_a_section_that_fits_is_the_piece_packing_makes(text, unit, size, contro
 
 @settings(max_examples=100, deadline=None)
 @given(text=markdown_docs(), picks=st.lists(st.floats(0, 1), min_size=1, max_size=8))
+@example(text="# alpha alpha\n\none\n\n# alpha alpha\n\ntwo\n", picks=[0.2, 0.9])
 def test_the_common_path_of_offsets_is_that_of_every_one(text, picks):
     doc = make_document("gen.md", text)
     crumbs = Breadcrumbs(doc.blocks)
     offsets = sorted(int(p * len(text)) for p in picks)
-    path = common_prefix(crumbs.at(o) for o in offsets)
+    chains = [_heading_chain(crumbs, o) for o in offsets]
+    shared = common_prefix(chains)  # the same headings, not only the same titles
+    path = crumbs.at(offsets[0])[: len(shared)]
     assert crumbs.common(offsets) == path
     assert crumbs.label(offsets) == (path, crumbs.provenance_at(offsets[0])[: len(path)])
+
+
+def _heading_chain(crumbs: Breadcrumbs, offset: int) -> tuple[int, ...]:
+    """Where each heading of the path in force at ``offset`` starts: for each prefix of the
+    path, the nearest heading at or before ``offset`` whose path it is."""
+    path = crumbs.at(offset)
+    entries = [i for i, start in enumerate(crumbs.starts) if start <= offset]
+    return tuple(next(crumbs.starts[i] for i in reversed(entries)
+                      if crumbs.paths[i] == path[:depth])
+                 for depth in range(1, len(path) + 1))
 
 
 @given(text=st.text(alphabet=st.sampled_from(["a", " ", "\n", "数", *CONTROL, "\x85", "\t"])))
