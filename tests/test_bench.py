@@ -118,3 +118,16 @@ def test_the_chunk_engine_bench_writes_the_grown_corpus_the_sweep_bench_grows(tm
     assert written >= 0.2 * 1_000_000 and not loaded.skipped
     assert sorted((d.id, text_digest(d.text)) for d in loaded) == sorted(
         (d.id, text_digest(d.text)) for d in expected)
+
+
+def test_the_report_bench_says_which_dense_packages_it_lacks(monkeypatch, capsys):
+    import importlib.util
+
+    from chunklab.bench import report
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "onnxruntime" else real(name, *a))
+    monkeypatch.setattr(report.subprocess, "run", lambda *a, **k: pytest.fail("ran the bench"))
+    report.dense_figures()
+    assert "onnxruntime" in capsys.readouterr().out

@@ -9,8 +9,8 @@ and CPU seconds (this process and every kernel it started) and where the time we
 start, imports, cells, export per notebook; the kernel start + import share); the same report
 on the corpus grown to ``--grown-mb`` MB with copies of its pages, on a smaller grid
 (``GROWN_GRID``); a BM25 sweep with workers auto against one worker on the corpus and on the
-grown corpus (the count auto chose, and the ratio); and, when ``chunklab.bench.dense`` is
-there, its own figures (dense texts per CPU-s per runtime, top-5 agreement), by running it.
+grown corpus (the count auto chose, and the ratio); and, with the dense extra installed,
+``chunklab.bench.dense``'s figures (dense texts per CPU-s per runtime, top-5 agreement).
 """
 
 from __future__ import annotations
@@ -39,6 +39,8 @@ from ..util.cache import CACHE_VARIABLE
 from ..util.content_cache import SWITCH_VARIABLE
 from .sweep import write_grown
 
+DENSE_PACKAGES = ("sentence_transformers", "onnxruntime", "onnxscript")
+"""What ``bench.dense`` runs on (the dense extra)."""
 RUN_GRID: dict[str, Any] = {"sizes": [300, 600, 1200],
                             "strategies": ["rct", "mhs_rct", "ast_merge", "ast_breadcrumb"],
                             "retrievers": ["bm25"], "budgets": [512, 1024, 2048]}
@@ -133,9 +135,11 @@ def print_workers(rows: list[dict]) -> None:
 
 
 def dense_figures() -> None:
-    """``python -m chunklab.bench.dense`` when it is there, its output as it prints it."""
-    if importlib.util.find_spec("chunklab.bench.dense") is None:
-        print("\ndense runtimes: not measured (no chunklab.bench.dense in this version)")
+    """``python -m chunklab.bench.dense`` (the dense extra), its output as it prints it."""
+    missing = [name for name in DENSE_PACKAGES if importlib.util.find_spec(name) is None]
+    if missing:
+        print(f"\ndense runtimes: not measured ({', '.join(missing)} not installed: "
+              "make install-dense)")
         return
     print("\ndense runtimes (python -m chunklab.bench.dense):", flush=True)
     done = subprocess.run([sys.executable, "-m", "chunklab.bench.dense"], check=False)
