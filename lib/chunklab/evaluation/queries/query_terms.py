@@ -14,7 +14,8 @@ from ...document.sections import Breadcrumbs, Sections
 
 
 @lru_cache(maxsize=1)
-def _stemmer():
+def stemmer():
+    """PyStemmer's English stemmer, made once: the one the BM25 retriever and these terms use."""
     import Stemmer
 
     return Stemmer.Stemmer("english")
@@ -33,7 +34,7 @@ def surface_tokens(texts: Sequence[str]) -> list[list[str]]:
 
 def stems(words: Iterable[str]) -> list[str]:
     """The English stems of ``words`` (lowercased tokens), the retriever's stemmer."""
-    return list(_stemmer().stemWords(list(words)))
+    return list(stemmer().stemWords(list(words)))
 
 
 def terms(text: str) -> list[tuple[str, str]]:

@@ -11,7 +11,6 @@ import time
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -24,6 +23,7 @@ from ...errors import CacheWarning, RetrieverError, UnknownRetrieverError
 from ...util.cache import cache_root
 from ...util.code_version import code_version, package_version
 from ...util.content_cache import ContentCache, digest
+from ..queries.query_terms import stemmer
 
 RRF_K = 60
 Hits = list[tuple[str, float]]
@@ -86,13 +86,6 @@ def tokenizer_version() -> str:
             f"PyStemmer {package_version('PyStemmer')} stopwords=en stemmer=english")
 
 
-@lru_cache(maxsize=1)
-def _stemmer() -> Any:
-    import Stemmer
-
-    return Stemmer.Stemmer("english")
-
-
 def lexical_terms(texts: list[str]) -> list[list[str]]:
     """Each text's terms as the BM25 retriever indexes and queries them (bm25s's tokenizer
     over ``cjk_bigrams`` of the text, English stop words dropped, PyStemmer's English stems),
@@ -116,7 +109,7 @@ def lexical_terms(texts: list[str]) -> list[list[str]]:
 def _tokenize(texts: list[str]) -> list[list[str]]:
     import bm25s
 
-    return bm25s.tokenize([cjk_bigrams(t) for t in texts], stopwords="en", stemmer=_stemmer(),
+    return bm25s.tokenize([cjk_bigrams(t) for t in texts], stopwords="en", stemmer=stemmer(),
                           return_ids=False, show_progress=False)
 
 
