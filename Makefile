@@ -1,4 +1,4 @@
-# chunklab: `make test` and `make run` set up .venv themselves on a machine with only Python.
+# chunkproof: `make test` and `make run` set up .venv themselves on a machine with only Python.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -69,39 +69,39 @@ test-extras: $(ALL_STAMP)
 	$(PY) -m pytest -q -n 2 -m needs
 
 run: $(STAMP)
-	$(PY) -m chunklab report --corpus $(CORPUS) $(if $(QUERIES),--queries $(QUERIES)) \
+	$(PY) -m chunkproof report --corpus $(CORPUS) $(if $(QUERIES),--queries $(QUERIES)) \
 		--sizes $(call csv,$(SIZES)) --strategies $(call csv,$(STRATEGIES)) \
 		--retrievers $(call csv,$(RETRIEVERS)) --budgets $(call csv,$(BUDGETS)) \
 		$(if $(filter default,$(CONTRASTS)),,$(if $(CONTRASTS),$(foreach c,$(CONTRASTS),--contrast $(c)),--contrast none)) \
 		$(if $(STRICT),--strict) --out results/$(RUN_NAME)
 
 bench: $(STAMP)
-	$(PY) -m chunklab.bench
+	$(PY) -m chunkproof.bench
 
 # The sweep's costs: sizes, workers 1 vs all cores, statistics share, start time, per MB.
 bench-sweep: $(STAMP)
-	$(PY) -m chunklab.bench --sweep
+	$(PY) -m chunkproof.bench --sweep
 
 # What a user waits for (bench/report.py): the report's wall and CPU time on the sample (an
 # empty content cache, then after one page is edited) and on the sample grown to 20 MB, the
 # kernel start + import share, workers auto vs 1, and the dense runtimes' figures when
-# chunklab.bench.dense is there. Minutes, at low priority.
+# chunkproof.bench.dense is there. Minutes, at low priority.
 bench-report: $(STAMP)
-	nice -n 10 $(PY) -m chunklab.bench.report
+	nice -n 10 $(PY) -m chunkproof.bench.report
 
 # Generated documents of 5-50 MB and 10k-40k headings, each strategy (bench/scale.py), each
 # point in a fresh process: CPU s per MB and per 1000 headings, memory per input byte.
 bench-scale: $(STAMP)
-	$(PY) -m chunklab.bench.scale
+	$(PY) -m chunkproof.bench.scale
 
-# chunklab chunk --out DIR/ in this process and on Ray Data (needs the ray extra), 20 MB corpus.
+# chunkproof chunk --out DIR/ in this process and on Ray Data (needs the ray extra), 20 MB corpus.
 bench-chunk: $(STAMP)
-	$(PY) -m chunklab.bench.chunk_engines
+	$(PY) -m chunkproof.bench.chunk_engines
 
 # Dense encoding on CPU: texts per CPU second of torch, onnx and onnx-int8 on the sample's
 # chunks and queries, and each ONNX runtime's top-5 agreement with torch (bench/dense.py).
 bench-dense: $(DENSE_STAMP)
-	$(PY) -m chunklab.bench.dense
+	$(PY) -m chunkproof.bench.dense
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check lib tests
@@ -110,7 +110,7 @@ lint: $(STAMP)
 # The reference pages made from code: docs/cli.md and the result tables of docs/results.md
 # (tests/test_docs.py fails when they differ from what this writes).
 docs: $(STAMP)
-	$(PY) -m chunklab.docs docs
+	$(PY) -m chunkproof.docs docs
 
 # Strip notebook outputs and run ruff before every commit (.pre-commit-config.yaml).
 hooks: $(STAMP)

@@ -14,13 +14,13 @@ os.environ["TRANSFORMERS_OFFLINE"] = "1"
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 # Sweeps in the test process (pytest -n 2 already fills both cores); tests of the local
 # and Ray engines ask for their workers explicitly.
-os.environ.setdefault("CHUNKLAB_WORKERS", "1")
+os.environ.setdefault("CHUNKPROOF_WORKERS", "1")
 # No parse or tokenisation kept across tests (a test that changes the parser must parse);
 # tests/test_content_cache.py turns the caches on in a folder of its own.
-os.environ.setdefault("CHUNKLAB_CONTENT_CACHE", "0")
+os.environ.setdefault("CHUNKPROOF_CONTENT_CACHE", "0")
 
-from chunklab import load_corpus, make_document
-from chunklab.chunking.registry import REGISTRY
+from chunkproof import load_corpus, make_document
+from chunkproof.chunking.registry import REGISTRY
 from extras import EXTRAS
 
 ROOT = Path(__file__).resolve().parent.parent

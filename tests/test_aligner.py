@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chunklab.chunking.strategies import baselines
-from chunklab.chunking.strategies.baselines import _LETTERS, _SOLID, Aligner, _Compact
+from chunkproof.chunking.strategies import baselines
+from chunkproof.chunking.strategies.baselines import _LETTERS, _SOLID, Aligner, _Compact
 
 # Spaces of several kinds (the no-break space and the ideographic space count as whitespace),
 # CJK, accents, underscores and markup.

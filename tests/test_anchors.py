@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from chunklab.document.anchors import (
+from chunkproof.document.anchors import (
     SLUG_RULES,
     explicit_id,
     github_slug,
@@ -13,7 +13,7 @@ from chunklab.document.anchors import (
     mkdocs_slug,
     vitepress_slug,
 )
-from chunklab.document.blocks import parse_blocks
+from chunkproof.document.blocks import parse_blocks
 
 
 @pytest.mark.parametrize("text,slug", [

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from chunklab.bench.throughput import copies_within
+from chunkproof.bench.throughput import copies_within
 
 
 def test_every_copy_when_the_passes_fit_the_budget():
@@ -21,7 +21,7 @@ def test_never_fewer_than_one_copy():
 
 
 def test_timers_take_turns_pass_by_pass():
-    from chunklab.bench.throughput import _together
+    from chunkproof.bench.throughput import _together
 
     calls = []
     best = _together({"a": (calls.append, ["a1", "a2"]), "b": (calls.append, ["b1"])}, 2)
@@ -30,7 +30,7 @@ def test_timers_take_turns_pass_by_pass():
 
 
 def test_every_row_has_its_ratio_to_the_parse_timed_with_it(capsys):
-    from chunklab.bench.throughput import run
+    from chunkproof.bench.throughput import run
 
     rows = run("data/sample", 0.05, 1000, 1, strategies=["ast_breadcrumb"])
     stages = [row["stage"] for row in rows]
@@ -43,7 +43,7 @@ def test_every_row_has_its_ratio_to_the_parse_timed_with_it(capsys):
 
 
 def test_langchain_header_and_recursive_splitter_is_a_reference():
-    from chunklab.bench.throughput import run
+    from chunkproof.bench.throughput import run
 
     rows = run("data/sample", 0.05, 1000, 1, strategies=["ast_breadcrumb"])
     stages = [row["stage"] for row in rows]
@@ -55,7 +55,7 @@ def test_langchain_header_and_recursive_splitter_is_a_reference():
 
 @pytest.mark.needs("tokenizer")
 def test_the_strategy_is_timed_with_its_size_in_tokens_too():
-    from chunklab.bench.throughput import run
+    from chunkproof.bench.throughput import run
 
     rows = {row["stage"]: row for row in run("data/sample", 0.05, 1000, 1,
                                              strategies=["ast_breadcrumb"])}
@@ -65,7 +65,7 @@ def test_the_strategy_is_timed_with_its_size_in_tokens_too():
 
 def test_the_scale_bench_takes_its_points_and_strategies_from_the_command_line(
         monkeypatch, capsys):
-    from chunklab.bench import scale
+    from chunkproof.bench import scale
 
     monkeypatch.setattr(scale, "_in_fresh_process", lambda func, *args: func(*args))
     assert scale.main(["--scale-mb", "0.02", "--headings", "30", "--size", "400",
@@ -80,9 +80,9 @@ def test_the_scale_bench_takes_its_points_and_strategies_from_the_command_line(
 
 
 def test_the_report_bench_grows_the_corpus_on_disk_and_edits_one_page(tmp_path):
-    from chunklab import load_corpus
-    from chunklab.bench.report import edit_one_page
-    from chunklab.bench.sweep import write_grown
+    from chunkproof import load_corpus
+    from chunkproof.bench.report import edit_one_page
+    from chunkproof.bench.sweep import write_grown
     from conftest import SAMPLE
 
     mb = write_grown(str(SAMPLE), 0.3, tmp_path / "grown")[1] / 1e6
@@ -95,7 +95,7 @@ def test_the_report_bench_grows_the_corpus_on_disk_and_edits_one_page(tmp_path):
 
 
 def test_the_report_bench_says_when_auto_chose_one_process(capsys):
-    from chunklab.bench.report import print_workers
+    from chunkproof.bench.report import print_workers
 
     print_workers([{"label": "sample", "chose": 1, "wall": 2.0},
                    {"label": "sample", "chose": 1, "wall": 2.2},
@@ -106,9 +106,9 @@ def test_the_report_bench_says_when_auto_chose_one_process(capsys):
 
 
 def test_the_chunk_engine_bench_writes_the_grown_corpus_the_sweep_bench_grows(tmp_path):
-    from chunklab import load_corpus
-    from chunklab.bench.sweep import grown, write_grown
-    from chunklab.document.corpus import text_digest
+    from chunkproof import load_corpus
+    from chunkproof.bench.sweep import grown, write_grown
+    from chunkproof.document.corpus import text_digest
     from conftest import SAMPLE
 
     documents, written = write_grown(str(SAMPLE), 0.2, tmp_path)
@@ -123,7 +123,7 @@ def test_the_chunk_engine_bench_writes_the_grown_corpus_the_sweep_bench_grows(tm
 def test_the_report_bench_says_which_dense_packages_it_lacks(monkeypatch, capsys):
     import importlib.util
 
-    from chunklab.bench import report
+    from chunkproof.bench import report
 
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec",

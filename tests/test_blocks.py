@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from chunklab.document import lines as lines_module
-from chunklab.document.blocks import (
+from chunkproof.document import lines as lines_module
+from chunkproof.document.blocks import (
     Block,
     _with_gaps,
     atomic_blocks,
@@ -14,8 +14,8 @@ from chunklab.document.blocks import (
     references_of,
     structure_source_of,
 )
-from chunklab.document.corpus import make_document
-from chunklab.document.lines import LineIndex
+from chunkproof.document.corpus import make_document
+from chunkproof.document.lines import LineIndex
 
 TEXT = """---
 title: T
@@ -198,7 +198,7 @@ def test_a_reference_link_in_a_heading_resolves():
 
 @pytest.mark.parametrize("window", [40, 300, 5000])
 def test_a_document_parsed_window_by_window_has_the_same_blocks(window):
-    from chunklab.document.blocks import parse_blocks as parse
+    from chunkproof.document.blocks import parse_blocks as parse
     from conftest import FIXTURES, SAMPLE
 
     paths = sorted([*FIXTURES.rglob("*.md*"), *SAMPLE.rglob("*.md")])
@@ -211,7 +211,7 @@ def test_a_document_parsed_window_by_window_has_the_same_blocks(window):
 
 
 def test_a_definition_after_the_window_still_titles_an_earlier_heading():
-    from chunklab.document.blocks import parse_blocks as parse
+    from chunkproof.document.blocks import parse_blocks as parse
 
     text = "# See [the guide][g]\n\n" + "Some words here.\n\n" * 30 + "[g]: https://x.test/\n"
     assert parse(text, window=50) == parse(text, window=10**9)
@@ -221,8 +221,8 @@ def test_a_definition_after_the_window_still_titles_an_earlier_heading():
 def test_retitling_keeps_every_block_it_does_not_change():
     """A long document is retitled once its last window is read; a tree whose headings need
     no new title is kept as it is, not copied block by block."""
-    from chunklab.document.blocks import _retitled
-    from chunklab.document.blocks import parse_blocks as parse
+    from chunkproof.document.blocks import _retitled
+    from chunkproof.document.blocks import parse_blocks as parse
 
     text = ("# Guide\n\n- step one\n  - [the tool][t] runs\n\n## See [the tool][t]\n\n"
             "> quoted\n\n[t]: https://x.test/\n")

@@ -9,11 +9,11 @@ import nbformat
 import pandas as pd
 import pytest
 
-from chunklab import load_corpus
-from chunklab.evaluation.run import grid
-from chunklab.evaluation.run.sweep import SweepParams, run_sweep
-from chunklab.notebooks import corpus_profile as pr
-from chunklab.viz import charts
+from chunkproof import load_corpus
+from chunkproof.evaluation.run import grid
+from chunkproof.evaluation.run.sweep import SweepParams, run_sweep
+from chunkproof.notebooks import corpus_profile as pr
+from chunkproof.viz import charts
 from conftest import FIXTURES
 
 MINI = FIXTURES / "mini_corpus"
@@ -133,7 +133,7 @@ def test_chunk_stats_table_is_ordered_by_config(result):
 
 
 def test_an_interval_is_shown_from_the_stated_minimum_n():
-    from chunklab.evaluation.run.defaults import MIN_INTERVAL_N
+    from chunkproof.evaluation.run.defaults import MIN_INTERVAL_N
 
     rows = pd.DataFrame({"mean": [0.5, 1.0], "ci_low": [0.3, math.nan],
                          "ci_high": [0.7, math.nan], "n": [MIN_INTERVAL_N, 1]})
@@ -164,9 +164,9 @@ def test_each_retriever_gets_its_own_panel(result, draw):
 def test_a_sweep_with_no_pair_of_configs_draws_a_note_not_an_error():
     """One config swept (or every other one making the same chunks) left no pair to test:
     notebook 03's matrix and 06's win/loss chart failed the notebook instead of saying so."""
-    from chunklab.evaluation.run import tables
-    from chunklab.viz import charts as chart_module
-    from chunklab.viz import choice_charts
+    from chunkproof.evaluation.run import tables
+    from chunkproof.viz import charts as chart_module
+    from chunkproof.viz import choice_charts
 
     significance = pd.DataFrame(columns=tables.SIGNIFICANCE.names)
     labels = pd.DataFrame({"config_id": ["a", "b"], "strategy": ["rct", "ast_merge"],

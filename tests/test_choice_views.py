@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from chunklab.chunking.build import chunk_document
-from chunklab.chunking.config import make_config
-from chunklab.evaluation.choice import choose as ch
-from chunklab.evaluation.run.sweep import SweepParams, run_sweep
-from chunklab.notebooks import choose_and_export as cx
-from chunklab.viz import choice_charts
-from chunklab.viz.strip import BoundaryStrip
+from chunkproof.chunking.build import chunk_document
+from chunkproof.chunking.config import make_config
+from chunkproof.evaluation.choice import choose as ch
+from chunkproof.evaluation.run.sweep import SweepParams, run_sweep
+from chunkproof.notebooks import choose_and_export as cx
+from chunkproof.viz import choice_charts
+from chunkproof.viz.strip import BoundaryStrip
 from conftest import FIXTURES, fixture_doc
 
 MINI = FIXTURES / "mini_corpus"

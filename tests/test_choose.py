@@ -8,14 +8,14 @@ from dataclasses import replace
 import pytest
 import yaml
 
-from chunklab import ConfigError, load_config
-from chunklab.cli import main
-from chunklab.evaluation.choice import choose as ch
-from chunklab.evaluation.choice import export as ex
-from chunklab.evaluation.choice.candidates import margins
-from chunklab.evaluation.run.sweep import SweepParams, run_sweep, summary_table
-from chunklab.notebooks import choose_and_export as cx
-from chunklab.notebooks import choose_and_export as evidence
+from chunkproof import ConfigError, load_config
+from chunkproof.cli import main
+from chunkproof.evaluation.choice import choose as ch
+from chunkproof.evaluation.choice import export as ex
+from chunkproof.evaluation.choice.candidates import margins
+from chunkproof.evaluation.run.sweep import SweepParams, run_sweep, summary_table
+from chunkproof.notebooks import choose_and_export as cx
+from chunkproof.notebooks import choose_and_export as evidence
 from conftest import FIXTURES
 
 MINI = FIXTURES / "mini_corpus"
@@ -222,7 +222,7 @@ def test_export_writes_a_config_that_loads_with_its_evidence(run, tmp_path):
     assert "95% interval" in data["verdict"]
 
 
-def test_chunklab_chunk_with_the_exported_config_gives_the_scored_chunks(run, tmp_path):
+def test_chunkproof_chunk_with_the_exported_config_gives_the_scored_chunks(run, tmp_path):
     choice = ch.choose(run, rule())
     path = ex.export_choice(choice, tmp_path / "chosen_config.yaml")
     out = tmp_path / "chunks.jsonl"
@@ -264,18 +264,18 @@ def test_one_query_gives_an_interval_as_wide_as_its_test_cannot_reject(tmp_path)
 def test_chunk_with_a_config_from_another_corpus_or_version_warns(run, tmp_path, capsys):
     path = ex.export_choice(ch.choose(run, rule()), tmp_path)
     data = yaml.safe_load(path.read_text())
-    assert data["chunklab_version"] and data["corpus"]["fingerprint"]
+    assert data["chunkproof_version"] and data["corpus"]["fingerprint"]
     out = str(tmp_path / "chunks.jsonl")
     assert main(["chunk", "--corpus", str(MINI), "--config", str(path), "--out", out]) == 0
     assert "warning" not in capsys.readouterr().err
-    data["chunklab_version"] = "0.0.1"
+    data["chunkproof_version"] = "0.0.1"
     path.write_text(yaml.safe_dump(data, sort_keys=False))
     other = tmp_path / "other"
     other.mkdir()
     (other / "a.md").write_text("# Other\n\nA different corpus.\n")
     assert main(["chunk", "--corpus", str(other), "--config", str(path), "--out", out]) == 0
     err = capsys.readouterr().err
-    assert "was chosen with chunklab 0.0.1, this is" in err
+    assert "was chosen with chunkproof 0.0.1, this is" in err
     assert f"chosen on a corpus with fingerprint {data['corpus']['fingerprint']}" in err
 
 
@@ -319,7 +319,7 @@ def test_the_closest_config_is_never_said_to_have_the_higher_mean(run):
 
 
 def test_a_grid_of_one_config_gives_a_verdict_its_charts_and_an_export(tmp_path):
-    from chunklab.viz import charts, choice_charts
+    from chunkproof.viz import charts, choice_charts
 
     params = SweepParams(corpus=str(MINI), queries=str(MINI / "queries.jsonl"),
                          strategies=("ast_merge",), sizes=(400,))
@@ -337,7 +337,7 @@ def test_a_grid_of_one_config_gives_a_verdict_its_charts_and_an_export(tmp_path)
 def test_the_verdict_sentence_holds_the_charts_bundle_numbers(run):
     import re
 
-    from chunklab.viz import choice_charts
+    from chunkproof.viz import choice_charts
 
     choice = ch.choose(run, rule(tie_margin=1.0))  # every config ties: the tie-break decides
     text = ex.verdict_text(choice)

@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from chunklab.errors import RuleError
-from chunklab.evaluation.choice import choose as ch
-from chunklab.evaluation.choice import export as ex
-from chunklab.evaluation.choice.candidates import margins
-from chunklab.evaluation.choice.rules import parse_constraint
-from chunklab.evaluation.queries.queries import LEAK_FREE
-from chunklab.evaluation.run.sweep import SweepParams, run_sweep
-from chunklab.notebooks import choose_and_export as cx
+from chunkproof.errors import RuleError
+from chunkproof.evaluation.choice import choose as ch
+from chunkproof.evaluation.choice import export as ex
+from chunkproof.evaluation.choice.candidates import margins
+from chunkproof.evaluation.choice.rules import parse_constraint
+from chunkproof.evaluation.queries.queries import LEAK_FREE
+from chunkproof.evaluation.run.sweep import SweepParams, run_sweep
+from chunkproof.notebooks import choose_and_export as cx
 
 FIXTURES = Path(__file__).parent / "fixtures" / "mining"  # every heading explicit
 

@@ -1,4 +1,4 @@
-"""chunklab chunk --out DIR/: Parquet shards and a manifest holding the chunks the JSONL output
+"""chunkproof chunk --out DIR/: Parquet shards and a manifest holding the chunks the JSONL output
 holds, field for field, chunked in this process or with Ray Data on a local instance; the
 folder appears whole or not at all; a bad Ray address or a missing Ray is one line."""
 
@@ -11,10 +11,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from chunklab import load_corpus, make_config, save_config
-from chunklab.chunking import shards
-from chunklab.cli import main
-from chunklab.document.corpus import MAX_FILE_ENV
+from chunkproof import load_corpus, make_config, save_config
+from chunkproof.chunking import shards
+from chunkproof.cli import main
+from chunkproof.document.corpus import MAX_FILE_ENV
 from test_ray import local_ray  # noqa: F401  (the local Ray instance fixture)
 
 PAGES = {
@@ -70,7 +70,7 @@ MAX_FILE_MIB = "0.002"
 
 @pytest.fixture(autouse=True)
 def file_limit_restored(monkeypatch):
-    """``--max-file-mib`` sets ``CHUNKLAB_MAX_FILE_MIB`` for the whole process (and the
+    """``--max-file-mib`` sets ``CHUNKPROOF_MAX_FILE_MIB`` for the whole process (and the
     notebooks it runs): as it was before each test, after it."""
     monkeypatch.setenv(MAX_FILE_ENV, "8")  # the default, recorded so that it is undone
 

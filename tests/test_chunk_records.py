@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from chunklab.chunking.build import (
+from chunkproof.chunking.build import (
     CODE,
     TABLE,
     ChunkBuilder,
@@ -17,12 +17,12 @@ from chunklab.chunking.build import (
     chunk_document,
     kind_bits,
 )
-from chunklab.chunking.config import make_config
-from chunklab.chunking.records import Chunk, Piece
-from chunklab.document.blocks import ATOMIC, atomic_blocks
-from chunklab.document.corpus import make_document
-from chunklab.document.sections import Breadcrumbs
-from chunklab.evaluation.retrieval.budget import truncate
+from chunkproof.chunking.config import make_config
+from chunkproof.chunking.records import Chunk, Piece
+from chunkproof.document.blocks import ATOMIC, atomic_blocks
+from chunkproof.document.corpus import make_document
+from chunkproof.document.sections import Breadcrumbs
+from chunkproof.evaluation.retrieval.budget import truncate
 from generated import markdown_docs
 
 REALWORLD = Path(__file__).parent / "fixtures" / "realworld"
@@ -97,7 +97,7 @@ def test_a_chunk_pickled_and_unpickled_is_the_same_frozen_record(sample_corpus):
     import dataclasses
     import pickle
 
-    from chunklab import chunk_corpus, make_config
+    from chunkproof import chunk_corpus, make_config
 
     chunks = chunk_corpus(sample_corpus, make_config(strategy="ast_breadcrumb", size=300))
     back = pickle.loads(pickle.dumps(chunks, protocol=pickle.HIGHEST_PROTOCOL))
@@ -108,8 +108,8 @@ def test_a_chunk_pickled_and_unpickled_is_the_same_frozen_record(sample_corpus):
 
 
 def test_records_made_a_column_at_a_time_are_those_made_row_by_row(sample_corpus):
-    from chunklab import chunk_corpus, make_config
-    from chunklab.chunking.records import Chunk
+    from chunkproof import chunk_corpus, make_config
+    from chunkproof.chunking.records import Chunk
 
     chunks = chunk_corpus(sample_corpus, make_config(strategy="ast_breadcrumb", size=300))
     rows = [c.as_dict() for c in chunks]

@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from chunklab import make_config, save_config
-from chunklab.cli import main
+from chunkproof import make_config, save_config
+from chunkproof.cli import main
 from conftest import FIXTURES
 
 FIELDS = {"id", "doc_id", "ordinal", "start", "end", "start_line", "end_line", "text",
@@ -63,7 +63,7 @@ def test_bad_option_names_the_field(tmp_path, capsys):
 
 
 def test_python_dash_m_works():
-    done = subprocess.run([sys.executable, "-m", "chunklab", "strategies"],
+    done = subprocess.run([sys.executable, "-m", "chunkproof", "strategies"],
                           capture_output=True, text=True, check=True)
     assert "ast_breadcrumb" in done.stdout
 
@@ -81,7 +81,7 @@ def test_every_subcommand_help_shows_defaults_and_an_example(capsys):
         with pytest.raises(SystemExit):
             main([*command, "--help"])
         out = capsys.readouterr().out
-        assert "example:\n  chunklab " in out, command
+        assert "example:\n  chunkproof " in out, command
     with pytest.raises(SystemExit):
         main(["sweep", "--help"])
     assert "(default: " in capsys.readouterr().out
@@ -92,7 +92,7 @@ def test_no_on_off_flag_claims_a_default():
     off unless given: a flag's help names no default."""
     import argparse
 
-    from chunklab.cli_args import build_parser
+    from chunkproof.cli_args import build_parser
 
     def parsers(parser):
         yield parser

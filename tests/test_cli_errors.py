@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from chunklab import make_config, save_config
-from chunklab.cli import main
+from chunkproof import make_config, save_config
+from chunkproof.cli import main
 from conftest import FIXTURES
 
 MINI = FIXTURES / "mini_corpus"
@@ -252,7 +252,7 @@ def test_a_bad_parameter_is_one_line_and_exit_2(line, expected, where, capsys, e
     err = capsys.readouterr().err
     lines = err.strip().splitlines()
     assert code == 2, err
-    assert len(lines) == 1 and lines[0].startswith("chunklab: error: "), err
+    assert len(lines) == 1 and lines[0].startswith("chunkproof: error: "), err
     assert "unexpected" not in lines[0], err  # named by its own message, not the safety net
     assert re.search(expected if ".*" in expected else re.escape(expected), lines[0]), err
     assert not list(elsewhere.iterdir()), "a refused command wrote into the current folder"
@@ -274,7 +274,7 @@ def test_a_disk_that_refuses_writes_is_one_line_naming_the_file(where, monkeypat
                                                                  number, words, command):
     import os
 
-    from chunklab.util import atomic
+    from chunkproof.util import atomic
 
     def refused(src, dst):
         raise OSError(number, os.strerror(number))
@@ -309,21 +309,21 @@ def test_a_missing_corpus_or_query_file_is_one_message_from_every_command(what, 
         assert main(argv(line, where)) == 2
         error = capsys.readouterr().err.strip()
         # a notebook parameter's error names the parameter first; the message is the same
-        messages.add(re.sub(r"^chunklab: error: (CORPUS|QUERIES): ", "chunklab: error: ", error))
+        messages.add(re.sub(r"^chunkproof: error: (CORPUS|QUERIES): ", "chunkproof: error: ", error))
     assert len(messages) == 1, messages
     assert "bad line" not in messages.pop()
 
 
 @pytest.mark.parametrize("variable,value,line", [
-    ("CHUNKLAB_WORKERS", "x", "report --corpus {corpus} --out {root}/rep"),
-    ("CHUNKLAB_WORKERS", "0", "sweep --corpus {corpus} --queries {queries} --out {root}/r1"),
-    ("CHUNKLAB_PARSE_SECONDS", "soon", "chunk --corpus {corpus} --strategy rct "
+    ("CHUNKPROOF_WORKERS", "x", "report --corpus {corpus} --out {root}/rep"),
+    ("CHUNKPROOF_WORKERS", "0", "sweep --corpus {corpus} --queries {queries} --out {root}/r1"),
+    ("CHUNKPROOF_PARSE_SECONDS", "soon", "chunk --corpus {corpus} --strategy rct "
                                        "--out {root}/o.jsonl"),
-    ("CHUNKLAB_PARSE_SECONDS", "-1", "summary --corpus {corpus}"),
+    ("CHUNKPROOF_PARSE_SECONDS", "-1", "summary --corpus {corpus}"),
 ])
 def test_a_bad_setting_fails_the_command_in_one_line_before_any_file_is_read(
         variable, value, line, where, capsys, monkeypatch):
-    import chunklab.document.corpus as corpus_module
+    import chunkproof.document.corpus as corpus_module
 
     read = []
     monkeypatch.setattr(corpus_module, "read_regular",
@@ -331,7 +331,7 @@ def test_a_bad_setting_fails_the_command_in_one_line_before_any_file_is_read(
     monkeypatch.setenv(variable, value)
     assert main(argv(line, where)) == 2
     lines = capsys.readouterr().err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith(f"chunklab: error: {variable}"), lines
+    assert len(lines) == 1 and lines[0].startswith(f"chunkproof: error: {variable}"), lines
     assert not read
 
 
@@ -339,18 +339,18 @@ def test_a_configuration_error_met_while_loading_a_file_fails_the_command(where,
                                                                           monkeypatch):
     """A setting every file shares (a parser choice, say) is no document's fault: it is not
     skipped file by file, leaving the one file it did not touch chunked and exit 0."""
-    import chunklab.document.corpus as corpus_module
-    from chunklab.errors import ConfigError
+    import chunkproof.document.corpus as corpus_module
+    from chunkproof.errors import ConfigError
 
     def refuse(*args, **kwargs):
-        raise ConfigError("CHUNKLAB_SOMETHING must be one of a, b; got 'bogus'")
+        raise ConfigError("CHUNKPROOF_SOMETHING must be one of a, b; got 'bogus'")
 
     monkeypatch.setattr(corpus_module, "make_document", refuse)
     out = Path(where["root"]) / "cfg.jsonl"
     assert main(["chunk", "--corpus", where["corpus"], "--strategy", "rct",
                  "--out", str(out)]) == 2
     lines = capsys.readouterr().err.strip().splitlines()
-    assert lines == ["chunklab: error: CHUNKLAB_SOMETHING must be one of a, b; got 'bogus'"]
+    assert lines == ["chunkproof: error: CHUNKPROOF_SOMETHING must be one of a, b; got 'bogus'"]
     assert not out.exists()
 
 
@@ -365,7 +365,7 @@ def test_a_configuration_error_met_while_loading_a_file_fails_the_command(where,
 ])
 def test_bad_inputs_are_refused_before_any_notebook_runs_or_folder_is_made(
         line, expected, where, capsys, monkeypatch):
-    import chunklab.notebooks.report as report_module
+    import chunkproof.notebooks.report as report_module
 
     monkeypatch.setattr(report_module, "run_notebook",
                         lambda *a, **k: pytest.fail("a notebook ran"))

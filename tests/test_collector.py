@@ -5,11 +5,11 @@ import gc
 
 import pytest
 
-from chunklab.chunking import build
-from chunklab.chunking.config import make_config
-from chunklab.document import blocks
-from chunklab.document.corpus import make_document
-from chunklab.util.collector import collector_paused
+from chunkproof.chunking import build
+from chunkproof.chunking.config import make_config
+from chunkproof.document import blocks
+from chunkproof.document.corpus import make_document
+from chunkproof.util.collector import collector_paused
 
 STEPS = "1. Install:\n\n   ```sh\n   pip install x\n   ```\n\n2. Run it.\n"
 

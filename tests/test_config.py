@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from chunklab import (
+from chunkproof import (
     ConfigError,
     UnknownStrategyError,
     chunk_document,
@@ -13,7 +13,7 @@ from chunklab import (
     make_document,
     save_config,
 )
-from chunklab.chunking.config import parse_value
+from chunkproof.chunking.config import parse_value
 
 
 @pytest.mark.parametrize("values,field", [

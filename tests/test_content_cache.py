@@ -1,5 +1,5 @@
 """Parses and BM25 tokenisations kept across runs by content: a page is parsed again only when
-its text, chunklab's code or the parser changed, in this process or another."""
+its text, chunkproof's code or the parser changed, in this process or another."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ import sys
 
 import pytest
 
-from chunklab.document import corpus as corpus_module
-from chunklab.document.corpus import load_corpus
-from chunklab.evaluation.retrieval import retrieve
-from chunklab.util import content_cache
-from chunklab.util.cache import CACHE_VARIABLE
+from chunkproof.document import corpus as corpus_module
+from chunkproof.document.corpus import load_corpus
+from chunkproof.evaluation.retrieval import retrieve
+from chunkproof.util import content_cache
+from chunkproof.util.cache import CACHE_VARIABLE
 from conftest import ROOT
 
 PAGES = {"a.md": "# Alpha\n\nThe alpha page.\n\n```python\nx = 1\n```\n",
@@ -72,7 +72,7 @@ def test_a_second_load_parses_nothing_and_an_edit_parses_one_page(cache, pages, 
 
 def test_another_process_reads_the_parses_of_this_one(cache, pages, parses):
     load_corpus(pages)
-    code = ("import json\nfrom chunklab.document import corpus as c\nseen = []\n"
+    code = ("import json\nfrom chunkproof.document import corpus as c\nseen = []\n"
             "real = c.parse_text\n"
             "c.parse_text = lambda text, *a: seen.append(text) or real(text, *a)\n"
             f"c.load_corpus({str(pages)!r})\nprint(json.dumps(len(seen)))")
@@ -130,8 +130,8 @@ def test_bm25_tokens_are_made_once_per_text(cache, pages, monkeypatch):
         return real(texts)
 
     monkeypatch.setattr(retrieve, "_tokenize", counted)
-    from chunklab.chunking.build import chunk_document
-    from chunklab.chunking.config import make_config
+    from chunkproof.chunking.build import chunk_document
+    from chunkproof.chunking.config import make_config
 
     docs = list(load_corpus(pages))
     chunks = [c for d in docs for c in chunk_document(d, make_config(strategy="ast_breadcrumb",

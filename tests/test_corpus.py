@@ -7,7 +7,7 @@ import os
 import pytest
 import yaml
 
-from chunklab import CorpusError, load_corpus
+from chunkproof import CorpusError, load_corpus
 
 
 def write(path, data: bytes):
@@ -162,7 +162,7 @@ def test_front_matter_is_read_as_by_the_safe_loader(folder):
 
 
 def test_any_exception_while_loading_one_file_skips_that_file(folder, monkeypatch):
-    from chunklab.document import corpus as corpus_module
+    from chunkproof.document import corpus as corpus_module
 
     real = corpus_module.make_document
 
@@ -202,25 +202,25 @@ def test_an_mdx_page_is_read_as_markdown(folder):
 
 def test_the_file_size_limit_is_an_option_and_the_profile_reports_it(tmp_path, monkeypatch,
                                                                      capsys):
-    from chunklab.cli import main
-    from chunklab.notebooks.corpus_profile import profile_numbers, sections_table
+    from chunkproof.cli import main
+    from chunkproof.notebooks.corpus_profile import profile_numbers, sections_table
 
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "big.md").write_text("# Big\n\n" + "word " * 60_000)  # ~293 KiB
     (tmp_path / "docs" / "small.md").write_text("# Small\n\nA short page.\n")
-    monkeypatch.setenv("CHUNKLAB_MAX_FILE_MIB", "0.25")
+    monkeypatch.setenv("CHUNKPROOF_MAX_FILE_MIB", "0.25")
     corpus = load_corpus(tmp_path / "docs")
     assert [s.path for s in corpus.skipped] == ["big.md"]
     assert corpus.max_file_bytes == 2**18
     assert profile_numbers(corpus, sections_table(corpus))["max_file_bytes"] == 2**18
-    monkeypatch.delenv("CHUNKLAB_MAX_FILE_MIB")
+    monkeypatch.delenv("CHUNKPROOF_MAX_FILE_MIB")
     assert not load_corpus(tmp_path / "docs").skipped  # 8 MiB by default
     out = tmp_path / "c.jsonl"
     assert main(["chunk", "--corpus", str(tmp_path / "docs"), "--strategy", "rct",
                  "--max-file-mib", "0.1", "--out", str(out)]) == 0
     assert "skipped big.md: larger than the 102 KiB limit" in capsys.readouterr().err
-    monkeypatch.setenv("CHUNKLAB_MAX_FILE_MIB", "lots")
+    monkeypatch.setenv("CHUNKPROOF_MAX_FILE_MIB", "lots")
     assert main(["summary", "--corpus", str(tmp_path / "docs")]) == 2
-    assert capsys.readouterr().err.startswith("chunklab: error: CHUNKLAB_MAX_FILE_MIB: expected")
+    assert capsys.readouterr().err.startswith("chunkproof: error: CHUNKPROOF_MAX_FILE_MIB: expected")
     assert main(["summary", "--max-file-mib", "-1", "--corpus", str(tmp_path / "docs")]) == 2
     assert "--max-file-mib: expected a number of MiB > 0" in capsys.readouterr().err

@@ -1,4 +1,4 @@
-"""Every CSV chunklab writes opens in a spreadsheet as data: a text cell starting with
+"""Every CSV chunkproof writes opens in a spreadsheet as data: a text cell starting with
 = + - @ (a heading ``=HYPERLINK(...)``) is led by a quote, and read back as it was."""
 
 from __future__ import annotations
@@ -8,11 +8,11 @@ import io
 
 import pandas as pd
 
-from chunklab import make_document
-from chunklab.document.corpus import Corpus
-from chunklab.evaluation.run import tables
-from chunklab.notebooks.corpus_profile import export_profile, sections_table
-from chunklab.util.sheets import FORMULA_STARTS, csv_text, read_csv
+from chunkproof import make_document
+from chunkproof.document.corpus import Corpus
+from chunkproof.evaluation.run import tables
+from chunkproof.notebooks.corpus_profile import export_profile, sections_table
+from chunkproof.util.sheets import FORMULA_STARTS, csv_text, read_csv
 
 HOSTILE = ['=HYPERLINK("http://x","y")', "+1+1", "-2+3", "@SUM(A1)", "\tx"]
 

@@ -9,14 +9,14 @@ from dataclasses import replace
 import pytest
 import yaml
 
-from chunklab.document.corpus import load_corpus
-from chunklab.evaluation.choice import decision as dc
-from chunklab.evaluation.choice.choose import ChoiceRule, load_run
-from chunklab.evaluation.queries.free_queries import mine_all
-from chunklab.evaluation.run.sweep import SweepParams, run_sweep, summary_table
-from chunklab.evaluation.scoring.kind_figures import kind_figures
-from chunklab.notebooks import choose_and_export as cx
-from chunklab.notebooks.index_page import write_index
+from chunkproof.document.corpus import load_corpus
+from chunkproof.evaluation.choice import decision as dc
+from chunkproof.evaluation.choice.choose import ChoiceRule, load_run
+from chunkproof.evaluation.queries.free_queries import mine_all
+from chunkproof.evaluation.run.sweep import SweepParams, run_sweep, summary_table
+from chunkproof.evaluation.scoring.kind_figures import kind_figures
+from chunkproof.notebooks import choose_and_export as cx
+from chunkproof.notebooks.index_page import write_index
 
 METRIC = "answer_hit@5"
 

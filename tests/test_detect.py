@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from chunklab import make_document, parse_blocks
-from chunklab.document.headings import bold_line, caps_line, infer_heading, numbered_line
-from chunklab.evaluation.scoring.structure import predicted_headings
+from chunkproof import make_document, parse_blocks
+from chunkproof.document.headings import bold_line, caps_line, infer_heading, numbered_line
+from chunkproof.evaluation.scoring.structure import predicted_headings
 from conftest import SAMPLE
 
 WARNING_BOLD = "**DO NOT DISCONNECT POWER DURING A FIRMWARE TRANSFER**"

@@ -9,8 +9,8 @@ import re
 import pytest
 from markdown_it import MarkdownIt
 
-from chunklab import docs
-from chunklab.cli_args import build_parser
+from chunkproof import docs
+from chunkproof.cli_args import build_parser
 from conftest import ROOT
 
 DOCS = ROOT / "docs"
@@ -38,7 +38,7 @@ def command_names(parser, name: str) -> set[str]:
 def test_the_cli_page_holds_every_command_s_help():
     page = docs.cli_page()
     parser = build_parser()
-    assert command_names(parser, "chunklab") == set(re.findall(r"^## `(.+)`$", page, re.M))
+    assert command_names(parser, "chunkproof") == set(re.findall(r"^## `(.+)`$", page, re.M))
     assert docs._help(parser).strip() in page
 
 
@@ -90,14 +90,14 @@ def table_names(text: str, heading: str) -> set[str]:
 
 
 def test_the_readme_s_strategy_table_names_every_registered_strategy():
-    from chunklab.chunking.registry import REGISTRY
+    from chunkproof.chunking.registry import REGISTRY
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert table_names(readme, "## Strategies") == set(REGISTRY)
 
 
 def test_the_options_table_names_every_config_field():
-    from chunklab.chunking.config import ChunkerConfig
+    from chunkproof.chunking.config import ChunkerConfig
 
     page = (DOCS / "strategies.md").read_text(encoding="utf-8")
     section = page.split("## Options", 1)[1].split("\n## ", 1)[0]

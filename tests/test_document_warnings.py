@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from chunklab import make_document
-from chunklab.document import corpus as corpus_module
-from chunklab.document.corpus import load_corpus
-from chunklab.document.doc_warnings import (
+from chunkproof import make_document
+from chunkproof.document import corpus as corpus_module
+from chunkproof.document.corpus import load_corpus
+from chunkproof.document.doc_warnings import (
     FRONT_MATTER,
     INFERRED_HEADINGS,
     NESTING_LIMIT,
@@ -17,7 +17,7 @@ from chunklab.document.doc_warnings import (
     SIZE_LIMIT,
     UNSUPPORTED_FORMAT,
 )
-from chunklab.evaluation.run import tables
+from chunkproof.evaluation.run import tables
 from conftest import FIXTURES, fixture_doc
 
 
@@ -88,7 +88,7 @@ def test_a_file_over_the_parse_time_limit_is_a_warning(tmp_path, monkeypatch):
     (tmp_path / "slow.md").write_text("# Slow\n\nText.\n", encoding="utf-8")
 
     def stuck(doc_id, text, **kwargs):
-        from chunklab.errors import ParseTimeLimitError
+        from chunkproof.errors import ParseTimeLimitError
         raise ParseTimeLimitError("took longer than the 1 s limit to read and parse: skipped")
 
     monkeypatch.setattr(corpus_module, "make_document", stuck)

@@ -3,9 +3,9 @@ split backbone, deeper headings stay inside them and label the pieces they lead 
 
 from __future__ import annotations
 
-from chunklab import chunk_document, make_config, make_document
-from chunklab.chunking.registry import REGISTRY
-from chunklab.document.sections import dominant_level
+from chunkproof import chunk_document, make_config, make_document
+from chunkproof.chunking.registry import REGISTRY
+from chunkproof.document.sections import dominant_level
 from conftest import OURS, fixture_doc
 
 GUIDE = """# Guide

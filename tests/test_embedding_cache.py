@@ -10,8 +10,8 @@ import warnings
 import numpy as np
 import pytest
 
-from chunklab.errors import CacheWarning
-from chunklab.evaluation.retrieval.retrieve import EmbeddingCache
+from chunkproof.errors import CacheWarning
+from chunkproof.evaluation.retrieval.retrieve import EmbeddingCache
 
 
 def filled(tmp_path, model="model-a", texts=("alpha", "beta")):

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from chunklab import load_corpus
-from chunklab.evaluation.queries.queries import load_queries
-from chunklab.evaluation.retrieval import embedding
-from chunklab.evaluation.retrieval.retrieve import EmbeddingCache
-from chunklab.evaluation.run.engine import Engine, _Encoder
-from chunklab.evaluation.run.sweep import run_sweep
+from chunkproof import load_corpus
+from chunkproof.evaluation.queries.queries import load_queries
+from chunkproof.evaluation.retrieval import embedding
+from chunkproof.evaluation.retrieval.retrieve import EmbeddingCache
+from chunkproof.evaluation.run.engine import Engine, _Encoder
+from chunkproof.evaluation.run.sweep import run_sweep
 from test_engine import small_params
 
 
@@ -21,7 +21,7 @@ def fake_vectors(texts: list[str]) -> np.ndarray:
 
 def test_a_dense_sweep_embeds_each_distinct_text_once_across_configs(
         tmp_path, monkeypatch, capsys):
-    monkeypatch.setenv("CHUNKLAB_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("CHUNKPROOF_CACHE", str(tmp_path / "cache"))
     batches: list[list[str]] = []
 
     def encode(self, texts):

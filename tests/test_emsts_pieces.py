@@ -9,7 +9,7 @@ from pathlib import Path
 import langchain_text_splitters as splitters
 import pytest
 
-from chunklab.chunking.strategies.baselines import emsts_pieces
+from chunkproof.chunking.strategies.baselines import emsts_pieces
 
 FIXTURES = Path(__file__).parent / "fixtures"
 TRICKY = """# Title

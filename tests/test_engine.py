@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from chunklab import load_corpus
-from chunklab.document import corpus as corpus_module
-from chunklab.evaluation.run import units
-from chunklab.evaluation.run.engine import Engine, ordered
-from chunklab.evaluation.run.sweep import SweepParams, run_sweep
+from chunkproof import load_corpus
+from chunkproof.document import corpus as corpus_module
+from chunkproof.evaluation.run import units
+from chunkproof.evaluation.run.engine import Engine, ordered
+from chunkproof.evaluation.run.sweep import SweepParams, run_sweep
 from conftest import SAMPLE
 
 QUERIES = str(SAMPLE / "queries.jsonl")
@@ -119,17 +119,17 @@ def test_results_come_back_in_order_with_a_bounded_window():
 
 
 def test_the_default_worker_count_comes_from_the_environment(monkeypatch):
-    from chunklab.errors import ConfigError
-    from chunklab.evaluation.run.engine import default_workers
+    from chunkproof.errors import ConfigError
+    from chunkproof.evaluation.run.engine import default_workers
 
-    monkeypatch.setenv("CHUNKLAB_WORKERS", "3")
+    monkeypatch.setenv("CHUNKPROOF_WORKERS", "3")
     assert default_workers() == 3
-    monkeypatch.setenv("CHUNKLAB_WORKERS", "auto")
+    monkeypatch.setenv("CHUNKPROOF_WORKERS", "auto")
     assert default_workers() is None  # decided from the work
-    monkeypatch.delenv("CHUNKLAB_WORKERS")
+    monkeypatch.delenv("CHUNKPROOF_WORKERS")
     assert default_workers() is None
-    monkeypatch.setenv("CHUNKLAB_WORKERS", "many")
-    with pytest.raises(ConfigError, match="CHUNKLAB_WORKERS must be a positive integer or "
+    monkeypatch.setenv("CHUNKPROOF_WORKERS", "many")
+    with pytest.raises(ConfigError, match="CHUNKPROOF_WORKERS must be a positive integer or "
                                           "auto; got 'many'"):
         default_workers()
 
@@ -143,14 +143,14 @@ def test_the_default_worker_count_comes_from_the_environment(monkeypatch):
     (20.0, 12, 95, 8, 5.0, 3),    # three free: three
 ])
 def test_auto_starts_workers_only_where_they_pay(mb, units, queries, cores, busy, expected):
-    from chunklab.evaluation.run.engine import Work, auto_workers
+    from chunkproof.evaluation.run.engine import Work, auto_workers
 
     work = Work(chars=int(mb * 1e6), units=units, queries=queries)
     assert auto_workers(work, cores=cores, busy=busy) == expected
 
 
 def test_run_json_says_whether_the_workers_were_chosen(monkeypatch):
-    monkeypatch.delenv("CHUNKLAB_WORKERS")
+    monkeypatch.delenv("CHUNKPROOF_WORKERS")
     auto = run_sweep(small_params(), None, progress=False).run_info["engine"]
     assert auto["workers"] == 1 and auto["chosen"] == "auto"  # the sample: one
     given = run_sweep(small_params(), None, progress=False,
@@ -181,8 +181,8 @@ def test_a_part_of_another_key_is_recomputed_by_local_workers(tmp_path):
 
 SWEEP_SCRIPT = """
 import sys
-from chunklab.evaluation.run.engine import Engine
-from chunklab.evaluation.run.sweep import SweepParams, run_sweep
+from chunkproof.evaluation.run.engine import Engine
+from chunkproof.evaluation.run.sweep import SweepParams, run_sweep
 
 if __name__ == "__main__":
     params = SweepParams(corpus=sys.argv[1], queries=sys.argv[2], retrievers=("bm25",),
@@ -254,7 +254,7 @@ def test_a_killed_sweep_leaves_no_worker_running(tmp_path):
 def test_the_workers_option_takes_a_count_or_auto():
     import argparse
 
-    from chunklab.cli_args import workers_count
+    from chunkproof.cli_args import workers_count
 
     assert workers_count("auto") is None and workers_count("3") == 3
     with pytest.raises(argparse.ArgumentTypeError, match="positive integer or auto"):

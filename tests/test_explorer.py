@@ -6,21 +6,21 @@ import html
 
 import pytest
 
-from chunklab import chunk_corpus, load_corpus, make_config
-from chunklab.chunking.build import chunk_document
-from chunklab.document.corpus import Corpus, make_document
-from chunklab.errors import ConfigError, CorpusError
-from chunklab.evaluation.queries.queries import Query
-from chunklab.evaluation.retrieval.retrieve import make_retriever
-from chunklab.notebooks.chunk_explorer import (
+from chunkproof import chunk_corpus, load_corpus, make_config
+from chunkproof.chunking.build import chunk_document
+from chunkproof.document.corpus import Corpus, make_document
+from chunkproof.errors import ConfigError, CorpusError
+from chunkproof.evaluation.queries.queries import Query
+from chunkproof.evaluation.retrieval.retrieve import make_retriever
+from chunkproof.notebooks.chunk_explorer import (
     heading_depth,
     representative_documents,
     save_views,
     static_views,
     validate,
 )
-from chunklab.notebooks.params import resolve_output, resolve_path
-from chunklab.viz.explorer import Explorer
+from chunkproof.notebooks.params import resolve_output, resolve_path
+from chunkproof.viz.explorer import Explorer
 from conftest import FIXTURES, ROOT
 from test_viz_boundaries import parse
 
@@ -143,7 +143,7 @@ def big_markdown(target: int = 50_000) -> str:
 
 
 def test_the_changes_redraw_a_50kb_document():
-    """How fast a redraw is lives in the benchmark (``python -m chunklab.bench --scale``)."""
+    """How fast a redraw is lives in the benchmark (``python -m chunkproof.bench --scale``)."""
     doc = make_document("big.md", big_markdown())
     assert len(doc.text) >= 50_000
     explorer = Explorer(Corpus("memory", (doc,)), size=800)

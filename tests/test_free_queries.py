@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from chunklab.document.corpus import load_corpus
-from chunklab.evaluation.queries.free_queries import (
+from chunkproof.document.corpus import load_corpus
+from chunkproof.evaluation.queries.free_queries import (
     FREE_KINDS,
     free_queries,
     keyword_text,
@@ -16,8 +16,8 @@ from chunklab.evaluation.queries.free_queries import (
     resolve_link,
     sentences,
 )
-from chunklab.evaluation.queries.query_terms import HeadingPaths, rarity, stem_set, terms
-from chunklab.evaluation.queries.question_check import answer_problems
+from chunkproof.evaluation.queries.query_terms import HeadingPaths, rarity, stem_set, terms
+from chunkproof.evaluation.queries.question_check import answer_problems
 
 GUIDE = """# Deploying the relay
 

@@ -8,10 +8,10 @@ import pickle
 
 import pytest
 
-from chunklab import chunk_corpus, make_config
-from chunklab.chunking.records import Chunk
-from chunklab.document.blocks import Block
-from chunklab.util.frozen import quick_init
+from chunkproof import chunk_corpus, make_config
+from chunkproof.chunking.records import Chunk
+from chunkproof.document.blocks import Block
+from chunkproof.util.frozen import quick_init
 
 
 def walk(blocks):

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import yaml
 from markupsafe import escape
 
-from chunklab.notebooks.index_page import write_index
+from chunkproof.notebooks.index_page import write_index
 
 PARAMS = SimpleNamespace(corpus="data/sample", queries=None, strategies=["ast_merge"],
                          sizes=[300, 600], retrievers=["bm25"], k=5)
@@ -42,8 +42,8 @@ def test_the_page_ends_with_how_to_apply_the_pick(tmp_path):
     assert page[last:].startswith('<h2 id="apply">Apply the pick</h2>')
     tail = page[last:]
     config = str(escape(repr(str(tmp_path / "chosen_config.yaml"))))
-    assert f"chunklab chunk --corpus data/sample --config {tmp_path / 'chosen_config.yaml'}" in tail
-    for line in ("load_config(", "ChunklabTextSplitter(", "ChunklabNodeParser.from_config("):
+    assert f"chunkproof chunk --corpus data/sample --config {tmp_path / 'chosen_config.yaml'}" in tail
+    for line in ("load_config(", "ChunkproofTextSplitter(", "ChunkproofNodeParser.from_config("):
         assert f"{line}{config})" in tail
     assert 'href="chosen_config.yaml"' in tail
 
@@ -54,8 +54,8 @@ def test_without_a_chosen_config_the_page_shows_no_way_to_apply_one(tmp_path):
 
 
 def test_the_load_s_warnings_are_counted_with_the_first_few_and_a_link(tmp_path):
-    from chunklab.evaluation.run import tables
-    from chunklab.notebooks.index_page import FIRST_WARNINGS
+    from chunkproof.evaluation.run import tables
+    from chunkproof.notebooks.index_page import FIRST_WARNINGS
 
     rows = [{"doc_id": f"page{n}.md", "kind": "no_headings", "line": 0,
              "message": "no headings detected: using line anchors"} for n in range(7)]

@@ -6,8 +6,8 @@ from __future__ import annotations
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from chunklab.document import inline
-from chunklab.document.inline import plain_text
+from chunkproof.document import inline
+from chunkproof.document.inline import plain_text
 
 
 def parsed(source: str) -> str:

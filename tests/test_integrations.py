@@ -1,10 +1,10 @@
-"""The LangChain splitter and the LlamaIndex node parser give exactly chunklab's chunks."""
+"""The LangChain splitter and the LlamaIndex node parser give exactly chunkproof's chunks."""
 
 from __future__ import annotations
 
 import pytest
 
-from chunklab import chunk_corpus, chunk_text, load_corpus, make_config, save_config
+from chunkproof import chunk_corpus, chunk_text, load_corpus, make_config, save_config
 from conftest import SAMPLE
 
 CONFIG = make_config(strategy="ast_breadcrumb", size=400, min_size=100)
@@ -23,12 +23,12 @@ def test_chunk_text_is_chunk_document_of_one_string(corpus):
 
 
 @pytest.mark.needs("langchain")
-def test_langchain_splitter_documents_carry_chunklab_spans_and_texts(corpus):
+def test_langchain_splitter_documents_carry_chunkproof_spans_and_texts(corpus):
     import langchain_core.documents as langchain
 
-    from chunklab.integrations.langchain import ChunklabTextSplitter
+    from chunkproof.integrations.langchain import ChunkproofTextSplitter
 
-    splitter = ChunklabTextSplitter(CONFIG)
+    splitter = ChunkproofTextSplitter(CONFIG)
     docs = [langchain.Document(page_content=d.text, metadata={"source": d.id, "team": "x"})
             for d in corpus]
     pieces = splitter.split_documents(docs)
@@ -42,25 +42,25 @@ def test_langchain_splitter_documents_carry_chunklab_spans_and_texts(corpus):
 
 @pytest.mark.needs("langchain")
 def test_langchain_split_text_and_content_choice(corpus, tmp_path):
-    from chunklab.integrations.langchain import ChunklabTextSplitter
+    from chunkproof.integrations.langchain import ChunkproofTextSplitter
 
     doc = corpus.get("guides/getting-started.md")
     expected = chunk_text(doc.text, CONFIG)
     config_file = save_config(CONFIG, tmp_path / "chosen_config.yaml")
-    plain = ChunklabTextSplitter(config_file, content="text")  # a chosen_config.yaml works
+    plain = ChunkproofTextSplitter(config_file, content="text")  # a chosen_config.yaml works
     assert plain.split_text(doc.text) == [c.text for c in expected]
-    assert ChunklabTextSplitter(CONFIG).split_text(doc.text) == [c.embed_text for c in expected]
+    assert ChunkproofTextSplitter(CONFIG).split_text(doc.text) == [c.embed_text for c in expected]
     with pytest.raises(ValueError, match="content must be one of"):
-        ChunklabTextSplitter(CONFIG, content="nope").split_text(doc.text)
+        ChunkproofTextSplitter(CONFIG, content="nope").split_text(doc.text)
 
 
 @pytest.mark.needs("llamaindex")
-def test_llamaindex_nodes_carry_chunklab_spans_and_texts(corpus):
+def test_llamaindex_nodes_carry_chunkproof_spans_and_texts(corpus):
     import llama_index.core.schema as schema
 
-    from chunklab.integrations.llamaindex import ChunklabNodeParser
+    from chunkproof.integrations.llamaindex import ChunkproofNodeParser
 
-    parser = ChunklabNodeParser.from_config(CONFIG, content="text")
+    parser = ChunkproofNodeParser.from_config(CONFIG, content="text")
     documents = [schema.Document(text=d.text, metadata={"source": d.id}) for d in corpus]
     nodes = parser.get_nodes_from_documents(documents)
     expected = chunk_corpus(corpus, CONFIG)
@@ -91,18 +91,18 @@ def recorded_embeddings():
 
 
 def scored_embed_texts(folder, config) -> list[str]:
-    """What chunklab's index scored for the .md files of ``folder`` under ``config``."""
+    """What chunkproof's index scored for the .md files of ``folder`` under ``config``."""
     pages = [doc for doc in load_corpus(folder) if doc.id.endswith(".md")]
     return sorted(c.embed_text for c in chunk_corpus(pages, config))
 
 
 @pytest.mark.needs("langchain")
-def test_a_langchain_store_embeds_exactly_what_chunklab_scored(tmp_path):
+def test_a_langchain_store_embeds_exactly_what_chunkproof_scored(tmp_path):
     recorder = recorded_embeddings()
     from langchain_core.documents import Document
     from langchain_core.vectorstores import InMemoryVectorStore
 
-    from chunklab.integrations.langchain import ChunklabTextSplitter
+    from chunkproof.integrations.langchain import ChunkproofTextSplitter
 
     config_path = save_config(CONFIG, tmp_path / "chosen_config.yaml")
     try:  # LangChain's own loader where installed; else the document it makes
@@ -112,9 +112,9 @@ def test_a_langchain_store_embeds_exactly_what_chunklab_scored(tmp_path):
     except ImportError:
         loaded = [Document(page_content=p.read_text(encoding="utf-8"),
                            metadata={"source": str(p)}) for p in sorted(SAMPLE.rglob("*.md"))]
-    pieces = ChunklabTextSplitter(config_path).split_documents(loaded)
+    pieces = ChunkproofTextSplitter(config_path).split_documents(loaded)
     InMemoryVectorStore.from_documents(pieces, embedding=recorder)
-    # what chunklab scores for the text as the loader read it (it reads CRLF as LF)
+    # what chunkproof scores for the text as the loader read it (it reads CRLF as LF)
     scored = [c.embed_text for d in loaded
               for c in chunk_text(d.page_content, CONFIG, doc_id=d.metadata["source"])]
     assert sorted(recorder.texts) == sorted(scored)
@@ -122,11 +122,11 @@ def test_a_langchain_store_embeds_exactly_what_chunklab_scored(tmp_path):
 
 
 @pytest.mark.needs("llamaindex")
-def test_a_llamaindex_store_embeds_exactly_what_chunklab_scored(tmp_path):
+def test_a_llamaindex_store_embeds_exactly_what_chunkproof_scored(tmp_path):
     import llama_index.core as core
     from llama_index.core.embeddings import MockEmbedding
 
-    from chunklab.integrations.llamaindex import ChunklabNodeParser
+    from chunkproof.integrations.llamaindex import ChunkproofNodeParser
 
     class Recorder(MockEmbedding):
         texts: list = []
@@ -139,7 +139,7 @@ def test_a_llamaindex_store_embeds_exactly_what_chunklab_scored(tmp_path):
     documents = core.SimpleDirectoryReader(str(SAMPLE), recursive=True,
                                            required_exts=[".md"]).load_data()
     assert "file_path" in documents[0].metadata  # the reader's metadata, which is not embedded
-    parser = ChunklabNodeParser(config=config_path)  # a path, as the LangChain splitter takes
+    parser = ChunkproofNodeParser(config=config_path)  # a path, as the LangChain splitter takes
     nodes = parser.get_nodes_from_documents(documents)
     recorder = Recorder(embed_dim=2)
     core.VectorStoreIndex(nodes, embed_model=recorder)

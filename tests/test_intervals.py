@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
-from chunklab.evaluation.scoring.intervals import mean_intervals, t_interval, tango, wilson
+from chunkproof.evaluation.scoring.intervals import mean_intervals, t_interval, tango, wilson
 
 
 @pytest.mark.parametrize(("k", "n"), [(0, 20), (3, 20), (20, 20), (57, 95)])

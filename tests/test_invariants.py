@@ -12,9 +12,9 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from chunklab import chunk_document, make_config, make_document
-from chunklab.chunking.registry import REGISTRY
-from chunklab.evaluation.scoring.invariants import InvariantReport, check
+from chunkproof import chunk_document, make_config, make_document
+from chunkproof.chunking.registry import REGISTRY
+from chunkproof.evaluation.scoring.invariants import InvariantReport, check
 from conftest import BASELINES, EVERY, OURS
 from generated import markdown_docs
 

@@ -12,8 +12,8 @@ import sys
 import nbformat
 import pytest
 
-from chunklab.notebooks import kernel_watch
-from chunklab.notebooks.report import build_report
+from chunkproof.notebooks import kernel_watch
+from chunkproof.notebooks.report import build_report
 from conftest import FIXTURES
 
 MINI = FIXTURES / "mini_corpus"
@@ -91,12 +91,12 @@ def test_the_stderr_tail_starts_at_a_native_crash_report(tmp_path):
 @pytest.mark.skipif(shutil.which("prlimit") is None, reason="needs prlimit (util-linux)")
 def test_a_limit_that_kills_the_chart_renderer_is_refused_before_anything_runs(tmp_path):
     out = tmp_path / "out"
-    done = subprocess.run(["prlimit", "--as=4000000000", sys.executable, "-m", "chunklab",
+    done = subprocess.run(["prlimit", "--as=4000000000", sys.executable, "-m", "chunkproof",
                            "report", "--corpus", str(MINI), "--out", str(out)],
                           capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 2, done.stderr[-2000:]
     (line,) = done.stderr.strip().splitlines()
-    assert line.startswith("chunklab: error: the chart renderer (vl-convert) cannot run here: "
+    assert line.startswith("chunkproof: error: the chart renderer (vl-convert) cannot run here: "
                            "a test chart ended by SIGTRAP"), line
     assert "Fatal process out of memory" in line and "ulimit -v" in line
     assert not out.exists()  # no folder made, no kernel started

@@ -10,9 +10,9 @@ import nbformat
 import pytest
 from jupyter_client.manager import KernelManager
 
-from chunklab.evaluation.run.sweep import SweepParams, run_sweep
-from chunklab.notebooks.kernels import kernel_config
-from chunklab.notebooks.report import notebook_values
+from chunkproof.evaluation.run.sweep import SweepParams, run_sweep
+from chunkproof.notebooks.kernels import kernel_config
+from chunkproof.notebooks.report import notebook_values
 from conftest import FIXTURES, ROOT
 
 pytestmark = pytest.mark.slow
@@ -91,7 +91,7 @@ def values(tmp_path_factory) -> dict:
 def test_a_kernel_loads_only_what_its_notebook_uses(name, values, tmp_path):
     found = kernel_modules(setup_code(name, values), tmp_path / "kernel")
     loaded = {m.split(".")[0] for m in found["loaded"]}
-    assert "chunklab" in loaded  # the setup ran
+    assert "chunkproof" in loaded  # the setup ran
     assert sorted(loaded & set(NEVER)) == []
     number = name[:2]
     extra = sorted(m for m, allowed in ONLY_IN.items() if m in loaded and number not in allowed)

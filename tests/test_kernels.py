@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from chunklab.notebooks.kernels import Kernels
+from chunkproof.notebooks.kernels import Kernels
 from conftest import ROOT
 
 pytestmark = pytest.mark.slow

@@ -12,20 +12,20 @@ import pytest
 
 from conftest import ROOT
 
-PACKAGE = ROOT / "lib" / "chunklab"
+PACKAGE = ROOT / "lib" / "chunkproof"
 LAYERS = [
-    ("chunklab.errors", "chunklab.util"),
-    ("chunklab.document",),
-    ("chunklab.chunking",),
-    ("chunklab.evaluation", "chunklab.evaluation.queries"),
-    ("chunklab.evaluation.retrieval",),
-    ("chunklab.evaluation.scoring",),
-    ("chunklab.evaluation.run",),
-    ("chunklab.evaluation.choice",),
-    ("chunklab.viz",),
-    ("chunklab.notebooks",),
-    ("chunklab.cli", "chunklab.__main__", "chunklab.bench", "chunklab.integrations",
-     "chunklab"),
+    ("chunkproof.errors", "chunkproof.util"),
+    ("chunkproof.document",),
+    ("chunkproof.chunking",),
+    ("chunkproof.evaluation", "chunkproof.evaluation.queries"),
+    ("chunkproof.evaluation.retrieval",),
+    ("chunkproof.evaluation.scoring",),
+    ("chunkproof.evaluation.run",),
+    ("chunkproof.evaluation.choice",),
+    ("chunkproof.viz",),
+    ("chunkproof.notebooks",),
+    ("chunkproof.cli", "chunkproof.__main__", "chunkproof.bench", "chunkproof.integrations",
+     "chunkproof"),
 ]
 
 
@@ -58,7 +58,7 @@ def typing_only(tree: ast.Module) -> set[int]:
 
 
 def imports(module: str, runtime: bool = False) -> set[str]:
-    """The chunklab modules ``module`` imports (a name that is a submodule counts as it); with
+    """The chunkproof modules ``module`` imports (a name that is a submodule counts as it); with
     ``runtime``, only the imports that run (not those under ``if TYPE_CHECKING:``)."""
     path = MODULES[module]
     is_package = path.name == "__init__.py"
@@ -118,8 +118,8 @@ def test_evaluation_modules_live_in_its_sub_packages():
 
 def test_the_graph_is_read():
     # a check that the reader sees imports at all: the CLI reaches into every stage
-    assert {layer(m) for m in GRAPH["chunklab.cli"]} >= {0, 2}
-    assert "chunklab.chunking.registry" in GRAPH["chunklab.chunking.config"]
+    assert {layer(m) for m in GRAPH["chunkproof.cli"]} >= {0, 2}
+    assert "chunkproof.chunking.registry" in GRAPH["chunkproof.chunking.config"]
     # a type-only import counts for the stage order, not for cycles
-    assert "chunklab.chunking.config" in GRAPH["chunklab.chunking.records"]
-    assert "chunklab.chunking.config" not in RUNTIME_GRAPH["chunklab.chunking.records"]
+    assert "chunkproof.chunking.config" in GRAPH["chunkproof.chunking.records"]
+    assert "chunkproof.chunking.config" not in RUNTIME_GRAPH["chunkproof.chunking.records"]

@@ -6,12 +6,12 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from chunklab.chunking.build import chunk_document
-from chunklab.chunking.config import make_config
-from chunklab.evaluation.queries.mining import mine
-from chunklab.evaluation.queries.queries import Query
-from chunklab.evaluation.scoring import leakage
-from chunklab.evaluation.scoring.metrics import score_run
+from chunkproof.chunking.build import chunk_document
+from chunkproof.chunking.config import make_config
+from chunkproof.evaluation.queries.mining import mine
+from chunkproof.evaluation.queries.queries import Query
+from chunkproof.evaluation.scoring import leakage
+from chunkproof.evaluation.scoring.metrics import score_run
 
 
 @pytest.fixture(scope="module")

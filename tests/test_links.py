@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from chunklab import ConfigError, chunk_document, load_config, make_config, make_document
-from chunklab.chunking.config import save_config
-from chunklab.cli import main
-from chunklab.document.links import page_fields, render_href
+from chunkproof import ConfigError, chunk_document, load_config, make_config, make_document
+from chunkproof.chunking.config import save_config
+from chunkproof.cli import main
+from chunkproof.document.links import page_fields, render_href
 
 SITE = "https://docs.example.com/{route}#{anchor}"
 PAGE = ("# Install\n\nintro\n\n## With pip\n\nrun pip\n\n### Options {#pip-options}\n\nflags\n\n"

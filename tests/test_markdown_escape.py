@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from markdown_it import MarkdownIt
 
-from chunklab.util.markdown import markdown_block, markdown_code
+from chunkproof.util.markdown import markdown_block, markdown_code
 from hostile import carriers
 
 NAMES = [*carriers("x"), "a `tick` and ``two``", "`leading", "trailing`", "```fence```"]

@@ -9,15 +9,15 @@ import pandas as pd
 import pytest
 import pytrec_eval
 
-from chunklab.chunking import sizes
-from chunklab.chunking.build import chunk_document
-from chunklab.chunking.config import make_config
-from chunklab.chunking.records import Chunk
-from chunklab.document.corpus import make_document
-from chunklab.errors import MetricError
-from chunklab.evaluation.queries.queries import Query
-from chunklab.evaluation.run.sweep import summary_table
-from chunklab.evaluation.scoring.metrics import (
+from chunkproof.chunking import sizes
+from chunkproof.chunking.build import chunk_document
+from chunkproof.chunking.config import make_config
+from chunkproof.chunking.records import Chunk
+from chunkproof.document.corpus import make_document
+from chunkproof.errors import MetricError
+from chunkproof.evaluation.queries.queries import Query
+from chunkproof.evaluation.run.sweep import summary_table
+from chunkproof.evaluation.scoring.metrics import (
     answer_metrics,
     bundle_metrics,
     chunk_stats,

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from chunklab.document.corpus import load_corpus
-from chunklab.errors import QueryValidationError
-from chunklab.evaluation.queries.mining import mine
-from chunklab.evaluation.queries.queries import load_queries, save_queries
-from chunklab.evaluation.queries.query_text import junk_reason
+from chunkproof.document.corpus import load_corpus
+from chunkproof.errors import QueryValidationError
+from chunkproof.evaluation.queries.mining import mine
+from chunkproof.evaluation.queries.queries import load_queries, save_queries
+from chunkproof.evaluation.queries.query_text import junk_reason
 
 FIXTURES = Path(__file__).parent / "fixtures" / "mining"
 
@@ -146,7 +146,7 @@ def test_gold_spans_are_validated_like_answers(tmp_path, corpus, spans, problem)
 
 
 def test_queries_mine_writes_gold_spans_and_counts_each_source(tmp_path, capsys, corpus):
-    from chunklab.cli import main
+    from chunkproof.cli import main
 
     out = tmp_path / "mined.jsonl"
     assert main(["queries", "mine", "--corpus", str(FIXTURES), "--out", str(out)]) == 0

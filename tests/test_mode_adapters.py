@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from chunklab.errors import ConfigError
+from chunkproof.errors import ConfigError
 from test_modes import page_chunks
 
 QUERY = "installing the configured tool"
@@ -21,7 +21,7 @@ def langchain_retriever(found):
     from langchain_core.documents import Document
     from langchain_core.retrievers import BaseRetriever
 
-    from chunklab.integrations.common import chunk_metadata
+    from chunkproof.integrations.common import chunk_metadata
 
     class Fixed(BaseRetriever):
         def _get_relevant_documents(self, query, *, run_manager):
@@ -42,10 +42,10 @@ def langchain_retriever(found):
     ("plain", 35, [0, 4, 2]),              # the ranking runs out at 30 tokens
 ])
 def test_the_langchain_wrapper_hands_over_what_the_mode_does(mode, budget, expected):
-    from chunklab.integrations.langchain import ChunklabModeRetriever
+    from chunkproof.integrations.langchain import ChunkproofModeRetriever
 
     _, chunks = page_chunks()
-    wrapper = ChunklabModeRetriever(retriever=langchain_retriever(ranked(chunks)), chunks=chunks,
+    wrapper = ChunkproofModeRetriever(retriever=langchain_retriever(ranked(chunks)), chunks=chunks,
                                     mode=mode, budget=budget, content="text")
     docs = wrapper.invoke(QUERY)
     assert [d.metadata["start"] for d in docs] == [chunks[i].start for i in expected]
@@ -56,16 +56,16 @@ def test_the_langchain_wrapper_hands_over_what_the_mode_does(mode, budget, expec
 
 @pytest.mark.needs("langchain")
 def test_the_langchain_wrapper_reads_the_chosen_mode_and_refuses_unknown_pieces(tmp_path):
-    from chunklab.integrations.langchain import ChunklabModeRetriever
+    from chunkproof.integrations.langchain import ChunkproofModeRetriever
 
     _, chunks = page_chunks()
     chosen = tmp_path / "chosen_config.yaml"
     chosen.write_text(yaml.safe_dump({"chunker": {"strategy": "rct"},
                                       "retrieval_mode": "expand=siblings"}))
     base = langchain_retriever(ranked(chunks))
-    assert ChunklabModeRetriever(retriever=base, chunks=chunks, mode=str(chosen)).mode == (
+    assert ChunkproofModeRetriever(retriever=base, chunks=chunks, mode=str(chosen)).mode == (
         "expand=siblings")
-    partial = ChunklabModeRetriever(retriever=base, chunks=chunks[:3], mode="boost")
+    partial = ChunkproofModeRetriever(retriever=base, chunks=chunks[:3], mode="boost")
     with pytest.raises(ConfigError, match="not among the 3 chunks given"):
         partial.invoke(QUERY)
 
@@ -79,13 +79,13 @@ def test_the_langchain_wrapper_reads_the_chosen_mode_and_refuses_unknown_pieces(
 def test_the_llamaindex_postprocessor_hands_over_what_the_mode_does(mode, budget, expected):
     from llama_index.core.schema import NodeWithScore, TextNode
 
-    from chunklab.integrations.common import chunk_metadata
-    from chunklab.integrations.llamaindex import ChunklabModePostprocessor
+    from chunkproof.integrations.common import chunk_metadata
+    from chunkproof.integrations.llamaindex import ChunkproofModePostprocessor
 
     _, chunks = page_chunks()
     nodes = [NodeWithScore(node=TextNode(text=c.text, metadata=chunk_metadata(c)), score=s)
              for c, s in ranked(chunks)]
-    post = ChunklabModePostprocessor(chunks=chunks, mode=mode, budget=budget)
+    post = ChunkproofModePostprocessor(chunks=chunks, mode=mode, budget=budget)
     handed = post.postprocess_nodes(nodes, query_str=QUERY)
     assert [n.node.metadata["start"] for n in handed] == [chunks[i].start for i in expected]
     retrieved = {n.node.node_id for n in nodes}

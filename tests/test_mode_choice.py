@@ -9,13 +9,13 @@ import pandas as pd
 import pytest
 import yaml
 
-from chunklab import load_config
-from chunklab.evaluation.choice import choose as ch
-from chunklab.evaluation.choice import export as ex
-from chunklab.evaluation.choice.mode_candidates import by_candidate, candidate_id, split_candidate
-from chunklab.evaluation.retrieval.modes import MODES, PLAIN
-from chunklab.evaluation.run.runs import load_run
-from chunklab.evaluation.run.sweep import SweepParams, run_sweep, summary_table
+from chunkproof import load_config
+from chunkproof.evaluation.choice import choose as ch
+from chunkproof.evaluation.choice import export as ex
+from chunkproof.evaluation.choice.mode_candidates import by_candidate, candidate_id, split_candidate
+from chunkproof.evaluation.retrieval.modes import MODES, PLAIN
+from chunkproof.evaluation.run.runs import load_run
+from chunkproof.evaluation.run.sweep import SweepParams, run_sweep, summary_table
 from conftest import FIXTURES
 
 MINI = FIXTURES / "mini_corpus"
@@ -119,7 +119,7 @@ def test_a_run_of_plain_retrieval_is_its_own_candidate_table(run):
 
 
 def test_a_configs_name_carries_its_mode_unless_plain():
-    from chunklab.viz.charts import config_label
+    from chunkproof.viz.charts import config_label
 
     frame = pd.DataFrame({"strategy": ["rct", "rct"], "size": [200, 200],
                           "mode": [PLAIN, "boost"]})
@@ -130,7 +130,7 @@ def test_a_configs_name_carries_its_mode_unless_plain():
 
 
 def test_notebook_03_tabulates_each_mode_against_plain_per_budget(run):
-    from chunklab.notebooks.strategy_sweep import modes_table, plain_rows
+    from chunkproof.notebooks.strategy_sweep import modes_table, plain_rows
 
     table = modes_table(run)
     assert list(table.columns) == ["strategy", "size", "retriever", "mode", "span_recall@b128",

@@ -7,12 +7,12 @@ import dataclasses
 
 import pytest
 
-from chunklab.document.corpus import make_document
-from chunklab.errors import ConfigError, UnknownModeError
-from chunklab.evaluation.queries.queries import Query
-from chunklab.evaluation.retrieval import modes
-from chunklab.evaluation.retrieval.budget import cost, fill_budget
-from chunklab.evaluation.scoring.metrics import score_run
+from chunkproof.document.corpus import make_document
+from chunkproof.errors import ConfigError, UnknownModeError
+from chunkproof.evaluation.queries.queries import Query
+from chunkproof.evaluation.retrieval import modes
+from chunkproof.evaluation.retrieval.budget import cost, fill_budget
+from chunkproof.evaluation.scoring.metrics import score_run
 from test_metrics import make_chunk
 
 # Six parts of one page: ordinals 1-3 are one section (Guide > Install), cut in three; 5 is

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from chunklab import chunk_document, make_config, make_document
-from chunklab.document.corpus import Corpus, load_corpus
-from chunklab.document.nesting import MAX_NESTING, MAX_ROUNDS
-from chunklab.evaluation.scoring.invariants import check
+from chunkproof import chunk_document, make_config, make_document
+from chunkproof.document.corpus import Corpus, load_corpus
+from chunkproof.document.nesting import MAX_NESTING, MAX_ROUNDS
+from chunkproof.evaluation.scoring.invariants import check
 from conftest import FIXTURES, fixture_doc
 
 
@@ -72,8 +72,8 @@ def test_quotes_nested_far_past_the_limit_keep_the_heading_after_them():
 
 @pytest.mark.parametrize("window", [60, 400])
 def test_window_by_window_the_same_blocks_and_limit_lines(window):
-    from chunklab.document.blocks import parse_blocks
-    from chunklab.document.nesting import LIMIT_KEY
+    from chunkproof.document.blocks import parse_blocks
+    from chunkproof.document.nesting import LIMIT_KEY
 
     text = "# Before\n\nSome text.\n\n" + fixture_doc("deep_list.md").text + "\n\n# After\n"
     whole_env: dict = {}

@@ -8,10 +8,10 @@ import math
 import pandas as pd
 import pytest
 
-from chunklab import SweepParams, load_corpus, run_sweep
-from chunklab.chunking.strategies.routed import route
-from chunklab.evaluation.scoring.structure import load_gold, score_table, stratified_sample
-from chunklab.notebooks.corpus_profile import length_stats, sections_table
+from chunkproof import SweepParams, load_corpus, run_sweep
+from chunkproof.chunking.strategies.routed import route
+from chunkproof.evaluation.scoring.structure import load_gold, score_table, stratified_sample
+from chunkproof.notebooks.corpus_profile import length_stats, sections_table
 from conftest import FIXTURES, ROOT
 
 NOTEBOOK = ROOT / "notebooks" / "05_structure_signal.ipynb"

@@ -7,8 +7,8 @@ import ast
 
 import pytest
 
-from chunklab.errors import ConfigError
-from chunklab.notebooks import (
+from chunkproof.errors import ConfigError
+from chunkproof.notebooks import (
     choose_and_export,
     chunk_explorer,
     corpus_profile,
@@ -16,9 +16,9 @@ from chunklab.notebooks import (
     strategy_sweep,
     structure_signal,
 )
-from chunklab.notebooks.params import validate
-from chunklab.notebooks.report import notebook_values, notebooks_dir
-from chunklab.notebooks.strategy_sweep import sweep_params
+from chunkproof.notebooks.params import validate
+from chunkproof.notebooks.report import notebook_values, notebooks_dir
+from chunkproof.notebooks.strategy_sweep import sweep_params
 from conftest import FIXTURES
 
 MINI = FIXTURES / "mini_corpus"

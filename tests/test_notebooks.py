@@ -14,19 +14,19 @@ import papermill
 import pytest
 import yaml
 
-from chunklab import ConfigError, load_config, load_corpus
-from chunklab.cli import main
-from chunklab.evaluation.choice import choose as ch
-from chunklab.evaluation.queries.queries import load_queries
-from chunklab.evaluation.run.defaults import DEFAULT_BUDGETS
-from chunklab.evaluation.run.sweep import SweepParams, headline, run_sweep
-from chunklab.notebooks import choose_and_export as cx
-from chunklab.notebooks import chunk_explorer as ev
-from chunklab.notebooks import corpus_profile as pr
-from chunklab.notebooks import splitter_panorama as pa
-from chunklab.notebooks.index_page import apply_snippets
-from chunklab.notebooks.params import resolve_output, resolve_path
-from chunklab.notebooks.report import (
+from chunkproof import ConfigError, load_config, load_corpus
+from chunkproof.cli import main
+from chunkproof.evaluation.choice import choose as ch
+from chunkproof.evaluation.queries.queries import load_queries
+from chunkproof.evaluation.run.defaults import DEFAULT_BUDGETS
+from chunkproof.evaluation.run.sweep import SweepParams, headline, run_sweep
+from chunkproof.notebooks import choose_and_export as cx
+from chunkproof.notebooks import chunk_explorer as ev
+from chunkproof.notebooks import corpus_profile as pr
+from chunkproof.notebooks import splitter_panorama as pa
+from chunkproof.notebooks.index_page import apply_snippets
+from chunkproof.notebooks.params import resolve_output, resolve_path
+from chunkproof.notebooks.report import (
     build_report,
     default_gold,
     default_run_name,
@@ -282,7 +282,7 @@ def test_the_choice_page_links_chosen_config_and_holds_no_dump_of_it(report):
     assert 'href="chosen_config.yaml"' in page and 'href="constraint_margins.svg"' in page
     data = yaml.safe_load((report.out_dir / "chosen_config.yaml").read_text())
     assert data["verdict"][:40] in html.unescape(page)  # the verdict is said
-    for key in ("chunklab_version:", "tie_break_means:", "run_id:", "corpus:"):
+    for key in ("chunkproof_version:", "tie_break_means:", "run_id:", "corpus:"):
         assert key not in page, key
 
 
@@ -344,7 +344,7 @@ def test_the_explorer_widget_is_exported_as_its_static_view(report):
                if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
     assert widgets and all("text/html" in o["data"] for o in widgets)
     page = (report.out_dir / "04_chunk_explorer.html").read_text(encoding="utf-8")
-    assert page.count('class="chunklab-view') >= len(widgets)  # the view, not an empty cell
+    assert page.count('class="chunkproof-view') >= len(widgets)  # the view, not an empty cell
 
 
 @pytest.mark.slow

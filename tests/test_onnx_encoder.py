@@ -10,11 +10,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from chunklab.bench.dense import agreement
-from chunklab.chunking import onnx_encoder
-from chunklab.chunking.encoder import load_dense
-from chunklab.chunking.onnx_encoder import OnnxEncoder, mean_pooled, model_digest, onnx_model
-from chunklab.errors import ConfigError, MissingExtraError
+from chunkproof.bench.dense import agreement
+from chunkproof.chunking import onnx_encoder
+from chunkproof.chunking.encoder import load_dense
+from chunkproof.chunking.onnx_encoder import OnnxEncoder, mean_pooled, model_digest, onnx_model
+from chunkproof.errors import ConfigError, MissingExtraError
 
 TEXTS = [
     "How do I rotate a Depot access token?",
@@ -40,7 +40,7 @@ def reference():
 
 @pytest.mark.needs("dense")
 def test_fp32_vectors_are_sentence_transformers(exports, reference):
-    from chunklab.chunking.sizes import model_dir
+    from chunkproof.chunking.sizes import model_dir
 
     encoder = OnnxEncoder(model_dir(), root=exports)
     vectors = encoder.embed(TEXTS, 4)
@@ -56,7 +56,7 @@ def test_fp32_vectors_are_sentence_transformers(exports, reference):
 def test_int8_vectors_stay_close(exports, reference):
     """Not equal: dynamic quantisation scales each activation tensor by its batch's range, so
     an int8 vector also moves with the texts it is batched with."""
-    from chunklab.chunking.sizes import model_dir
+    from chunkproof.chunking.sizes import model_dir
 
     encoder = OnnxEncoder(model_dir(), int8=True, root=exports)
     assert (encoder.embed(TEXTS, 3) * reference).sum(axis=1).min() > 0.95
@@ -65,7 +65,7 @@ def test_int8_vectors_stay_close(exports, reference):
 
 @pytest.mark.needs("dense")
 def test_the_export_is_kept_under_the_model_digest_and_reused(exports, monkeypatch):
-    from chunklab.chunking.sizes import model_dir
+    from chunkproof.chunking.sizes import model_dir
 
     first = onnx_model(model_dir(), root=exports)  # made by the tests above, or now
     assert first.parent.name == model_digest(model_dir())

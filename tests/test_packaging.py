@@ -9,7 +9,7 @@ import tomllib
 import pytest
 import yaml
 
-import chunklab
+import chunkproof
 from conftest import ROOT
 
 
@@ -29,8 +29,8 @@ def test_environment_yml_names_the_pyproject_runtime_packages():
 
 
 def test_public_api_is_pinned():
-    assert set(chunklab.__all__) == {
-        "Block", "Breadcrumbs", "Chunk", "ChunkerConfig", "ChunklabError", "ConfigError",
+    assert set(chunkproof.__all__) == {
+        "Block", "Breadcrumbs", "Chunk", "ChunkerConfig", "ChunkproofError", "ConfigError",
         "Corpus", "CorpusError", "Document", "MissingExtraError", "QueryValidationError",
         "UnknownRetrieverError", "UnknownStrategyError", "breadcrumb_at",
         "chunk_corpus", "chunk_document", "chunk_text", "dominant_level", "get_strategy",
@@ -40,11 +40,11 @@ def test_public_api_is_pinned():
         "RetrieverError", "SweepParams", "SweepResult", "load_queries", "make_retriever",
         "mine_queries", "retriever_names", "run_sweep", "save_queries",
     }
-    assert all(hasattr(chunklab, name) for name in chunklab.__all__)
+    assert all(hasattr(chunkproof, name) for name in chunkproof.__all__)
 
 
 def test_gitignore_keeps_the_library():
-    ignored = subprocess.run(["git", "check-ignore", "-q", "lib/chunklab/__init__.py"],
+    ignored = subprocess.run(["git", "check-ignore", "-q", "lib/chunkproof/__init__.py"],
                              cwd=ROOT, check=False)
     assert ignored.returncode == 1  # 1 = not ignored
 
@@ -53,7 +53,7 @@ def test_the_default_grid_is_the_same_everywhere():
     import ast
     import json
 
-    from chunklab.evaluation.run.defaults import (
+    from chunkproof.evaluation.run.defaults import (
         DEFAULT_BUDGETS,
         DEFAULT_CONTRASTS,
         DEFAULT_SIZES,
@@ -90,7 +90,7 @@ def test_the_commit_hooks_strip_notebooks_and_keep_their_cell_ids():
 
 
 def test_version_is_printed():
-    from chunklab.cli import main
+    from chunkproof.cli import main
 
     with pytest.raises(SystemExit) as done:
         main(["--version"])
@@ -102,9 +102,9 @@ def test_pyproject_lists_every_package_and_maps_the_notebooks_in():
     lib = ROOT / "lib"
     found = {".".join(p.parent.relative_to(lib).parts) for p in lib.rglob("__init__.py")}
     templates = {".".join(p.relative_to(lib).parts) for p in lib.rglob("templates")}
-    assert set(tool["packages"]) == found | templates | {"chunklab._notebooks"}
-    assert tool["package-dir"]["chunklab._notebooks"] == "notebooks"
-    assert tool["package-data"]["chunklab._notebooks"] == ["*.ipynb"]
+    assert set(tool["packages"]) == found | templates | {"chunkproof._notebooks"}
+    assert tool["package-dir"]["chunkproof._notebooks"] == "notebooks"
+    assert tool["package-data"]["chunkproof._notebooks"] == ["*.ipynb"]
 
 
 def test_the_build_backend_is_the_pinned_one_and_dev_installs_it():
@@ -140,15 +140,15 @@ def test_the_built_wheel_carries_the_notebooks_and_the_index_template(tmp_path):
                             "--no-build-isolation", "-q", "-w", str(tmp_path), str(source)],
                            capture_output=True, text=True, check=False)
     assert built.returncode == 0, built.stderr[-2000:]
-    (wheel,) = tmp_path.glob("chunklab-*.whl")
+    (wheel,) = tmp_path.glob("chunkproof-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
-    notebooks = {f"chunklab/_notebooks/{p.name}" for p in (ROOT / "notebooks").glob("*.ipynb")}
+    notebooks = {f"chunkproof/_notebooks/{p.name}" for p in (ROOT / "notebooks").glob("*.ipynb")}
     assert len(notebooks) >= 7 and notebooks <= names
-    assert "chunklab/notebooks/templates/index.html.j2" in names
+    assert "chunkproof/notebooks/templates/index.html.j2" in names
 
 
 def test_the_dense_install_command_names_the_makefiles_torch_and_the_cpu_index():
-    from chunklab.errors import INSTALL_COMMANDS, TORCH_CPU_INDEX
+    from chunkproof.errors import INSTALL_COMMANDS, TORCH_CPU_INDEX
 
     version = re.search(r"^TORCH_VERSION \?= (\S+)$", (ROOT / "Makefile").read_text(), re.M)
     assert version and f"torch=={version.group(1)} --index-url {TORCH_CPU_INDEX}" in \

@@ -13,21 +13,21 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from chunklab import make_config, make_document
-from chunklab.chunking.packing import Section, Sizer, sections
-from chunklab.chunking.records import Piece
-from chunklab.chunking.sentences import sentence_starts
-from chunklab.chunking.sizes import count_one, count_tokens
-from chunklab.chunking.strategies.heading_aware import (
+from chunkproof import make_config, make_document
+from chunkproof.chunking.packing import Section, Sizer, sections
+from chunkproof.chunking.records import Piece
+from chunkproof.chunking.sentences import sentence_starts
+from chunkproof.chunking.sizes import count_one, count_tokens
+from chunkproof.chunking.strategies.heading_aware import (
     _related,
     ast_pieces,
     merge_tiny,
     packed_pieces,
     section_pieces,
 )
-from chunklab.chunking.word_table import SPLIT_UNSAFE, split_unsafe
-from chunklab.document.blocks import _HeadingText, html_heading
-from chunklab.document.sections import Breadcrumbs, common_prefix
+from chunkproof.chunking.word_table import SPLIT_UNSAFE, split_unsafe
+from chunkproof.document.blocks import _HeadingText, html_heading
+from chunkproof.document.sections import Breadcrumbs, common_prefix
 from generated import markdown_docs
 
 CONTROL = "\x0b\x0c\x1c\x1d\x1e\x1f\x85"

@@ -8,12 +8,12 @@ import math
 import pandas as pd
 import pytest
 
-from chunklab import ConfigError, load_corpus, make_config, make_document
-from chunklab.chunking.build import chunk_document
-from chunklab.chunking.registry import available_names
-from chunklab.evaluation.queries.queries import load_queries
-from chunklab.evaluation.scoring.invariants import split_blocks
-from chunklab.notebooks import splitter_panorama as pa
+from chunkproof import ConfigError, load_corpus, make_config, make_document
+from chunkproof.chunking.build import chunk_document
+from chunkproof.chunking.registry import available_names
+from chunkproof.evaluation.queries.queries import load_queries
+from chunkproof.evaluation.scoring.invariants import split_blocks
+from chunkproof.notebooks import splitter_panorama as pa
 from conftest import FIXTURES
 
 MINI = FIXTURES / "mini_corpus"

@@ -8,11 +8,11 @@ import time
 
 import pytest
 
-from chunklab import cli
-from chunklab.document import corpus as corpus_module
-from chunklab.document.corpus import load_corpus
-from chunklab.document.time_limit import ENV, PARSE_SECONDS, parse_limit, time_limit
-from chunklab.errors import ConfigError, ParseTimeLimitError
+from chunkproof import cli
+from chunkproof.document import corpus as corpus_module
+from chunkproof.document.corpus import load_corpus
+from chunkproof.document.time_limit import ENV, PARSE_SECONDS, parse_limit, time_limit
+from chunkproof.errors import ConfigError, ParseTimeLimitError
 
 SLOW = "slow.md"
 
@@ -121,5 +121,5 @@ def test_the_cli_option_sets_the_limit_in_one_line(folder, capsys, monkeypatch):
     assert corpus_module.os.environ[ENV] == "0.3"
     assert cli.main(["summary", "--corpus", str(folder), "--parse-seconds", "-2"]) == 2
     assert capsys.readouterr().err.strip() == (
-        "chunklab: error: --parse-seconds: expected seconds per file, a number >= 0 "
+        "chunkproof: error: --parse-seconds: expected seconds per file, a number >= 0 "
         "(0: no limit); got -2.0")

@@ -12,15 +12,15 @@ import sys
 import numpy as np
 import pytest
 
-from chunklab import chunk_document, make_config, make_document
-from chunklab.chunking.registry import REGISTRY, available_names
-from chunklab.chunking.sizes import measure_all
-from chunklab.chunking.strategies.baselines import Aligner
-from chunklab.cli import main
-from chunklab.errors import MissingExtraError
-from chunklab.evaluation.run.sweep import run_sweep
-from chunklab.evaluation.scoring.invariants import check
-from chunklab.notebooks import strategy_sweep
+from chunkproof import chunk_document, make_config, make_document
+from chunkproof.chunking.registry import REGISTRY, available_names
+from chunkproof.chunking.sizes import measure_all
+from chunkproof.chunking.strategies.baselines import Aligner
+from chunkproof.cli import main
+from chunkproof.errors import MissingExtraError
+from chunkproof.evaluation.run.sweep import run_sweep
+from chunkproof.evaluation.scoring.invariants import check
+from chunkproof.notebooks import strategy_sweep
 from conftest import FIXTURES as FIXTURE_DIR
 from conftest import fixture_doc, strategy_params
 

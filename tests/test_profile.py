@@ -7,10 +7,10 @@ import json
 import numpy as np
 import pytest
 
-from chunklab import load_corpus, make_document
-from chunklab.chunking import sizes
-from chunklab.evaluation.queries.queries import load_queries
-from chunklab.notebooks import corpus_profile as pr
+from chunkproof import load_corpus, make_document
+from chunkproof.chunking import sizes
+from chunkproof.evaluation.queries.queries import load_queries
+from chunkproof.notebooks import corpus_profile as pr
 from conftest import FIXTURES
 
 MINI = FIXTURES / "mini_corpus"
@@ -43,7 +43,7 @@ def test_skipped_files_are_reported_with_the_reason(corpus):
 
 
 def test_the_load_s_warnings_are_a_table_of_the_declared_columns(corpus):
-    from chunklab.evaluation.run import tables
+    from chunkproof.evaluation.run import tables
 
     warned = pr.warnings_table(corpus)
     assert list(warned.columns) == tables.DOCUMENT_WARNINGS.names
@@ -121,7 +121,7 @@ def test_key_numbers_and_export(corpus, sections, tmp_path):
 
 
 def test_dialect_constructs_and_unknown_markup_with_examples():
-    from chunklab import load_corpus
+    from chunkproof import load_corpus
     from conftest import FIXTURES
 
     corpus = load_corpus(FIXTURES / "realworld")

@@ -7,17 +7,17 @@ from pathlib import Path
 
 import pytest
 
-from chunklab.document.corpus import make_document
-from chunklab.errors import ChunklabError, FileReadError, QueryValidationError
-from chunklab.evaluation.queries.mining import mine_queries
-from chunklab.evaluation.queries.queries import (
+from chunkproof.document.corpus import make_document
+from chunkproof.errors import ChunkproofError, FileReadError, QueryValidationError
+from chunkproof.evaluation.queries.mining import mine_queries
+from chunkproof.evaluation.queries.queries import (
     Query,
     given_split,
     load_queries,
     save_queries,
     split_queries,
 )
-from chunklab.evaluation.queries.query_text import heading_symbols, heading_text, is_navigational
+from chunkproof.evaluation.queries.query_text import heading_symbols, heading_text, is_navigational
 
 CLIENT = """\
 ---
@@ -175,7 +175,7 @@ def test_load_lists_every_bad_line(tmp_path, corpus):
     assert "unknown field(s) 'answr'" in problems[7]
     message = str(caught.value)
     assert str(path) in message and "8 bad line(s)" in message
-    assert isinstance(caught.value, ChunklabError) and isinstance(caught.value, ValueError)
+    assert isinstance(caught.value, ChunkproofError) and isinstance(caught.value, ValueError)
 
 
 def test_one_line_can_have_several_problems(tmp_path, corpus):
@@ -326,7 +326,7 @@ def test_mining_the_sample_corpus_gives_valid_unique_queries():
     root = Path(__file__).resolve().parents[1] / "data" / "sample"
     if not root.is_dir():
         pytest.skip("data/sample is not present")
-    from chunklab.document.corpus import load_corpus
+    from chunkproof.document.corpus import load_corpus
 
     corpus = load_corpus(root)
     queries = mine_queries(corpus)

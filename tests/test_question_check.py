@@ -1,5 +1,5 @@
 """Written questions checked: the answer an exact span found once, 20-300 chars, no heading
-line, the question not repeating its section's heading; ``chunklab queries check`` prints one
+line, the question not repeating its section's heading; ``chunkproof queries check`` prints one
 line per problem and exits 2; the question book draws sections by kind and by documents not
 yet asked about, appends atomically, and resumes where its file stops."""
 
@@ -9,12 +9,12 @@ import json
 
 import pytest
 
-from chunklab.cli import main
-from chunklab.document.corpus import load_corpus
-from chunklab.errors import QueryValidationError
-from chunklab.evaluation.queries.question_book import QuestionBook
-from chunklab.evaluation.queries.question_check import question_problems
-from chunklab.evaluation.queries.question_sections import document_sections, planned_counts
+from chunkproof.cli import main
+from chunkproof.document.corpus import load_corpus
+from chunkproof.errors import QueryValidationError
+from chunkproof.evaluation.queries.question_book import QuestionBook
+from chunkproof.evaluation.queries.question_check import question_problems
+from chunkproof.evaluation.queries.question_sections import document_sections, planned_counts
 
 GUIDE = """# Relay guide
 

@@ -8,11 +8,11 @@ import json
 
 import pytest
 
-from chunklab.document.corpus import load_corpus
-from chunklab.errors import ConfigError
-from chunklab.evaluation.queries.question_book import QuestionBook
-from chunklab.notebooks import question_writing
-from chunklab.viz.question_panel import QuestionPanel
+from chunkproof.document.corpus import load_corpus
+from chunkproof.errors import ConfigError
+from chunkproof.evaluation.queries.question_book import QuestionBook
+from chunkproof.notebooks import question_writing
+from chunkproof.viz.question_panel import QuestionPanel
 from test_question_check import write_docs
 
 

@@ -15,7 +15,7 @@ from lab import Lab, Page
 from test_question_check import write_docs
 
 pytestmark = [*needs_chromium, pytest.mark.slow]
-PANEL = ".chunklab-questions"
+PANEL = ".chunkproof-questions"
 NOTEBOOK = "Array.from(window.jupyterapp.shell.widgets('main')).find(w => w.sessionContext)"
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from chunklab.evaluation.run.engine import Engine
-from chunklab.evaluation.run.sweep import run_sweep
+from chunkproof.evaluation.run.engine import Engine
+from chunkproof.evaluation.run.sweep import run_sweep
 from test_engine import assert_same_files, small_params
 
 pytestmark = [pytest.mark.slow, pytest.mark.needs("ray")]
@@ -122,8 +122,8 @@ def test_a_worker_killed_mid_sweep_is_replaced_and_the_results_are_the_same(loca
 def test_a_worker_that_keeps_dying_is_one_line():
     import ray
 
-    from chunklab.errors import WorkerLostError
-    from chunklab.evaluation.run.ray_engine import RETRIES, _lost_workers
+    from chunkproof.errors import WorkerLostError
+    from chunkproof.evaluation.run.ray_engine import RETRIES, _lost_workers
 
     with pytest.raises(WorkerLostError, match=f"restarted {RETRIES} times"):
         with _lost_workers(ray):

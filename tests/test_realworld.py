@@ -12,14 +12,14 @@ import itertools
 
 import pytest
 
-from chunklab import chunk_document, load_corpus, make_config, make_document
-from chunklab.chunking.build import ChunkBuilder
-from chunklab.chunking.records import Piece
-from chunklab.chunking.registry import REGISTRY
-from chunklab.evaluation.scoring.invariants import InvariantReport, check, split_blocks
-from chunklab.evaluation.scoring.metrics import chunk_intact, chunk_stats
-from chunklab.notebooks.splitter_panorama import intact_blocks, on_block_boundary
-from chunklab.viz.boundaries import chunk_flags
+from chunkproof import chunk_document, load_corpus, make_config, make_document
+from chunkproof.chunking.build import ChunkBuilder
+from chunkproof.chunking.records import Piece
+from chunkproof.chunking.registry import REGISTRY
+from chunkproof.evaluation.scoring.invariants import InvariantReport, check, split_blocks
+from chunkproof.evaluation.scoring.metrics import chunk_intact, chunk_stats
+from chunkproof.notebooks.splitter_panorama import intact_blocks, on_block_boundary
+from chunkproof.viz.boundaries import chunk_flags
 from conftest import FIXTURES, fixture_doc
 
 REALWORLD = FIXTURES / "realworld"
@@ -253,7 +253,7 @@ def test_an_oversized_paragraph_is_cut_at_sentence_ends(name, size):
 def test_an_indented_paragraph_gives_no_empty_piece():
     """The sentence breaker starts past a nested paragraph's indentation: the indentation is
     part of the first sentence, never a sentence (an empty chunk) of its own."""
-    from chunklab.chunking.sentences import sentence_spans
+    from chunkproof.chunking.sentences import sentence_spans
 
     text = "1. step\n\n   2. alpha\n\n      one two three four\n      - nested item\n"
     start = text.index("      - nested")

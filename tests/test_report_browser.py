@@ -10,9 +10,9 @@ import re
 import pytest
 
 from browser import chromium, count_near, needs_chromium, screenshot
-from chunklab.notebooks.report import DEFAULT_NOTEBOOKS, build_report
-from chunklab.viz.budget import PAGE_HEIGHT
-from chunklab.viz.choice_charts import ROLE_COLOURS
+from chunkproof.notebooks.report import DEFAULT_NOTEBOOKS, build_report
+from chunkproof.viz.budget import PAGE_HEIGHT
+from chunkproof.viz.choice_charts import ROLE_COLOURS
 from conftest import FIXTURES
 from test_explorer import big_markdown
 
@@ -43,10 +43,10 @@ def test_index_page_loads_offline_and_links_the_notebook(report, tmp_path):
 def test_notebook_charts_are_drawn_with_no_network(report, tmp_path):
     html = (report / "03_strategy_sweep.html").read_text(encoding="utf-8")
     assert not re.search(r"<script[^>]+src=[\"']https?:", html)
-    assert '<details class="chunklab-fold"' in html  # most charts are folded: open them
+    assert '<details class="chunkproof-fold"' in html  # most charts are folded: open them
     page = tmp_path / "opened.html"
-    page.write_text(html.replace('<details class="chunklab-fold"',
-                                 '<details open class="chunklab-fold"'), encoding="utf-8")
+    page.write_text(html.replace('<details class="chunkproof-fold"',
+                                 '<details open class="chunkproof-fold"'), encoding="utf-8")
     html = page.read_text(encoding="utf-8")
     # The same page with its SVG charts cut out: those colours come from the charts alone.
     bare = tmp_path / "bare.html"
@@ -80,7 +80,7 @@ window.addEventListener("load", () => {
                        column: Math.round(right)});
     if (/\\bNaN\\b/.test(table.innerText)) found.nan.push(table.innerText.slice(0, 120));
   }
-  found.align = [...new Set([...document.querySelectorAll("table.chunklab td:not(.num)")]
+  found.align = [...new Set([...document.querySelectorAll("table.chunkproof td:not(.num)")]
                              .map(td => getComputedStyle(td).textAlign))];
   const out = document.createElement("pre");
   out.id = "measured";

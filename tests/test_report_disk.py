@@ -8,7 +8,7 @@ import errno
 
 import pytest
 
-from chunklab.notebooks.report import build_report
+from chunkproof.notebooks.report import build_report
 from conftest import FIXTURES
 
 MINI = FIXTURES / "mini_corpus"
@@ -43,7 +43,7 @@ def test_a_full_disk_leaves_no_half_written_notebook(tmp_path, monkeypatch):
 @pytest.mark.parametrize("leftover", [".01_corpus_profile.ipynb.k1ll3d.tmp",
                                       ".01_corpus_profile.html.k1ll3d.tmp"])
 def test_what_a_killed_report_left_is_removed(tmp_path, monkeypatch, leftover):
-    from chunklab.notebooks import report as report_module
+    from chunkproof.notebooks import report as report_module
 
     out = tmp_path / "report"
     out.mkdir()

@@ -1,6 +1,6 @@
-"""Many small generated corpora through the whole ``chunklab report``: every run ends with a
+"""Many small generated corpora through the whole ``chunkproof report``: every run ends with a
 chosen_config.yaml or one line saying why there is none, and every page renders.
-``CHUNKLAB_FUZZ_REPORTS=N`` runs N corpora (default 3; the kinds cycle every 8)."""
+``CHUNKPROOF_FUZZ_REPORTS=N`` runs N corpora (default 3; the kinds cycle every 8)."""
 
 from __future__ import annotations
 
@@ -12,13 +12,13 @@ from html.parser import HTMLParser
 
 import pytest
 
-from chunklab.cli import main
-from chunklab.util.sheets import FORMULA_STARTS
+from chunkproof.cli import main
+from chunkproof.util.sheets import FORMULA_STARTS
 from fuzz_corpora import make_corpus
 
 pytestmark = pytest.mark.slow
-COUNT = int(os.environ.get("CHUNKLAB_FUZZ_REPORTS", "3"))
-SEED = int(os.environ.get("CHUNKLAB_FUZZ_SEED", "0"))
+COUNT = int(os.environ.get("CHUNKPROOF_FUZZ_REPORTS", "3"))
+SEED = int(os.environ.get("CHUNKPROOF_FUZZ_SEED", "0"))
 
 
 def report_argv(made: dict, corpus, out) -> list[str]:
@@ -48,7 +48,7 @@ def test_a_report_of_a_generated_corpus_ends_with_a_verdict_or_one_line(index, t
     out = tmp_path / "report"
     code = main(report_argv(made, tmp_path / "docs", out))
     err = capsys.readouterr().err
-    errors = [line for line in err.splitlines() if line.startswith("chunklab: error")]
+    errors = [line for line in err.splitlines() if line.startswith("chunkproof: error")]
     if code == 2:  # refused before any notebook ran: one line, nothing written
         assert len(errors) == 1 and "unexpected" not in errors[0], (made, err)
         assert not out.exists(), made

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from browser import chromium, needs_chromium
-from chunklab.notebooks.report import build_report
+from chunkproof.notebooks.report import build_report
 from hostile import RAN, carriers, write_hostile_corpus
 
 pytestmark = [*needs_chromium, pytest.mark.slow]

@@ -8,7 +8,7 @@ import math
 
 import pandas as pd
 
-from chunklab.viz.tables import MISSING, Table, cell_text, interval_text, styled, table_html
+from chunkproof.viz.tables import MISSING, Table, cell_text, interval_text, styled, table_html
 
 
 def test_cells_read_as_numbers_not_floats():
@@ -37,7 +37,7 @@ def test_a_table_has_no_nan_no_float_ranks_and_its_chosen_row_marked():
     assert "0.912" in html and "0.91234" not in html
     assert ">413<" in html  # a size to the whole token
     assert "25.0%" in html  # a share as a percentage
-    assert html.count('class="chunklab-table"') == 1 and "overflow-x:auto" in html
+    assert html.count('class="chunkproof-table"') == 1 and "overflow-x:auto" in html
     first_row = html.split("<tr>")[2]
     assert "chosen" in first_row and "chosen" not in html.split("<tr>")[3]
 
@@ -67,7 +67,7 @@ def test_the_density_table_of_queries_whose_section_density_was_not_measured():
     pivot dropped the whole ``mean`` column and notebook 03 ended with KeyError: 'mean'."""
     from types import SimpleNamespace
 
-    from chunklab.notebooks.strategy_sweep import density_table
+    from chunkproof.notebooks.strategy_sweep import density_table
 
     rows = [{"config_id": "c1", "strategy": "rct", "size": 200, "unit": "chars",
              "options": "{}", "retriever": "bm25", "query_id": f"q{i}", "metric": metric,

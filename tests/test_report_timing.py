@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from chunklab.notebooks.timing import notebook_time, start_share, sweep_stages, time_lines
+from chunkproof.notebooks.timing import notebook_time, start_share, sweep_stages, time_lines
 
 
 def executed(path, duration, cells):

@@ -8,12 +8,12 @@ import json
 
 import pytest
 
-from chunklab.errors import ConfigError, NotebookNotFoundError
-from chunklab.evaluation.run.run_folder import prepare, recorded_run, run_folder
-from chunklab.evaluation.run.sweep import SweepParams
-from chunklab.notebooks import report
-from chunklab.notebooks.params import notebook_parameters
-from chunklab.notebooks.strategy_sweep import validate as validate_sweep
+from chunkproof.errors import ConfigError, NotebookNotFoundError
+from chunkproof.evaluation.run.run_folder import prepare, recorded_run, run_folder
+from chunkproof.evaluation.run.sweep import SweepParams
+from chunkproof.notebooks import report
+from chunkproof.notebooks.params import notebook_parameters
+from chunkproof.notebooks.strategy_sweep import validate as validate_sweep
 from conftest import FIXTURES, ROOT
 
 MINI = FIXTURES / "mini_corpus"

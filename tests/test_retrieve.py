@@ -8,12 +8,12 @@ import sys
 import numpy as np
 import pytest
 
-from chunklab.chunking.build import chunk_document
-from chunklab.chunking.config import make_config
-from chunklab.chunking.encoder import load_encoder
-from chunklab.document.corpus import make_document
-from chunklab.errors import ChunklabError, MissingExtraError, RetrieverError, UnknownRetrieverError
-from chunklab.evaluation.retrieval.retrieve import (
+from chunkproof.chunking.build import chunk_document
+from chunkproof.chunking.config import make_config
+from chunkproof.chunking.encoder import load_encoder
+from chunkproof.document.corpus import make_document
+from chunkproof.errors import ChunkproofError, MissingExtraError, RetrieverError, UnknownRetrieverError
+from chunkproof.evaluation.retrieval.retrieve import (
     BM25Retriever,
     DenseRetriever,
     EmbeddingCache,
@@ -153,7 +153,7 @@ def test_registry():
     with pytest.raises(UnknownRetrieverError) as caught:
         make_retriever("splade")
     assert str(caught.value) == "unknown retriever 'splade'; valid retrievers: bm25, dense, hybrid"
-    assert isinstance(caught.value, ChunklabError)
+    assert isinstance(caught.value, ChunkproofError)
 
 
 def test_retrievers_satisfy_the_protocol(tmp_path):
@@ -174,12 +174,12 @@ def test_rrf_fusion_by_hand(tmp_path):
 # --- embedding cache (no model needed) --------------------------------------------------
 
 
-def test_cache_dir_follows_chunklab_cache(monkeypatch, tmp_path):
-    monkeypatch.setenv("CHUNKLAB_CACHE", str(tmp_path))
+def test_cache_dir_follows_chunkproof_cache(monkeypatch, tmp_path):
+    monkeypatch.setenv("CHUNKPROOF_CACHE", str(tmp_path))
     assert default_cache_dir() == tmp_path / "embeddings"
-    monkeypatch.delenv("CHUNKLAB_CACHE")
+    monkeypatch.delenv("CHUNKPROOF_CACHE")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    assert default_cache_dir() == tmp_path / "xdg" / "chunklab" / "embeddings"
+    assert default_cache_dir() == tmp_path / "xdg" / "chunkproof" / "embeddings"
 
 
 def test_embedding_cache_round_trip_keyed_by_model(tmp_path):
@@ -312,7 +312,7 @@ def test_bm25_finds_japanese_text():
 
 
 def test_garbage_vectors_in_the_cache_never_reach_a_ranking(tmp_path, chunks):
-    from chunklab.errors import CacheWarning
+    from chunkproof.errors import CacheWarning
 
     clean = DenseRetriever(cache_dir=str(tmp_path))
     clean._encoder = FakeEncoder()

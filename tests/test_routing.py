@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from chunklab import chunk_corpus, chunk_document, get_strategy, load_corpus, make_config
-from chunklab.chunking.strategies.routed import ROUTE_STRATEGIES, routed_strategy
-from chunklab.evaluation.scoring.invariants import check
+from chunkproof import chunk_corpus, chunk_document, get_strategy, load_corpus, make_config
+from chunkproof.chunking.strategies.routed import ROUTE_STRATEGIES, routed_strategy
+from chunkproof.evaluation.scoring.invariants import check
 from conftest import SAMPLE
 
 MANUAL = "manuals/perch-200-field-gateway.txt"

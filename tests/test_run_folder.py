@@ -9,10 +9,10 @@ import shutil
 import pandas as pd
 import pytest
 
-from chunklab import ConfigError
-from chunklab.evaluation.run import sweep as sweep_module
-from chunklab.evaluation.run.run_folder import writing
-from chunklab.evaluation.run.sweep import SweepParams, run_sweep
+from chunkproof import ConfigError
+from chunkproof.evaluation.run import sweep as sweep_module
+from chunkproof.evaluation.run.run_folder import writing
+from chunkproof.evaluation.run.sweep import SweepParams, run_sweep
 from conftest import FIXTURES, SAMPLE
 
 MINI = FIXTURES / "mini_corpus"
@@ -113,7 +113,7 @@ def test_two_query_sets_never_share_one_folder(tmp_path):
 def test_a_second_writer_is_refused_while_the_first_holds_the_folder(tmp_path):
     out = tmp_path / "run"
     params = params_for(MINI, MINI / "queries.jsonl")
-    with writing(out), pytest.raises(ConfigError, match="being written by another chunklab "
+    with writing(out), pytest.raises(ConfigError, match="being written by another chunkproof "
                                                         "sweep.*wait for it"):
         run_sweep(params, out, progress=False)
     assert run_sweep(params, out, progress=False).run_info["configs"] == 2  # lock released
@@ -129,7 +129,7 @@ def test_an_output_folder_that_is_a_file_is_refused(tmp_path):
 def test_parts_made_by_other_code_are_made_again(corpus, tmp_path, monkeypatch):
     """Parts were keyed by the package's static version (the same across commits): a rerun
     after a change to the chunking code reused chunks the old code made."""
-    from chunklab.evaluation.run import runs
+    from chunkproof.evaluation.run import runs
 
     params, out = params_for(corpus, tmp_path / "queries.jsonl"), tmp_path / "run"
     run_sweep(params, out, progress=False)
@@ -140,11 +140,11 @@ def test_parts_made_by_other_code_are_made_again(corpus, tmp_path, monkeypatch):
 
 
 def test_the_code_version_is_a_digest_of_the_code_and_the_parser():
-    from chunklab.evaluation.run import runs
-    from chunklab.util.code_version import CODE_STAGES, KEY_PACKAGES
+    from chunkproof.evaluation.run import runs
+    from chunkproof.util.code_version import CODE_STAGES, KEY_PACKAGES
 
     runs.code_version.cache_clear()
     first = runs.code_version()
-    assert first == runs.code_version() and first != runs.versions()["chunklab"]
-    assert runs.versions()["chunklab_code"] == first
+    assert first == runs.code_version() and first != runs.versions()["chunkproof"]
+    assert runs.versions()["chunkproof_code"] == first
     assert "markdown-it-py" in KEY_PACKAGES and "chunking" in CODE_STAGES

@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from chunklab.chunking.build import chunk_document
-from chunklab.chunking.config import make_config
-from chunklab.chunking.sizes import token_starts, tokens_between
-from chunklab.errors import MetricError
-from chunklab.evaluation.queries.mining import mine
-from chunklab.evaluation.queries.queries import GoldSpan, Query
-from chunklab.evaluation.run.sweep import SweepParams, headline, run_sweep
-from chunklab.evaluation.scoring.metrics import score_run
-from chunklab.evaluation.scoring.spans import section_efficiency
+from chunkproof.chunking.build import chunk_document
+from chunkproof.chunking.config import make_config
+from chunkproof.chunking.sizes import token_starts, tokens_between
+from chunkproof.errors import MetricError
+from chunkproof.evaluation.queries.mining import mine
+from chunkproof.evaluation.queries.queries import GoldSpan, Query
+from chunkproof.evaluation.run.sweep import SweepParams, headline, run_sweep
+from chunkproof.evaluation.scoring.metrics import score_run
+from chunkproof.evaluation.scoring.spans import section_efficiency
 
 
 @pytest.fixture(scope="module")

@@ -10,10 +10,10 @@ import sys
 
 import pytest
 
-from chunklab import chunk_corpus, chunk_document, make_config, make_document
-from chunklab.chunking.build import dedup_title
-from chunklab.document.blocks import Block
-from chunklab.document.sections import section_id
+from chunkproof import chunk_corpus, chunk_document, make_config, make_document
+from chunkproof.chunking.build import dedup_title
+from chunkproof.document.blocks import Block
+from chunkproof.document.sections import section_id
 from conftest import SAMPLE
 
 HEADING_AWARE = ["ast_merge", "ast_breadcrumb", "heading_flush", "paragraph"]
@@ -25,7 +25,7 @@ def ids_of(corpus, strategy: str) -> list[tuple[str, str, str]]:
 
 
 def test_section_ids_are_the_same_in_another_process(sample_corpus):
-    script = ("import json, sys\nfrom chunklab import load_corpus, chunk_corpus, make_config\n"
+    script = ("import json, sys\nfrom chunkproof import load_corpus, chunk_corpus, make_config\n"
               "chunks = chunk_corpus(load_corpus(sys.argv[1]), "
               "make_config(strategy='ast_breadcrumb', size=300))\n"
               "print(json.dumps([(c.id, c.section_id, c.parent_section_id) for c in chunks]))\n")
@@ -137,8 +137,8 @@ def test_a_baseline_chunk_lies_in_the_section_holding_its_content():
 
 
 def test_the_adapters_metadata_and_the_written_records_carry_the_ids():
-    from chunklab.chunking.records import Chunk
-    from chunklab.integrations.common import chunk_metadata
+    from chunkproof.chunking.records import Chunk
+    from chunkproof.integrations.common import chunk_metadata
 
     doc = make_document("g.md", "# Guide\n\n## A\n\none\n")
     chunk = chunk_document(doc, make_config(strategy="ast_merge"))[-1]

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from chunklab import chunk_document, make_config, make_document
-from chunklab.bench.scale import generated_markdown
-from chunklab.chunking.strategies import peers, sectioned
-from chunklab.chunking.strategies.sectioned import fed_in_sections, top_level_cuts
+from chunkproof import chunk_document, make_config, make_document
+from chunkproof.bench.scale import generated_markdown
+from chunkproof.chunking.strategies import peers, sectioned
+from chunkproof.chunking.strategies.sectioned import fed_in_sections, top_level_cuts
 from conftest import fixture_doc, strategy_params
 
 FIXTURES = ["sectioned_guide.md", "standard_deep.md", "hostile.md", "h1_h3_jump.md",

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from chunklab.document.blocks import parse_blocks
-from chunklab.document.sections import Breadcrumbs, HeadingStack, breadcrumb_at, dominant_level
+from chunkproof.document.blocks import parse_blocks
+from chunkproof.document.sections import Breadcrumbs, HeadingStack, breadcrumb_at, dominant_level
 
 
 def test_stack_truncates_on_depth_change():

@@ -7,15 +7,15 @@ import shutil
 
 import pytest
 
-from chunklab import cli
-from chunklab.chunking.build import chunk_document
-from chunklab.chunking.config import make_config
-from chunklab.document.corpus import make_document
-from chunklab.evaluation.run.runs import load_run
-from chunklab.notebooks.chunk_explorer import save_views, shown_views, static_views, validate
-from chunklab.notebooks.report import build_report
-from chunklab.viz.boundaries import BoundaryView
-from chunklab.viz.budget import PAGE_BUDGET, VIEW_HEIGHT, fit, weight
+from chunkproof import cli
+from chunkproof.chunking.build import chunk_document
+from chunkproof.chunking.config import make_config
+from chunkproof.document.corpus import make_document
+from chunkproof.evaluation.run.runs import load_run
+from chunkproof.notebooks.chunk_explorer import save_views, shown_views, static_views, validate
+from chunkproof.notebooks.report import build_report
+from chunkproof.viz.boundaries import BoundaryView
+from chunkproof.viz.budget import PAGE_BUDGET, VIEW_HEIGHT, fit, weight
 from conftest import FIXTURES
 from test_explorer import big_markdown
 
@@ -47,14 +47,14 @@ def test_a_view_over_its_allowance_draws_its_start_and_says_what_is_left_out():
     config = make_config(strategy="rct", size=400)
     view = BoundaryView(doc, chunk_document(doc, config), config)
     whole = view.html()
-    assert fit(view.html, doc, weight(whole), "chunklab view ...") == whole
-    clipped = fit(view.html, doc, weight(whole) // 3, "chunklab view --doc big.md")
+    assert fit(view.html, doc, weight(whole), "chunkproof view ...") == whole
+    clipped = fit(view.html, doc, weight(whole) // 3, "chunkproof view --doc big.md")
     assert weight(clipped) <= weight(whole) // 3
     assert f"of {len(doc.lines.starts)} shown" in clipped
-    assert "See it whole with: chunklab view --doc big.md" in clipped
-    shown = clipped.split('class="chunklab-budget"')[0]
+    assert "See it whole with: chunkproof view --doc big.md" in clipped
+    shown = clipped.split('class="chunkproof-budget"')[0]
     assert doc.text[:200].split("\n")[2] in shown and "Area 300" not in shown
-    assert "view left out" in fit(view.html, doc, 3000, "chunklab view ...")
+    assert "view left out" in fit(view.html, doc, 3000, "chunkproof view ...")
 
 
 @pytest.mark.slow
@@ -68,11 +68,11 @@ def test_the_explorer_page_stays_under_budget_with_one_huge_document(huge_corpus
     assert "04_chunk_explorer.ipynb" in sizes and "huge.md.ast_breadcrumb_vs_rct.html" in sizes
     assert max(sizes.values()) <= PAGE_BUDGET, sizes
     page = (report.out_dir / "04_chunk_explorer.html").read_text(encoding="utf-8")
-    assert "huge.md: lines 1-" in page and "See it whole with: chunklab view" in page
-    boxes = page.count(f'class="chunklab-box" style="max-height:{VIEW_HEIGHT}px;overflow:auto')
+    assert "huge.md: lines 1-" in page and "See it whole with: chunkproof view" in page
+    boxes = page.count(f'class="chunkproof-box" style="max-height:{VIEW_HEIGHT}px;overflow:auto')
     assert boxes == 3  # the explorer's view and the two documents' side-by-sides
     small = (report.out_dir / "small.md.ast_breadcrumb_vs_rct.html").read_text(encoding="utf-8")
-    assert "chunklab-budget" not in small  # a view within its share is drawn whole
+    assert "chunkproof-budget" not in small  # a view within its share is drawn whole
 
 
 def test_the_notebook_draws_each_document_once():
@@ -100,7 +100,7 @@ def test_without_document_text_the_views_give_positions_only(tmp_path):
 
 
 def test_the_report_option_leaves_document_text_out(tmp_path, monkeypatch):
-    from chunklab.notebooks import report
+    from chunkproof.notebooks import report
 
     asked = []
 

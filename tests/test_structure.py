@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from chunklab import ConfigError, load_corpus, make_document
-from chunklab.chunking.strategies.routed import VERIFIED_PROVENANCE, route
-from chunklab.document.headings import EXPLICIT
-from chunklab.errors import GoldValidationError, MetricError
-from chunklab.evaluation.scoring.structure import (
+from chunkproof import ConfigError, load_corpus, make_document
+from chunkproof.chunking.strategies.routed import VERIFIED_PROVENANCE, route
+from chunkproof.document.headings import EXPLICIT
+from chunkproof.errors import GoldValidationError, MetricError
+from chunkproof.evaluation.scoring.structure import (
     GoldHeading,
     PredictedHeading,
     errors_by_document,

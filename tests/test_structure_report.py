@@ -8,12 +8,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from chunklab import ConfigError, load_corpus
-from chunklab.chunking.strategies.routed import route
-from chunklab.evaluation.queries.queries import Query
-from chunklab.evaluation.scoring.structure import load_gold, score_table, stratified_sample
-from chunklab.notebooks.corpus_profile import length_stats, sections_table
-from chunklab.notebooks.routed_retrieval import (
+from chunkproof import ConfigError, load_corpus
+from chunkproof.chunking.strategies.routed import route
+from chunkproof.evaluation.queries.queries import Query
+from chunkproof.evaluation.scoring.structure import load_gold, score_table, stratified_sample
+from chunkproof.notebooks.corpus_profile import length_stats, sections_table
+from chunkproof.notebooks.routed_retrieval import (
     COMPARED,
     chart_frame,
     query_routes,
@@ -22,7 +22,7 @@ from chunklab.notebooks.routed_retrieval import (
     split_chart,
     split_table,
 )
-from chunklab.notebooks.structure_signal import (
+from chunkproof.notebooks.structure_signal import (
     DRAFT_FILE,
     ERROR_COLUMNS,
     NOT_SCORED,

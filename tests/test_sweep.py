@@ -7,14 +7,14 @@ import json
 import pandas as pd
 import pytest
 
-from chunklab import ConfigError, UnknownRetrieverError, UnknownStrategyError, load_corpus
-from chunklab.chunking.build import chunk_document
-from chunklab.cli import main
-from chunklab.errors import GridWarning
-from chunklab.evaluation.queries.mining import mine
-from chunklab.evaluation.queries.queries import load_queries, save_queries
-from chunklab.evaluation.run.sweep import SweepParams, headline, run_sweep
-from chunklab.evaluation.scoring.families import holm
+from chunkproof import ConfigError, UnknownRetrieverError, UnknownStrategyError, load_corpus
+from chunkproof.chunking.build import chunk_document
+from chunkproof.cli import main
+from chunkproof.errors import GridWarning
+from chunkproof.evaluation.queries.mining import mine
+from chunkproof.evaluation.queries.queries import load_queries, save_queries
+from chunkproof.evaluation.run.sweep import SweepParams, headline, run_sweep
+from chunkproof.evaluation.scoring.families import holm
 from conftest import SAMPLE
 
 QUERIES = str(SAMPLE / "queries.jsonl")
@@ -293,7 +293,7 @@ def test_a_corpus_whose_one_query_finds_nothing_still_sweeps(tmp_path):
 def test_beyond_twelve_configs_each_is_tested_against_the_best_unless_all_pairs():
     import numpy as np
 
-    from chunklab.evaluation.run.sweep import significance_table
+    from chunkproof.evaluation.run.sweep import significance_table
 
     rng = np.random.default_rng(0)
     rows = [{"retriever": "bm25", "config_id": f"c{c:02d}", "query_id": f"q{q}",
@@ -312,8 +312,8 @@ def test_beyond_twelve_configs_each_is_tested_against_the_best_unless_all_pairs(
 def test_chunks_differing_only_in_a_rendering_s_prefix_have_other_signatures(sample_corpus):
     import dataclasses
 
-    from chunklab import chunk_corpus, make_config
-    from chunklab.evaluation.run.grid import signature
+    from chunkproof import chunk_corpus, make_config
+    from chunkproof.evaluation.run.grid import signature
 
     chunks = chunk_corpus(sample_corpus, make_config(strategy="ast_breadcrumb", size=400))
     assert signature(chunks) == signature(list(chunks))

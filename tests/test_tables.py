@@ -9,12 +9,12 @@ from dataclasses import fields
 import pandas as pd
 import pytest
 
-from chunklab.chunking.records import Chunk
-from chunklab.errors import SchemaError
-from chunklab.evaluation.run import tables
-from chunklab.evaluation.run.runs import RunInfo, SweepParams, load_run
-from chunklab.evaluation.run.sweep import run_sweep
-from chunklab.evaluation.scoring.metrics import ChunkStats
+from chunkproof.chunking.records import Chunk
+from chunkproof.errors import SchemaError
+from chunkproof.evaluation.run import tables
+from chunkproof.evaluation.run.runs import RunInfo, SweepParams, load_run
+from chunkproof.evaluation.run.sweep import run_sweep
+from chunkproof.evaluation.scoring.metrics import ChunkStats
 from conftest import FIXTURES, ROOT
 
 MINI = FIXTURES / "mini_corpus"
@@ -74,14 +74,14 @@ def test_every_column_is_typed_and_explained():
 
 def test_the_results_page_lists_the_files_as_the_schemas_declare():
     page = (ROOT / "docs" / "results.md").read_text(encoding="utf-8")
-    assert tables.markdown() in page, "docs/results.md: run python -m chunklab.docs"
+    assert tables.markdown() in page, "docs/results.md: run python -m chunkproof.docs"
 
 
 @pytest.mark.parametrize("strategy", ["ast_breadcrumb", "mhs_rct"])
 def test_a_config_s_chunk_rows_made_a_column_at_a_time_are_the_rows_made_one_by_one(
         sample_corpus, strategy):
-    from chunklab import chunk_corpus, make_config
-    from chunklab.evaluation.run.runs import chunks_frame, config_columns
+    from chunkproof import chunk_corpus, make_config
+    from chunkproof.evaluation.run.runs import chunks_frame, config_columns
 
     config = make_config(strategy=strategy, size=300)
     chunks = chunk_corpus(sample_corpus, config)
@@ -92,8 +92,8 @@ def test_a_config_s_chunk_rows_made_a_column_at_a_time_are_the_rows_made_one_by_
 
 
 def test_chunks_written_to_a_part_are_read_back_the_same(sample_corpus, tmp_path):
-    from chunklab import chunk_corpus, make_config
-    from chunklab.evaluation.run.runs import chunks_frame, read_chunks, write_part
+    from chunkproof import chunk_corpus, make_config
+    from chunkproof.evaluation.run.runs import chunks_frame, read_chunks, write_part
 
     config = make_config(strategy="ast_breadcrumb", size=300)
     chunks = chunk_corpus(sample_corpus, config)
@@ -104,7 +104,7 @@ def test_chunks_written_to_a_part_are_read_back_the_same(sample_corpus, tmp_path
 
 
 def test_the_list_columns_are_the_chunk_fields_holding_tuples():
-    from chunklab.chunking.records import LIST_COLUMNS
+    from chunkproof.chunking.records import LIST_COLUMNS
 
     assert {f.name for f in fields(Chunk) if str(f.type).startswith("tuple")} == set(
         LIST_COLUMNS)

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chunklab.chunking import sizes, word_table
-from chunklab.chunking.build import chunk_document
-from chunklab.chunking.config import make_config
-from chunklab.document.corpus import load_corpus, make_document
+from chunkproof.chunking import sizes, word_table
+from chunkproof.chunking.build import chunk_document
+from chunkproof.chunking.config import make_config
+from chunkproof.document.corpus import load_corpus, make_document
 from conftest import FIXTURES, SAMPLE
 from generated import markdown_docs
 

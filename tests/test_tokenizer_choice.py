@@ -7,11 +7,11 @@ import json
 
 import pytest
 
-from chunklab import cli
-from chunklab.chunking import sizes
-from chunklab.chunking.build import chunk_text
-from chunklab.chunking.config import make_config
-from chunklab.errors import ConfigError
+from chunkproof import cli
+from chunkproof.chunking import sizes
+from chunkproof.chunking.build import chunk_text
+from chunkproof.chunking.config import make_config
+from chunkproof.errors import ConfigError
 
 pytest.importorskip("tokenizers", reason="another tokenizer is read by the tokenizers package")
 
@@ -121,10 +121,10 @@ def test_the_cli_chunks_in_the_tokenizer_s_tokens_and_says_what_is_wrong(tmp_pat
 
 
 def test_a_sweep_records_the_tokenizer_and_chunk_config_uses_it(tmp_path, capsys):
-    from chunklab.evaluation.choice.choose import ChoiceRule, choose
-    from chunklab.evaluation.choice.export import export_choice
-    from chunklab.evaluation.run.runs import SweepParams
-    from chunklab.evaluation.run.sweep import run_sweep
+    from chunkproof.evaluation.choice.choose import ChoiceRule, choose
+    from chunkproof.evaluation.choice.export import export_choice
+    from chunkproof.evaluation.run.runs import SweepParams
+    from chunkproof.evaluation.run.sweep import run_sweep
     from conftest import FIXTURES
 
     mini = FIXTURES / "mini_corpus"
@@ -151,7 +151,7 @@ def test_a_sweep_records_the_tokenizer_and_chunk_config_uses_it(tmp_path, capsys
 
 
 def test_a_named_dense_model_s_own_tokenizer_is_the_one_to_count_in(tmp_path):
-    from chunklab.evaluation.retrieval.retrieve import DenseRetriever
+    from chunkproof.evaluation.retrieval.retrieve import DenseRetriever
 
     model = tmp_path / "my-model"
     model.mkdir()

@@ -7,12 +7,12 @@ from html.parser import HTMLParser
 
 import pytest
 
-from chunklab import load_corpus, make_config, save_config
-from chunklab.chunking.build import chunk_document
-from chunklab.errors import ChunklabError, ConfigError, CorpusError
-from chunklab.evaluation.scoring.invariants import lost_chars, split_blocks
-from chunklab.viz import BoundaryView, SideBySide, render_view
-from chunklab.viz.boundaries import chunk_flags, page
+from chunkproof import load_corpus, make_config, save_config
+from chunkproof.chunking.build import chunk_document
+from chunkproof.errors import ChunkproofError, ConfigError, CorpusError
+from chunkproof.evaluation.scoring.invariants import lost_chars, split_blocks
+from chunkproof.viz import BoundaryView, SideBySide, render_view
+from chunkproof.viz.boundaries import chunk_flags, page
 from conftest import FIXTURES, fixture_doc
 
 VOID = {"meta", "br", "hr", "img", "input", "link"}
@@ -315,7 +315,7 @@ def test_render_view_writes_single_and_side_by_side_pages(tmp_path):
     ({"strategy": "rct", "vs_strategy": "rct", "vs_config": "x.yaml"}, "not both"),
 ])
 def test_render_view_rejects_bad_options(tmp_path, kwargs, message):
-    with pytest.raises(ChunklabError, match=message):
+    with pytest.raises(ChunkproofError, match=message):
         render_view(FIXTURES, "long_fence.md", out=tmp_path / "x.html", **kwargs)
 
 

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from browser import chromium, colours, needs_chromium, rgb, screenshot
-from chunklab import make_config
-from chunklab.chunking.build import chunk_document
-from chunklab.util.atomic import write_text_atomic
-from chunklab.viz import BoundaryView, SideBySide
-from chunklab.viz.boundaries import PALETTE, page
+from chunkproof import make_config
+from chunkproof.chunking.build import chunk_document
+from chunkproof.util.atomic import write_text_atomic
+from chunkproof.viz import BoundaryView, SideBySide
+from chunkproof.viz.boundaries import PALETTE, page
 from conftest import fixture_doc
 from test_viz_boundaries import ALLOWED_TAGS, parse
 
@@ -33,7 +33,7 @@ def test_hostile_document_runs_nothing(tmp_path, csp):
     doc, view, path = save_view(tmp_path, "hostile.md", "rct", 200, csp=csp)
     dom = chromium(tmp_path, "--virtual-time-budget=3000", "--dump-dom", path.as_uri())
     parsed = parse(dom)
-    assert parsed.texts["title"] == [f"chunklab · {view.title}"]
+    assert parsed.texts["title"] == [f"chunkproof · {view.title}"]
     assert "pwned" not in parsed.texts["title"][0]
     assert {tag for tag, _ in parsed.tags} <= ALLOWED_TAGS | {"tbody"}
     assert not {n for _, attrs in parsed.tags for n in attrs} & {"href", "src", "onerror"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from chunklab.chunking.word_table import SPLIT_UNSAFE, UNKNOWN, UNSAFE, WordTable
+from chunkproof.chunking.word_table import SPLIT_UNSAFE, UNKNOWN, UNSAFE, WordTable
 
 SPACES = "".join(chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace())
 

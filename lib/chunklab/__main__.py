@@ -1,5 +1,0 @@
-"""``python -m chunklab`` runs the command-line interface."""
-
-from .cli import main
-
-raise SystemExit(main())

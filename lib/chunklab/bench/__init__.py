@@ -1,1 +1,0 @@
-"""Benchmarks: throughput (``python -m chunklab.bench``), scale and the sweep's costs."""

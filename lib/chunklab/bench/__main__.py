@@ -1,5 +1,0 @@
-"""``python -m chunklab.bench``: the throughput benchmark (``throughput.main``)."""
-
-from .throughput import main
-
-raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Benchmarks: throughput (``python -m chunkproof.bench``), scale and the sweep's costs."""

@@ -1,0 +1,190 @@
+"""The shards of a chunk folder (``chunkproof chunk --out DIR/``): the corpus files listed once
+and cut into shards by size, each shard read, chunked and written by one call
+(``chunk_shard``) that either engine runs (``apply``: this process; ``ray_data``: Ray Data's
+workers), the manifest made from what each call did, and the folder read back."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from ..document.corpus import (
+    Document,
+    Skipped,
+    corpus_files,
+    fingerprint_of,
+    load_file,
+    text_digest,
+)
+from ..errors import ChunkproofError
+from ..util.atomic import write_atomic
+from ..util.paths import shared_path
+from .build import chunk_corpus
+from .config import ChunkerConfig
+from .records import LIST_COLUMNS, Chunk
+
+MANIFEST = "_manifest.json"
+"""Written last into the folder before it is renamed into place, so a folder holding it is
+whole; the leading underscore keeps Parquet readers (pandas, pyarrow, Ray Data) from taking
+it for a shard."""
+FORMAT = "chunkproof-chunks"
+FORMAT_VERSION = 1
+SHARD_BYTES = 4 * 2**20
+"""Input bytes a shard gathers before the next begins: seconds of chunking, so a task's
+scheduling is small beside its work, and a 20 MB corpus is already five shards to share
+between the cores."""
+SHARD_FILES = 2000
+"""Files a shard gathers at most (many tiny pages)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Shard:
+    """Files chunked and written together: their paths and document ids, in corpus order."""
+
+    number: int
+    paths: tuple[str, ...]
+    doc_ids: tuple[str, ...]
+
+    @property
+    def name(self) -> str:
+        return shard_name(self.number)
+
+    def as_row(self) -> dict[str, Any]:
+        return {"number": self.number, "paths": list(self.paths), "doc_ids": list(self.doc_ids)}
+
+
+def shard_name(number: int) -> str:
+    """A shard's file name: numbered, so the names sort in corpus order."""
+    return f"part-{number:05d}.parquet"
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """The loader's settings, resolved once where the command runs and handed to every
+    worker (which has neither its options nor its environment)."""
+
+    infer_headings: bool
+    max_bytes: int
+    seconds: float
+
+
+def plan_shards(root: str | os.PathLike) -> list[Shard]:
+    """The files of ``root`` (``corpus_files``) cut into shards of ``SHARD_BYTES`` of input
+    or ``SHARD_FILES`` files; the plan depends on the files alone, not on the engine."""
+    shards: list[Shard] = []
+    group: list[tuple[Path, str]] = []
+    size = 0
+    for path, doc_id in corpus_files(root):
+        group.append((Path(os.path.abspath(path)), doc_id))
+        size += _size(path)
+        if size >= SHARD_BYTES or len(group) >= SHARD_FILES:
+            shards.append(_shard(len(shards), group))
+            group, size = [], 0
+    if group:
+        shards.append(_shard(len(shards), group))
+    return shards
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:  # the file's own reading will say why
+        return 0
+
+
+def _shard(number: int, group: list[tuple[Path, str]]) -> Shard:
+    return Shard(number, tuple(str(p) for p, _ in group), tuple(i for _, i in group))
+
+
+def chunk_shard(row: dict[str, Any], config: ChunkerConfig, folder: str,
+                reading: Reading) -> dict[str, Any]:
+    """Read one shard's files (``load_file``), chunk them (``chunk_corpus``) and write their
+    chunks to ``folder`` atomically (no file when there is none); what was done, as a row of
+    plain values (``Shard.as_row`` in, ``manifest`` reads it)."""
+    documents: list[Document] = []
+    skipped: list[Skipped] = []
+    for path, doc_id in zip(row["paths"], row["doc_ids"], strict=True):
+        loaded = load_file(Path(path), doc_id, infer_headings=reading.infer_headings,
+                           max_bytes=reading.max_bytes, seconds=reading.seconds)
+        if isinstance(loaded, Skipped):
+            skipped.append(loaded)
+        else:
+            documents.append(loaded)
+    chunks = chunk_corpus(documents, config)
+    name = shard_name(row["number"]) if chunks else ""
+    if chunks:
+        write_atomic(Path(folder) / name, _parquet_writer(chunks))
+    return {"number": row["number"], "file": name, "rows": len(chunks),
+            "documents": [[d.id, text_digest(d.text)] for d in documents],
+            "skipped": [s.as_dict() for s in skipped]}
+
+
+def _parquet_writer(chunks: list[Chunk]) -> Callable[[Path], None]:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_pydict(Chunk.to_columns(chunks), schema=chunk_schema())
+    return lambda tmp: pq.write_table(table, tmp)
+
+
+ARROW_TYPES = {"str": "string", "int": "int64", "bool": "bool"}
+"""The Arrow type of each kind of Chunk field (the tuple fields are lists of strings)."""
+
+
+def chunk_schema():
+    """The shards' Arrow schema: ``Chunk.column_names`` typed by the fields (one schema for
+    every shard, whatever its rows hold: a shard whose breadcrumbs are all empty too)."""
+    import pyarrow as pa
+
+    kinds = {name: field.type for name, field in Chunk.__dataclass_fields__.items()}
+    kinds.update(embed_text="str", context_text="str")
+    return pa.schema([
+        (name, pa.list_(pa.string()) if name in LIST_COLUMNS
+         else pa.type_for_alias(ARROW_TYPES[str(kinds[name])]))
+        for name in Chunk.column_names()])
+
+
+def manifest(config: ChunkerConfig, done: Iterable[dict[str, Any]], *, corpus: str,
+             engine: str) -> dict[str, Any]:
+    """The folder's manifest from each shard's row (``chunk_shard``), in shard order: the
+    config, the corpus and its fingerprint (as ``Corpus.fingerprint``), the counts, every
+    shard with its rows and every skipped file with the reason."""
+    rows = sorted(done, key=lambda r: r["number"])
+    documents = [tuple(d) for r in rows for d in r["documents"]]
+    return {
+        "format": FORMAT, "format_version": FORMAT_VERSION,
+        "chunkproof_version": metadata.version("chunkproof"), "engine": engine,
+        "config": config.model_dump(), "config_id": config.config_id,
+        "corpus": {"root": shared_path(corpus), "fingerprint": fingerprint_of(documents),
+                   "documents": len(documents)},
+        "chunks": sum(r["rows"] for r in rows),
+        "columns": Chunk.column_names(),
+        "shards": [{"file": r["file"], "rows": r["rows"]} for r in rows if r["file"]],
+        "skipped": [s for r in rows for s in r["skipped"]],
+    }
+
+
+def read_manifest(folder: str | os.PathLike) -> dict[str, Any]:
+    """A chunk folder's manifest; ChunkproofError when the folder has none (not a whole chunk
+    folder)."""
+    path = Path(folder) / MANIFEST
+    if not path.is_file():
+        raise ChunkproofError(f"{folder} is not a whole chunk folder: it holds no {MANIFEST}")
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def read_chunk_folder(folder: str | os.PathLike) -> list[Chunk]:
+    """Every chunk of a chunk folder, in corpus order (its shards as the manifest lists
+    them)."""
+    import pyarrow.parquet as pq
+
+    chunks: list[Chunk] = []
+    for shard in read_manifest(folder)["shards"]:
+        table = pq.read_table(Path(folder) / shard["file"], columns=Chunk.column_names())
+        chunks += Chunk.from_columns(table.to_pydict())
+    return chunks
