@@ -309,7 +309,8 @@ def test_a_missing_corpus_or_query_file_is_one_message_from_every_command(what, 
         assert main(argv(line, where)) == 2
         error = capsys.readouterr().err.strip()
         # a notebook parameter's error names the parameter first; the message is the same
-        messages.add(re.sub(r"^chunkproof: error: (CORPUS|QUERIES): ", "chunkproof: error: ", error))
+        messages.add(re.sub(r"^chunkproof: error: (CORPUS|QUERIES): ", "chunkproof: error: ",
+                            error))
     assert len(messages) == 1, messages
     assert "bad line" not in messages.pop()
 

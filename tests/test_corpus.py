@@ -221,6 +221,7 @@ def test_the_file_size_limit_is_an_option_and_the_profile_reports_it(tmp_path, m
     assert "skipped big.md: larger than the 102 KiB limit" in capsys.readouterr().err
     monkeypatch.setenv("CHUNKPROOF_MAX_FILE_MIB", "lots")
     assert main(["summary", "--corpus", str(tmp_path / "docs")]) == 2
-    assert capsys.readouterr().err.startswith("chunkproof: error: CHUNKPROOF_MAX_FILE_MIB: expected")
+    assert capsys.readouterr().err.startswith(
+        "chunkproof: error: CHUNKPROOF_MAX_FILE_MIB: expected")
     assert main(["summary", "--max-file-mib", "-1", "--corpus", str(tmp_path / "docs")]) == 2
     assert "--max-file-mib: expected a number of MiB > 0" in capsys.readouterr().err

@@ -42,7 +42,8 @@ def test_the_page_ends_with_how_to_apply_the_pick(tmp_path):
     assert page[last:].startswith('<h2 id="apply">Apply the pick</h2>')
     tail = page[last:]
     config = str(escape(repr(str(tmp_path / "chosen_config.yaml"))))
-    assert f"chunkproof chunk --corpus data/sample --config {tmp_path / 'chosen_config.yaml'}" in tail
+    config_path = tmp_path / "chosen_config.yaml"
+    assert f"chunkproof chunk --corpus data/sample --config {config_path}" in tail
     for line in ("load_config(", "ChunkproofTextSplitter(", "ChunkproofNodeParser.from_config("):
         assert f"{line}{config})" in tail
     assert 'href="chosen_config.yaml"' in tail

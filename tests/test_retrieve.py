@@ -12,7 +12,12 @@ from chunkproof.chunking.build import chunk_document
 from chunkproof.chunking.config import make_config
 from chunkproof.chunking.encoder import load_encoder
 from chunkproof.document.corpus import make_document
-from chunkproof.errors import ChunkproofError, MissingExtraError, RetrieverError, UnknownRetrieverError
+from chunkproof.errors import (
+    ChunkproofError,
+    MissingExtraError,
+    RetrieverError,
+    UnknownRetrieverError,
+)
 from chunkproof.evaluation.retrieval.retrieve import (
     BM25Retriever,
     DenseRetriever,

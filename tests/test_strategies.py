@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from chunkproof import UnknownStrategyError, chunk_document, get_strategy, make_config, make_document
+from chunkproof import (
+    UnknownStrategyError,
+    chunk_document,
+    get_strategy,
+    make_config,
+    make_document,
+)
 from chunkproof.errors import MissingTokenizerError
 from conftest import OURS, fixture_doc
 

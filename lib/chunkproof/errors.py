@@ -1,4 +1,5 @@
-"""Domain errors: every failure chunkproof reports is a ChunkproofError that names what was wrong."""
+"""Domain errors: every failure chunkproof reports is a ChunkproofError that names what was
+wrong."""
 
 from __future__ import annotations
 

@@ -26,7 +26,8 @@ STYLE = """<style>
 .chunkproof-view{font:13px/1.5 ui-monospace,Menlo,Consolas,monospace;color:#1b1b1b}
 .chunkproof-view .head{font-family:system-ui,sans-serif;margin:4px 0}
 .chunkproof-view .head h3{font-size:15px;margin:0 0 2px}
-.chunkproof-view .meta,.chunkproof-view .legend{font:12px system-ui,sans-serif;color:#444;margin:2px 0}
+.chunkproof-view .meta,.chunkproof-view .legend{font:12px system-ui,sans-serif;color:#444;
+  margin:2px 0}
 .chunkproof-view .doc{white-space:pre-wrap;overflow-wrap:break-word;border:1px solid #bbb;
   padding:8px;margin:4px 0;background:#fff;font:inherit}
 .chunkproof-view .chunk,.chunkproof-view .chunk-cont{box-decoration-break:clone;

@@ -25,7 +25,8 @@ boundary the other lacks."""
 ALIGNED_STYLE = """<style>
 .chunkproof-view table.aligned{border-collapse:collapse;table-layout:fixed;width:100%;
   font:inherit}
-.chunkproof-view table.aligned col.ln{width:3.2em}.chunkproof-view table.aligned col.gut{width:2.2em}
+.chunkproof-view table.aligned col.ln{width:3.2em}
+.chunkproof-view table.aligned col.gut{width:2.2em}
 .chunkproof-view table.aligned th{font:600 12px system-ui,sans-serif;text-align:left;
   padding:2px 6px;border-bottom:1px solid #bbb;vertical-align:bottom}
 .chunkproof-view table.aligned td{padding:0 6px;vertical-align:top;white-space:pre-wrap;

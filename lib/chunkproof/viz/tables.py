@@ -26,14 +26,16 @@ CSS = """<style>
 div.chunkproof-table{overflow-x:auto;max-width:100%;margin:4px 0 10px}
 div.chunkproof-table table.chunkproof{border-collapse:collapse;font:12px/1.45 system-ui,sans-serif;
   margin:0;table-layout:auto}
-div.chunkproof-table table.chunkproof th,div.chunkproof-table table.chunkproof td{border:1px solid #d4d4d8;
+div.chunkproof-table table.chunkproof th,div.chunkproof-table table.chunkproof td{
+  border:1px solid #d4d4d8;
   padding:2px 8px;text-align:left;vertical-align:top;max-width:36em}
 div.chunkproof-table table.chunkproof th{background:#f1f5f9;font-weight:600;white-space:nowrap}
 div.chunkproof-table table.chunkproof tbody tr:nth-child(odd){background:#fafafa}
 div.chunkproof-table table.chunkproof tbody tr:hover{background:#eef2ff}
 div.chunkproof-table table.chunkproof td.num{text-align:right;font-variant-numeric:tabular-nums;
   white-space:nowrap}
-div.chunkproof-table table.chunkproof td.interval{white-space:nowrap;font-variant-numeric:tabular-nums}
+div.chunkproof-table table.chunkproof td.interval{white-space:nowrap;
+  font-variant-numeric:tabular-nums}
 div.chunkproof-table table.chunkproof td.chosen{background:#fef3c7;font-weight:600}
 div.chunkproof-table table.chunkproof caption{caption-side:top;text-align:left;color:#475569;
   padding:2px 0}
