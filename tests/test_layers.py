@@ -1,6 +1,6 @@
 """The package's stages import one way (errors/util <- document <- chunking <- evaluation <-
 viz <- notebooks <- cli and the framework adapters), evaluation's sub-packages too (queries <-
-retrieval <- scoring <- run <- choice), and no module takes part in an import cycle. Read from
+retrieval <- scoring <- run <- study <- choice), and no module takes part in an import cycle. Read from
 the modules' own import statements (function-local ones included)."""
 
 from __future__ import annotations
@@ -21,11 +21,12 @@ LAYERS = [
     ("chunkproof.evaluation.retrieval",),
     ("chunkproof.evaluation.scoring",),
     ("chunkproof.evaluation.run",),
+    ("chunkproof.evaluation.study",),
     ("chunkproof.evaluation.choice",),
     ("chunkproof.viz",),
     ("chunkproof.notebooks",),
     ("chunkproof.cli", "chunkproof.__main__", "chunkproof.bench", "chunkproof.integrations",
-     "chunkproof"),
+     "chunkproof.study_runner", "chunkproof"),
 ]
 
 

@@ -237,6 +237,10 @@ class ChoiceError(ChunkproofError, ValueError):
     """A choice rule no config satisfies, or a run folder that cannot be read."""
 
 
+class StudyError(ChunkproofError, ValueError):
+    """A study folder, its sites or a study's results file that cannot be used as asked."""
+
+
 class RuleError(ChunkproofError, ValueError):
     """A choice rule naming what the run does not hold (a metric, a retriever, a measure)."""
 

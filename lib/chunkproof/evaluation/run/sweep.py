@@ -294,8 +294,9 @@ def _retrieve_all(params: SweepParams, configs: list[ChunkerConfig], queries, pa
 def _annotate(per_query: pd.DataFrame, queries, corpus: Corpus,
               applied: dict[str, dict[str, str]], split: QuerySplit) -> pd.DataFrame:
     """Each row gets the structure source of its query's first gold document, the strategy
-    actually applied to that document, its query set and its query group (heading-derived
-    or leak-free kinds), so results split by all four."""
+    actually applied to that document, that document (``source``: the cluster paired tests
+    group its questions in), its query set and its query group (heading-derived or
+    leak-free kinds), so results split by all of them."""
     first_source = {q.id: q.sources[0] for q in queries}
     structure = {d.id: d.structure_source for d in corpus}
     sources = per_query["query_id"].map(first_source)
@@ -304,6 +305,7 @@ def _annotate(per_query: pd.DataFrame, queries, corpus: Corpus,
     per_query["applied_strategy"] = [
         applied[c].get(s, "") for c, s in zip(per_query["config_id"], sources, strict=True)
     ]
+    per_query["source"] = sources
     per_query["query_set"] = per_query["query_id"].map(split.sets)
     per_query["query_group"] = per_query["query_kind"].map(query_group)
     return per_query

@@ -218,6 +218,8 @@ PER_QUERY = Table("per_query.parquet", "every metric of every query, config and 
         ("value", "float", "the query's value (NaN where it is undefined, e.g. empty bundle)"),
         ("structure_source", "str", "structure source of the query's first gold document"),
         ("applied_strategy", "str", "the strategy applied to that document"),
+        ("source", "str", "the query's first gold document: the page it asks about, which "
+                          "groups it with the other questions of that page in paired tests"),
         ("query_set", "str", "tuning (configs are chosen on it), held_out (the choice is "
                              "reported on it) or all (too few queries to split)"),
         ("query_group", "str", "heading_derived (title, section and symbol queries: their text "
@@ -276,6 +278,8 @@ CHUNK_STATS = Table("chunk_stats.csv", "structural figures of each config's chun
         ("single_chunk_docs_share", "float", "share of documents the config left in one chunk"),
         ("over_encoder_limit", "float", "share of embed texts longer than the encoder window"),
         ("over_encoder_limit_method", "str", "tokenizer (counted) or estimate (words x 1.3)"),
+        ("index_tokens", "int", "encoder tokens of every chunk's embed text, summed: what the "
+                                "index costs to embed and store (the cost the verdict names)"),
     ),
 ))
 SIGNIFICANCE = Table("significance.csv", "paired tests on the key metrics, per retriever: the "

@@ -1,0 +1,133 @@
+"""The verdict's rule, in three steps, on plain tables so that the report and the simulation
+that calibrates it apply the very same function:
+
+1. *Your evidence*: the config with the best mean on your questions, and every config its
+   cluster-aware paired test (Holm over the comparisons with it) cannot set below it by at
+   least the tie margin: the configs your evidence cannot separate.
+2. *The study*: among those, the config the study's pooled effect ranks best at the same
+   retriever and metric, and the ones the pooled evidence cannot set below it.
+3. *Cost*: among what is left, the config whose index costs least (``index_tokens``: what
+   embedding and storing it costs; at an equal reader budget the reader pays the same).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ..scoring import families, stats
+from .prior import Prior, study_ties
+
+YOUR_QUESTIONS = "your questions"
+MINED_QUESTIONS = "mined questions"
+STUDY = "the study"
+COST = "cost"
+DECIDERS = (YOUR_QUESTIONS, MINED_QUESTIONS, STUDY, COST)
+"""What can decide a pick (``decided_by``)."""
+TIE_MARGIN = 0.05
+"""The smallest difference in the primary metric that counts as a win: below it two configs
+are tied however many questions show it."""
+ALPHA = 0.05
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """The user's questions as the rule reads them: questions x configs values of the
+    primary metric, the page each question asks about, and what they are (written or mined)."""
+
+    values: pd.DataFrame
+    pages: Sequence[str]
+    name: str = YOUR_QUESTIONS
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+
+@dataclass
+class Outcome:
+    """What the rule picked and why."""
+
+    pick: str
+    decided_by: str
+    inseparable: list[str]
+    """The configs the user's evidence cannot separate from its best (every config when
+    there is no evidence), best mean first."""
+    evidence_best: str | None = None
+    means: dict[str, float] = field(default_factory=dict)
+    """Each config's mean on the evidence."""
+    tests: dict[str, stats.PairedResult] = field(default_factory=dict)
+    """The evidence's best against each other config (A = the best)."""
+    p_holm: dict[str, float] = field(default_factory=dict)
+    study_order: list[tuple[str, float]] = field(default_factory=list)
+    """The inseparable configs the study knows, by pooled effect over its reference."""
+    study_tied: list[str] = field(default_factory=list)
+    """Of those, the ones the pooled evidence cannot set below the study's best."""
+    unknown: list[str] = field(default_factory=list)
+    """Inseparable configs the study has no data on."""
+    cost: dict[str, float] = field(default_factory=dict)
+
+
+def _by_cost(configs: Sequence[str], cost: Mapping[str, float]) -> str:
+    return min(configs, key=lambda c: (cost.get(c, np.inf), c))
+
+
+def evidence_step(evidence: Evidence, configs: Sequence[str], cost: Mapping[str, float], *,
+                  margin: float, alpha: float, seed: int = 0) -> Outcome:
+    """Step 1 alone: the best config on the evidence and the configs it cannot separate."""
+    values = evidence.values[list(configs)]
+    means = values.mean()
+    best = min(configs, key=lambda c: (-means[c], cost.get(c, np.inf), c))
+    others = [c for c in configs if c != best]
+    outcome = Outcome(best, evidence.name, [best], evidence_best=best,
+                      means={c: float(means[c]) for c in configs})
+    if not others:
+        return outcome
+    clusters = pd.Series(np.asarray(evidence.pages, dtype=object).astype(str),
+                         index=values.index)
+    levels = tuple(alpha / np.arange(len(others), 0, -1))
+    results = stats.paired_results(values, [(best, c) for c in others], n_resamples=
+                                   families.permutations_for(len(others), alpha=alpha),
+                                   seed=seed, confidence=1 - alpha, levels=levels,
+                                   clusters=clusters)
+    adjusted = families.holm([r.p_value for r in results])
+    outcome.tests = dict(zip(others, results, strict=True))
+    outcome.p_holm = {c: float(p) for c, p in zip(others, adjusted, strict=True)}
+    kept = [c for c in others if not (outcome.p_holm[c] < alpha
+                                      and means[best] - means[c] >= margin - 1e-12)]
+    outcome.inseparable = [best, *sorted(kept, key=lambda c: (-means[c], c))]
+    return outcome
+
+
+def apply_rule(configs: Sequence[str], *, evidence: Evidence | None, prior: Prior | None,
+               retriever: str, metric: str, cost: Mapping[str, float],
+               margin: float = TIE_MARGIN, alpha: float = ALPHA, leave_out: str = "",
+               seed: int = 0) -> Outcome:
+    """The three steps over ``configs`` (those meeting the constraints); ``leave_out``: a
+    study site the prior must not use (the simulation's held-out site)."""
+    configs = list(configs)
+    if evidence is not None and len(evidence):
+        outcome = evidence_step(evidence, configs, cost, margin=margin, alpha=alpha,
+                                seed=seed)
+    else:
+        outcome = Outcome(_by_cost(configs, cost), COST, sorted(configs))
+    outcome.cost = {c: float(cost.get(c, np.nan)) for c in configs}
+    if len(outcome.inseparable) == 1:
+        return outcome
+    tied = outcome.inseparable
+    if prior is not None:
+        known = [c for c in tied if prior.knows(c, retriever, metric)]
+        outcome.unknown = [c for c in tied if c not in known]
+        if known:
+            outcome.study_order = prior.ranking(known, retriever, metric, leave_out=leave_out)
+            top = outcome.study_order[0][0]
+            outcome.study_tied = study_ties(prior, top, [c for c, _ in outcome.study_order],
+                                            retriever, metric, margin, leave_out=leave_out)
+            if len(outcome.study_tied) == 1:
+                outcome.pick, outcome.decided_by = top, STUDY
+                return outcome
+            tied = outcome.study_tied
+    outcome.pick, outcome.decided_by = _by_cost(tied, cost), COST
+    return outcome
