@@ -1,6 +1,7 @@
 """The package's stages import one way (errors/util <- document <- chunking <- evaluation <-
 viz <- notebooks <- cli and the framework adapters), evaluation's sub-packages too (queries <-
-retrieval <- scoring <- run <- study <- choice), and no module takes part in an import cycle. Read from
+retrieval <- scoring <- run <- study <- choice), and no module takes part in an import
+cycle. Read from
 the modules' own import statements (function-local ones included)."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Command line: chunkproof strategies | chunk | summary | queries | sweep | view | report.
+"""Command line: chunkproof strategies | chunk | summary | queries | sweep | view | report |
+study.
 
 Thin wrappers over the library (their arguments: ``cli_args.py``). Every stage is imported
 inside the command that uses it, so that ``chunkproof --help`` loads the parser's defaults only
@@ -333,6 +334,24 @@ def cmd_report(args) -> int:
     return report.exit_code
 
 
+def cmd_study(args) -> int:
+    from .study_runner import StudyPlan, run_study
+
+    out_folder(args.out, "results/study")
+    if args.draws < 1:
+        raise ConfigError(f"--draws: expected a positive number of draws; got {args.draws}")
+    plan = StudyPlan(args.folder, args.out, sites=tuple(_split(args.sites)),
+                     strategies=tuple(_split(args.strategies)), sizes=tuple(_sizes(args.sizes)),
+                     retrievers=tuple(_split(args.retrievers)),
+                     budgets=tuple(_budgets(args.budgets)), draws=args.draws,
+                     engine=engine_from_args(args))
+    results = run_study(plan, progress=lambda line: print(line, file=sys.stderr, flush=True))
+    meta = results.meta
+    print(f"{len(meta['sites'])} sites, {meta['questions']} written questions: "
+          f"{Path(args.out) / 'study.json'}")
+    return 0
+
+
 def cmd_view(args) -> int:
     from .viz import render_view
 
@@ -355,7 +374,7 @@ def make_sweep_params(model, **values):
 
 
 HANDLERS = {"strategies": cmd_strategies, "chunk": cmd_chunk, "summary": cmd_summary,
-            "queries": cmd_queries, "sweep": cmd_sweep, "view": cmd_view,
+            "queries": cmd_queries, "sweep": cmd_sweep, "view": cmd_view, "study": cmd_study,
             "report": cmd_report}
 
 

@@ -16,6 +16,7 @@ from .evaluation.run.defaults import (
     DEFAULT_RETRIEVERS,
     DEFAULT_SIZES,
     DEFAULT_STRATEGIES,
+    STUDY_SIZES,
 )
 
 DESCRIPTION = ("Compare ways of splitting Markdown for retrieval: chunk a corpus, measure every "
@@ -36,6 +37,7 @@ EXAMPLES = {
     "view": "chunkproof view --corpus data/sample --doc api/client.md --strategy ast_breadcrumb "
             "--vs rct --out client.html",
     "report": "chunkproof report --corpus docs/ --sizes 400,800 --out results/docs-report",
+    "study": "chunkproof study data/study --out results/study",
 }
 
 
@@ -193,6 +195,30 @@ def build_parser() -> argparse.ArgumentParser:
                              "e.g. 'https://docs.example.com/{route}#{anchor}' (fields: path, "
                              "path_without_ext, route, dir, stem, anchor)")
     add_overwrite_arg(report)
+
+    study = command("study", "the same grid on every site of a study folder (its written "
+                             "questions), each site's paired effects pooled by random effects, "
+                             "the rule calibrated by simulation: the results file the verdict "
+                             "reads as its prior")
+    study.add_argument("folder", metavar="DIR", help="study folder: a subfolder per site "
+                                                     "holding docs/, queries.jsonl and "
+                                                     "SOURCE.md")
+    study.add_argument("--sites", default="", help="comma-separated site names (default: "
+                                                   "every site of DIR)")
+    study.add_argument("--strategies", default=",".join(DEFAULT_STRATEGIES),
+                       help="comma-separated strategy names (see: chunkproof strategies)")
+    study.add_argument("--sizes", default=",".join(map(str, STUDY_SIZES)),
+                       help="comma-separated chunk sizes, in chars")
+    study.add_argument("--retrievers", default=",".join(DEFAULT_RETRIEVERS),
+                       help="comma-separated: bm25,dense,hybrid")
+    study.add_argument("--budgets", default=",".join(map(str, DEFAULT_BUDGETS)),
+                       help="comma-separated token budgets")
+    study.add_argument("--draws", type=int, default=60,
+                       help="simulated draws of questions per site and size")
+    add_engine_args(study, pairs=False)
+    study.add_argument("--out", required=True, help="study folder to write: a run folder per "
+                                                    "site, study.json, its tables as CSV and "
+                                                    "the forest plots")
     return parser
 
 
@@ -244,10 +270,11 @@ def workers_count(text: str) -> int | None:
                                          ) from None
 
 
-def add_engine_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--all-pairs", action="store_true",
-                        help="test every pair of configs (default: every pair up to 12 "
-                             "configs, else each config against the best)")
+def add_engine_args(parser: argparse.ArgumentParser, *, pairs: bool = True) -> None:
+    if pairs:
+        parser.add_argument("--all-pairs", action="store_true",
+                            help="test every pair of configs (default: every pair up to 12 "
+                                 "configs, else each config against the best)")
     parser.add_argument("--engine", default="local", choices=["local", "ray"],
                         help="where the sweep runs: local processes, or a Ray cluster "
                              "(needs the ray extra); the results are the same")

@@ -19,7 +19,13 @@ from .errors import GridWarning
 from .evaluation.choice.calibration import calibration_table, simulate, validation_table
 from .evaluation.choice.candidates import bundle_tokens
 from .evaluation.choice.mode_candidates import by_candidate
-from .evaluation.run.defaults import DEFAULT_BUDGETS, DEFAULT_RETRIEVERS, DEFAULT_STRATEGIES
+from .evaluation.run.defaults import (
+    DEFAULT_BUDGETS,
+    DEFAULT_K,
+    DEFAULT_RETRIEVERS,
+    DEFAULT_STRATEGIES,
+    STUDY_SIZES,
+)
 from .evaluation.run.engine import Engine
 from .evaluation.run.runs import SweepParams, versions
 from .evaluation.run.sweep import run_sweep
@@ -31,8 +37,6 @@ from .evaluation.study.sites import Site, find_sites
 from .util.atomic import write_text_atomic
 from .util.sheets import csv_text
 
-STUDY_SIZES = (300, 600, 1200, 2400)
-"""Sizes that reach past where the pooled score peaks at the default budget."""
 PRIMARY = ("bm25", "answer_hit@b1024")
 """The retriever and metric the validation table and the old-rule comparison are made at."""
 
@@ -55,7 +59,8 @@ class StudyPlan:
 def site_params(plan: StudyPlan, site: Site) -> SweepParams:
     return SweepParams(corpus=str(site.docs), queries=str(site.queries),
                        strategies=plan.strategies, sizes=plan.sizes,
-                       retrievers=plan.retrievers, budgets=plan.budgets, contrasts=())
+                       retrievers=plan.retrievers, budgets=plan.budgets, contrasts=(),
+                       k=DEFAULT_K)
 
 
 def run_site(plan: StudyPlan, site: Site) -> SiteEvidence:

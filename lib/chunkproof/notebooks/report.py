@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ..chunking.config import make_config
 from ..errors import NotebookNotFoundError, WriteError
+from ..evaluation.choice.rules import default_constraints
 from ..evaluation.retrieval.modes import PLAIN
 from ..evaluation.run.defaults import (
     DEFAULT_BUDGETS,
@@ -364,6 +365,8 @@ def notebook_values(out_dir: Path, params, *, queries: str, name: str = "",
         "ADDRESS": engine.address, "RETRIEVER": params.retrievers[0], "DOC": "", "PRESET_DOCS": [],
         "GOLD": default_gold(params.corpus),
         "PRIMARY_METRIC": default_primary_metric(params.budgets, k, answers=answers),
+        "CONSTRAINTS": default_constraints(default_primary_metric(params.budgets, k,
+                                                                  answers=answers)),
         "SHARE_TEXT": share_text, "SLUG_RULE": slug_rule, "URL_TEMPLATE": url_template,
         "METRICS": [f"{metric}@{k}" for metric in (first, "recall", "bundle_efficiency",
                                                     *([] if queries else ["section_efficiency"]),

@@ -9,7 +9,7 @@ import pandas as pd
 from .altair_import import alt
 
 
-def forest(pooled: pd.DataFrame, sites: pd.DataFrame, *, title: str) -> alt.LayerChart:
+def forest(pooled: pd.DataFrame, sites: pd.DataFrame, *, title: str) -> alt.TopLevelMixin:
     """``pooled``: a row per config (``config``, ``effect``, ``ci_low``, ``ci_high``,
     ``pi_low``, ``pi_high``); ``sites``: a row per config and site (``config``, ``site``,
     ``effect``). Configs are ordered by pooled effect, best at the top."""

@@ -13,11 +13,18 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from ..scoring import stats
 from ..study.evidence import SiteEvidence
 from ..study.prior import Prior
-from ..study.rule import ALPHA, MINED_QUESTIONS, TIE_MARGIN, Evidence, apply_rule, evidence_step
-from .candidates import rank
-from .rules import BUNDLE_TOKENS, ChoiceRule
+from ..study.rule import (
+    ALPHA,
+    MINED_QUESTIONS,
+    TIE_MARGIN,
+    Evidence,
+    Outcome,
+    apply_rule,
+    evidence_step,
+)
 
 DRAW_SIZES = (10, 20, 30, 40)
 """Written questions drawn from a held-out site (0 stands for mined questions only)."""
@@ -40,15 +47,16 @@ def truth(site: SiteEvidence, configs: Sequence[str], retriever: str, metric: st
 
 def old_pick(values: pd.DataFrame, bundle: Mapping[str, float], *, margin: float = TIE_MARGIN,
              alpha: float = ALPHA) -> str:
-    """The former rule on ``values`` (questions x configs): ``candidates.rank`` with its
-    default tie-break, the smallest top-k bundle."""
-    table = pd.DataFrame({"config_id": list(values.columns),
-                          "strategy": list(values.columns), "size": 0,
-                          "passes": True, "same_as": "",
-                          "primary": values.mean().to_numpy(),
-                          BUNDLE_TOKENS: [bundle.get(c, np.nan) for c in values.columns]})
-    rule = ChoiceRule(primary_metric="primary", tie_margin=margin, alpha=alpha)
-    return str(rank(table, rule, values).iloc[0]["config_id"])
+    """The former rule on ``values`` (questions x configs), kept to measure the new one
+    against: the best mean; a config within ``margin`` of it that an uncorrected paired test
+    with every question independent does not set below it is tied with it; the tied config
+    with the smallest top-k bundle (``bundle``) is picked."""
+    means = values.mean()
+    best = min(values.columns, key=lambda c: (-means[c], bundle.get(c, np.inf), c))
+    tied = [c for c in values.columns if c == best or (
+        means[best] - means[c] <= margin + 1e-12 and stats.paired_comparison(
+            values[best], values[c]).p_value >= alpha)]
+    return min(tied, key=lambda c: (bundle.get(c, np.inf), -means[c], c))
 
 
 def _draws(site: SiteEvidence, n: int, draws: int, seed: int) -> list[np.ndarray]:
@@ -68,37 +76,47 @@ def simulate(prior: Prior, retriever: str, metric: str, *,
     draw: the pick, what decided it, whether it is ``inside`` the site's inseparable set and
     its ``regret``. ``mined``: each site's evidence from its admitted mined kinds (None or
     absent: none admitted); ``old_mined``: the former rule's pick on each site's mined run."""
-    rows = []
-    configs = prior.configs(retriever, metric)
+    rows: list[dict] = []
     for site in prior.sites:
-        means, inside = truth(site, configs, retriever, metric, margin=margin, alpha=alpha)
-        best = float(means.max())
-        table = site.table(retriever, metric)[configs]
-
-        def row(rule: str, n: int, draw: int, pick: str, decided: str) -> dict:
-            return {"site": site.name, "rule": rule, "questions": n, "draw": draw,
-                    "pick": pick, "decided_by": decided, "inside": pick in inside,
-                    "regret": best - float(means[pick])}
-
-        evidence = (mined or {}).get(site.name)
-        outcome = apply_rule(configs, evidence=evidence, prior=prior, retriever=retriever,
-                             metric=metric, cost=site.index_tokens, margin=margin,
-                             alpha=alpha, leave_out=site.name)
-        rows.append(row(NEW, 0, 0, outcome.pick, outcome.decided_by))
-        if old_mined and site.name in old_mined:
-            rows.append(row(OLD, 0, 0, old_mined[site.name], MINED_QUESTIONS))
-        for n in sizes:
-            for draw, picked in enumerate(_draws(site, n, draws, seed)):
-                values = table.iloc[picked]
-                pages = [site.pages[i] for i in picked]
-                outcome = apply_rule(configs, evidence=Evidence(values, pages), prior=prior,
-                                     retriever=retriever, metric=metric, cost=site.index_tokens,
-                                     margin=margin, alpha=alpha, leave_out=site.name,
-                                     seed=draw)
-                rows.append(row(NEW, n, draw, outcome.pick, outcome.decided_by))
-                rows.append(row(OLD, n, draw, old_pick(values, site.bundle_tokens,
-                                                       margin=margin, alpha=alpha), ""))
+        rows += _site_rows(prior, site, retriever, metric, sizes=sizes, draws=draws,
+                           seed=seed, mined=(mined or {}).get(site.name),
+                           old_mined=(old_mined or {}).get(site.name), margin=margin,
+                           alpha=alpha)
     return pd.DataFrame(rows)
+
+
+def _site_rows(prior: Prior, site: SiteEvidence, retriever: str, metric: str, *,
+               sizes: Sequence[int], draws: int, seed: int, mined: Evidence | None,
+               old_mined: str | None, margin: float, alpha: float) -> list[dict]:
+    """``simulate``'s rows of one held-out site."""
+    configs = prior.configs(retriever, metric)
+    means, inside = truth(site, configs, retriever, metric, margin=margin, alpha=alpha)
+    best = float(means.max())
+    table = site.table(retriever, metric)[configs]
+    rows = []
+
+    def row(rule: str, n: int, draw: int, pick: str, decided: str) -> dict:
+        return {"site": site.name, "rule": rule, "questions": n, "draw": draw, "pick": pick,
+                "decided_by": decided, "inside": pick in inside,
+                "regret": best - float(means[pick])}
+
+    def new(evidence: Evidence | None, draw: int) -> Outcome:
+        return apply_rule(configs, evidence=evidence, prior=prior, retriever=retriever,
+                          metric=metric, cost=site.index_tokens, margin=margin, alpha=alpha,
+                          leave_out=site.name, seed=draw)
+
+    outcome = new(mined, 0)
+    rows.append(row(NEW, 0, 0, outcome.pick, outcome.decided_by))
+    if old_mined is not None:
+        rows.append(row(OLD, 0, 0, old_mined, MINED_QUESTIONS))
+    for n in sizes:
+        for draw, picked in enumerate(_draws(site, n, draws, seed)):
+            values = table.iloc[picked]
+            outcome = new(Evidence(values, [site.pages[i] for i in picked]), draw)
+            rows.append(row(NEW, n, draw, outcome.pick, outcome.decided_by))
+            rows.append(row(OLD, n, draw, old_pick(values, site.bundle_tokens, margin=margin,
+                                                   alpha=alpha), ""))
+    return rows
 
 
 def calibration_table(simulated: pd.DataFrame, *, within: float = WITHIN) -> pd.DataFrame:

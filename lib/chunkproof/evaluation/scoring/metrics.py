@@ -135,17 +135,20 @@ def answer_metrics(top: Sequence, span: tuple[str, int, int], k: int | str
 
 
 def bundle_metrics(
-    top: Sequence, sources: Iterable[str], k: int | str, *, docs: dict | None = None
+    top: Sequence, sources: Iterable[str], k: int | str, *, docs: dict | None = None,
+    whole: Sequence | None = None,
 ) -> dict[str, float]:
     """``bundle_efficiency@k`` (gold-source share of the top-k context chars),
-    ``code_integrity@k`` (share of top-k chunks that are ``chunk_intact``) and
-    ``label_kept@k`` (``label_share`` of the top k); NaN when empty."""
+    ``code_integrity@k`` (share of top-k chunks that are ``chunk_intact``: of ``whole``,
+    the same chunks before a budget truncated the last, when given) and ``label_kept@k``
+    (``label_share`` of the top k); NaN when empty."""
     gold = set(sources)
     total = sum(len(c.context_text) for c in top)
     on_topic = sum(len(c.context_text) for c in top if c.doc_id in gold)
     return {
         f"bundle_efficiency@{k}": on_topic / total if total else math.nan,
-        f"code_integrity@{k}": _share([chunk_intact(c, docs or {}) for c in top]),
+        f"code_integrity@{k}": _share([chunk_intact(c, docs or {})
+                                       for c in (top if whole is None else whole)]),
         f"label_kept@{k}": label_share(top, docs or {}),
     }
 
@@ -235,7 +238,8 @@ def score_run(
             gold = set(query.sources)
             values[query.id][f"hit@{cut}"] = float(any(c.doc_id in gold for c in bundle))
             values[query.id].update(bundle_values(bundle, query, cut, docs,
-                                                  spans.get(query.id), sections.get(query.id)))
+                                                  spans.get(query.id), sections.get(query.id),
+                                                  whole=ranking[:len(bundle)]))
     by_doc: dict[str, list] = {}
     for chunk in chunks:
         by_doc.setdefault(chunk.doc_id, []).append(chunk)
@@ -265,12 +269,15 @@ def gold_sections(query: Query, docs: dict) -> list[Target]:
 
 def bundle_values(bundle: Sequence, query: Query, cut: int | str, docs: dict,
                   span: tuple[str, int, int] | None,
-                  sections: Sequence[Target] | None = None) -> dict[str, float]:
+                  sections: Sequence[Target] | None = None,
+                  whole: Sequence | None = None) -> dict[str, float]:
     """Bundle metrics of one bundle; its answer and span metrics when there is an answer
     span; its section metrics when the query has gold sections: ``section_efficiency`` (the
     on-topic share of the reader's chars) and the token overlap ``section_iou``,
-    ``section_precision``, ``section_recall`` against their union."""
-    found = bundle_metrics(bundle, query.sources, cut, docs=docs)
+    ``section_precision``, ``section_recall`` against their union. ``whole``: the bundle's
+    chunks as the chunker cut them, before a budget truncated the last one (code integrity
+    judges the chunker's boundaries, not the budget's cut)."""
+    found = bundle_metrics(bundle, query.sources, cut, docs=docs, whole=whole)
     if span is not None:
         found.update(answer_metrics(bundle, span, cut))
         found.update(span_metrics(bundle, span, docs, cut))

@@ -7,6 +7,7 @@ come from this one calculation, never from a normal approximation."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -95,7 +96,7 @@ class Settling:
     text: str
 
 
-def settling(diffs: np.ndarray, codes: np.ndarray | None, *, margin: float,
+def settling(diffs: np.ndarray, codes: Sequence | None, *, margin: float,
              alpha: float = 0.05) -> Settling:
     """How many questions would settle A against B, from their per-question differences
     ``diffs`` (1: only A answers, -1: only B), the discordance and design effect observed
@@ -111,8 +112,8 @@ def settling(diffs: np.ndarray, codes: np.ndarray | None, *, margin: float,
                               f"({abs(a_only - b_only):.3f} < {margin:g})")
     effect = 1.0
     if codes is not None:
-        codes, count = cluster_codes(codes)
-        effect = float(design_effect(diffs[:, None].astype(float), codes, count)[0])
+        numbers, count = cluster_codes(codes)
+        effect = float(design_effect(diffs[:, None].astype(float), numbers, count)[0])
         effect = 1.0 if math.isnan(effect) else max(effect, 1.0)
     needed = questions_needed(a_only, b_only, design_effect=effect, alpha=alpha)
     if needed is None:

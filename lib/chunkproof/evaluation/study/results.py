@@ -85,8 +85,8 @@ def read_results(path: str | os.PathLike) -> StudyResults:
         if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
             raise StudyError(f"{where}: {name!r} must be a list of rows")
         tables[name] = rows
-    meta = data.get("study") if isinstance(data.get("study"), dict) else {}
-    sources = data.get("sources") if isinstance(data.get("sources"), dict) else {}
+    meta: dict = data["study"] if isinstance(data.get("study"), dict) else {}
+    sources: dict = data["sources"] if isinstance(data.get("sources"), dict) else {}
     prior = Prior(sites, str(data.get("reference") or REFERENCE), meta)
     return StudyResults(prior, sources, tables)
 

@@ -104,9 +104,10 @@ def evidence_step(evidence: Evidence, configs: Sequence[str], cost: Mapping[str,
 def apply_rule(configs: Sequence[str], *, evidence: Evidence | None, prior: Prior | None,
                retriever: str, metric: str, cost: Mapping[str, float],
                margin: float = TIE_MARGIN, alpha: float = ALPHA, leave_out: str = "",
-               seed: int = 0) -> Outcome:
+               seed: int = 0, study_names: Mapping[str, str] | None = None) -> Outcome:
     """The three steps over ``configs`` (those meeting the constraints); ``leave_out``: a
-    study site the prior must not use (the simulation's held-out site)."""
+    study site the prior must not use (the simulation's held-out site); ``study_names``: the
+    name the study gives each config, where it is not the config's own."""
     configs = list(configs)
     if evidence is not None and len(evidence):
         outcome = evidence_step(evidence, configs, cost, margin=margin, alpha=alpha,
@@ -118,15 +119,20 @@ def apply_rule(configs: Sequence[str], *, evidence: Evidence | None, prior: Prio
         return outcome
     tied = outcome.inseparable
     if prior is not None:
-        known = [c for c in tied if prior.knows(c, retriever, metric)]
+        names = dict(study_names or {})
+        own = {names.get(c, c): c for c in tied}
+        known = [c for c in tied if prior.knows(names.get(c, c), retriever, metric)]
         outcome.unknown = [c for c in tied if c not in known]
         if known:
-            outcome.study_order = prior.ranking(known, retriever, metric, leave_out=leave_out)
-            top = outcome.study_order[0][0]
-            outcome.study_tied = study_ties(prior, top, [c for c, _ in outcome.study_order],
-                                            retriever, metric, margin, leave_out=leave_out)
+            ranked = prior.ranking([names.get(c, c) for c in known], retriever, metric,
+                                   leave_out=leave_out)
+            outcome.study_order = [(own[name], effect) for name, effect in ranked]
+            top = ranked[0][0]
+            ties = study_ties(prior, top, [name for name, _ in ranked], retriever, metric,
+                              margin, leave_out=leave_out)
+            outcome.study_tied = [own[name] for name in ties]
             if len(outcome.study_tied) == 1:
-                outcome.pick, outcome.decided_by = top, STUDY
+                outcome.pick, outcome.decided_by = own[top], STUDY
                 return outcome
             tied = outcome.study_tied
     outcome.pick, outcome.decided_by = _by_cost(tied, cost), COST
