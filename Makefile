@@ -32,7 +32,7 @@ empty :=
 space := $(empty) $(empty)
 csv = $(subst $(space),$(comma),$(strip $(1)))
 
-.PHONY: install install-dense install-all test test-extras run bench bench-sweep bench-report bench-scale bench-chunk bench-dense lint docs hooks lab clean
+.PHONY: install install-dense install-all test test-extras run study bench bench-sweep bench-report bench-scale bench-chunk bench-dense lint docs hooks lab clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -75,6 +75,16 @@ run: $(STAMP)
 		$(if $(filter default,$(CONTRASTS)),,$(if $(CONTRASTS),$(foreach c,$(CONTRASTS),--contrast $(c)),--contrast none)) \
 		$(if $(STRICT),--strict) --out results/$(RUN_NAME)
 
+# The study (docs/benchmarks.md): every site of data/study swept on its written questions, the
+# sites pooled and the rule calibrated into $(STUDY_OUT)/study.json, which is then shipped in the
+# package as the verdict's prior and the pages made from it are written (make docs).
+STUDY_OUT ?= results/study
+STUDY_SHIPPED := lib/chunkproof/evaluation/study/study.json
+study: $(STAMP)
+	$(PY) -m chunkproof study data/study --out $(STUDY_OUT)
+	cp $(STUDY_OUT)/study.json $(STUDY_SHIPPED)
+	$(PY) -m chunkproof.docs docs
+
 bench: $(STAMP)
 	$(PY) -m chunkproof.bench
 
@@ -107,8 +117,9 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check lib tests
 	$(VENV)/bin/mypy
 
-# The reference pages made from code: docs/cli.md and the result tables of docs/results.md
-# (tests/test_docs.py fails when they differ from what this writes).
+# The reference pages made from code: docs/cli.md, the result tables of docs/results.md, and
+# the study's pages from the shipped study (docs/benchmarks.md, the validation table of
+# docs/statistics.md, the README's finding; tests/test_docs.py fails when they differ).
 docs: $(STAMP)
 	$(PY) -m chunkproof.docs docs
 

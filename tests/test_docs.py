@@ -18,11 +18,19 @@ ANNOUNCED = {"statistics.md", "queries.md", "dialects.md", "troubleshooting.md"}
 """Pages linked before they are written."""
 
 
-@pytest.mark.parametrize("page", ["cli.md", "results.md"])
+GENERATED = ["cli.md", "results.md", "benchmarks.md", "statistics.md", "../README.md"]
+"""Pages made whole or in part from code (statistics.md and the README only with a shipped
+study: their generated parts are the study's)."""
+
+
+@pytest.mark.parametrize("page", GENERATED)
 def test_a_generated_page_is_what_the_code_renders(page):
-    rendered = docs.pages(DOCS)[DOCS / page]
-    assert (DOCS / page).read_text(encoding="utf-8") == rendered, \
-        f"docs/{page} is out of date: run {docs.REGENERATE}"
+    made = {path.resolve(): text for path, text in docs.pages(DOCS).items()}
+    path = (DOCS / page).resolve()
+    if path not in made:
+        pytest.skip(f"{page} holds nothing generated without a shipped study")
+    assert path.read_text(encoding="utf-8") == made[path], \
+        f"{path.name} is out of date: run {docs.REGENERATE}"
 
 
 def command_names(parser, name: str) -> set[str]:

@@ -251,16 +251,20 @@ def test_sweep_files_equal_a_direct_run(report):
 
 @pytest.mark.slow
 def test_chosen_config_equals_choose_called_directly(report):
-    values = defaults("06_choose_and_export")
-    rule = cx.make_rule(primary_metric="answer_hit@5", retriever="bm25",
-                        constraints=values["CONSTRAINTS"], tie_break=values["TIE_BREAK"])
-    choice = ch.choose(report.out_dir, rule)
     data = yaml.safe_load((report.out_dir / "chosen_config.yaml").read_text())
+    recorded = data["rule"]
+    rule = cx.make_rule(primary_metric=recorded["primary_metric"], retriever="bm25",
+                        constraints=recorded["constraints"], tie_break=recorded["tie_break"])
+    corpus = load_corpus(MINI)
+    choice = ch.choose(report.out_dir, rule, queries=load_queries(MINI / "queries.jsonl",
+                                                                  corpus), corpus=corpus)
     assert data["config_id"] == choice.config.config_id
     assert load_config(report.out_dir / "chosen_config.yaml") == choice.config
     assert data["runner_up"]["config_id"] == choice.runner_up["config_id"]
     assert data["scores"]["answer_hit@5"]["mean"] == pytest.approx(
         choice.scores["answer_hit@5"]["mean"])
+    assert data["decided_by"] == choice.decided_by and data["verdict"] == " ".join(
+        choice.verdict.sentences())
 
 
 @pytest.mark.slow
@@ -403,7 +407,7 @@ def test_the_encoder_limit_binds_no_bm25_choice_and_the_report_says_so(tmp_path)
     assert data["constraints_not_binding"] == [
         "over_encoder_limit <= 0.05 on dense,hybrid (does not apply to bm25)"]
     assert data["excluded_by_constraints"]
-    assert all(line.startswith("rct/") and "fails code_integrity >= 1" in line
+    assert all(line.startswith("rct/") and "fails code_integrity@b1024 >= 1" in line
                for line in data["excluded_by_constraints"])
     index = report.index.read_text()
     assert "Constraints that do not bind this retriever" in index
@@ -418,11 +422,9 @@ def test_a_report_where_no_config_meets_the_rule_still_completes(tmp_path, stric
     assert not report.failed, [r.error for r in report.failed]
     data = yaml.safe_load((report.out_dir / "chosen_config.yaml").read_text())
     assert data["meets_rule"] is False and "closest" in data["note"]
-    # chosen on the tuning half and reported on the held-out one, or on all when too few
-    # queries were mined to split them: either way the export says which
-    assert (data["chosen_on"] == "all") == (data["held_out"] is None)
+    assert data["decided_by"] == "closest to the rule"
     svg = (report.out_dir / "constraint_margins.svg").read_text()
-    assert "code_integrity &gt;= 1" in svg or "code_integrity >= 1" in svg
+    assert "code_integrity@b1024 &gt;= 1" in svg or "code_integrity@b1024 >= 1" in svg
     index = report.index.read_text()
     assert "No config meets every constraint" in index and "constraint_margins.svg" in index
     assert report.unmet_rule == data["note"]

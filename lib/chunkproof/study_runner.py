@@ -164,7 +164,8 @@ def run_study(plan: StudyPlan, *, progress=print) -> StudyResults:
     results.write(out / "study.json")
     for name, rows in tables.items():
         write_text_atomic(out / f"{name}.csv", csv_text(pd.DataFrame(rows)))
-    draw_forests(results, out, tables["site_effects"])
+    for name, svg in forest_svgs(results).items():
+        write_text_atomic(out / name, svg)
     return results
 
 
@@ -172,19 +173,23 @@ def forest_name(retriever: str, metric: str) -> str:
     return f"forest_{retriever}_{metric.replace('@', '_')}.svg"
 
 
-def draw_forests(results: StudyResults, out: Path, site_rows: list[dict]) -> list[Path]:
-    """A forest plot (SVG) per retriever and metric of the pooled table."""
+def forest_svgs(results: StudyResults, retrievers: Sequence[str] | None = None
+                ) -> dict[str, str]:
+    """A forest plot (SVG text, by file name) per retriever and metric of the pooled table:
+    each config's effect over the reference on every site, pooled, and on a new site."""
     from .viz.render import to_svg
     from .viz.study_charts import forest
 
+    prior = results.prior
     pooled = pd.DataFrame(results.table("pooled"))
-    sites = pd.DataFrame(site_rows)
-    written = []
+    drawn = {}
     for (retriever, metric), rows in pooled.groupby(["retriever", "metric"], sort=True):
+        if retriever not in (retrievers or (retriever,)):
+            continue
         rows = rows[rows["config"] != rows["against"]]
-        dots = sites[(sites["retriever"] == retriever) & (sites["metric"] == metric)]
-        title = (f"{metric}, {retriever}: effect over {results.prior.reference} on "
-                 f"{len(results.prior.sites)} sites")
-        path = out / forest_name(str(retriever), str(metric))
-        written.append(write_text_atomic(path, to_svg(forest(rows, dots, title=title))))
-    return written
+        dots = pd.DataFrame(site_effect_rows(prior, str(retriever), str(metric)))
+        title = (f"{metric}, {retriever}: effect over {prior.reference} on "
+                 f"{len(prior.sites)} sites")
+        drawn[forest_name(str(retriever), str(metric))] = to_svg(forest(rows, dots,
+                                                                        title=title))
+    return drawn

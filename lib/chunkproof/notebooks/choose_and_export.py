@@ -300,7 +300,7 @@ def candidates_table(candidates: pd.DataFrame, rule: ChoiceRule) -> Table:
         "fails": candidates["failed"].map(", ".join),
         "same_as": candidates["same_as"], "identical": candidates.get("identical"),
     })
-    return Table(shown, highlight=candidates["role"].eq("chosen"))
+    return Table(shown, highlight=candidates["role"].isin(["chosen", "closest"]))
 
 
 def study_table(choice: Choice, study: StudyResults | None) -> pd.DataFrame:

@@ -47,15 +47,16 @@ def truth(site: SiteEvidence, configs: Sequence[str], retriever: str, metric: st
 
 def old_pick(values: pd.DataFrame, bundle: Mapping[str, float], *, margin: float = TIE_MARGIN,
              alpha: float = ALPHA) -> str:
-    """The former rule on ``values`` (questions x configs), kept to measure the new one
-    against: the best mean; a config within ``margin`` of it that an uncorrected paired test
-    with every question independent does not set below it is tied with it; the tied config
-    with the smallest top-k bundle (``bundle``) is picked."""
+    """The former rule on ``values`` (questions x configs of 0/1), kept to measure the new
+    one against: the best mean; a config within ``margin`` of it that the uncorrected exact
+    sign test, every question independent, does not set below it is tied with it; the tied
+    config with the smallest top-k bundle (``bundle``) is picked."""
     means = values.mean()
     best = min(values.columns, key=lambda c: (-means[c], bundle.get(c, np.inf), c))
-    tied = [c for c in values.columns if c == best or (
-        means[best] - means[c] <= margin + 1e-12 and stats.paired_comparison(
-            values[best], values[c]).p_value >= alpha)]
+    diffs = values[best].to_numpy()[:, None] - values.to_numpy()
+    p = stats.sign_test_p((diffs > 0).sum(axis=0), (diffs < 0).sum(axis=0))
+    tied = [c for c, q in zip(values.columns, p, strict=True) if c == best or (
+        means[best] - means[c] <= margin + 1e-12 and q >= alpha)]
     return min(tied, key=lambda c: (bundle.get(c, np.inf), -means[c], c))
 
 

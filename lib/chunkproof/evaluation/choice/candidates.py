@@ -93,6 +93,8 @@ def candidates(run, rule: ChoiceRule) -> pd.DataFrame:
     table = table.join(bundle_chars(run, rule.retriever, asked), how="left")
     table = table.join(bundle_tokens(run, rule.retriever, asked), how="left").reset_index()
     constraints = rule.binding()
+    for name in {c.name for c in constraints} - set(table.columns):
+        table[name] = float("nan")  # a metric no query of these kinds could score
     table["failed"] = [[str(c) for c in constraints if not c.holds(row[c.name])]
                        for _, row in table.iterrows()]
     table["passes"] = table["failed"].str.len() == 0

@@ -218,13 +218,17 @@ def _closest_choice(run, rule: ChoiceRule, table: pd.DataFrame, strict: bool,
     rows = table[table["same_as"] == ""].assign(misses=table["failed"].str.len())
     ranked = rows.sort_values(["misses", "shortfall", rule.primary_metric, "config_id"],
                               ascending=[True, True, False, True], ignore_index=True)
-    chosen = _record(ranked.iloc[0])
+    closest = ranked.iloc[0]["config_id"]
+    table = table.assign(role=(table["config_id"] == closest).map({True: "closest",
+                                                                   False: ""}),
+                         rank=float("nan"), inseparable=False, gap_to_best=float("nan"),
+                         p_vs_best=float("nan"), study_effect=float("nan"))
+    chosen = _record(table[table["config_id"] == closest].iloc[0])
     note = (f"no config meets every constraint; {label(chosen)} is the closest (misses "
             f"{', '.join(chosen['failed'])}): it is reported, not endorsed")
-    return Choice(config=rebuild_config(run, chosen["config_id"]), chosen=chosen,
-                  runner_up=None, comparison=None,
-                  scores=_scores(run, rule, chosen["config_id"]), meets_rule=False, note=note,
-                  mode=split_candidate(chosen["config_id"])[1], **base)
+    return Choice(config=rebuild_config(run, closest), chosen=chosen, runner_up=None,
+                  comparison=None, scores=_scores(run, rule, closest), meets_rule=False,
+                  note=note, mode=split_candidate(closest)[1], **{**base, "candidates": table})
 
 
 def _record(row: pd.Series) -> dict[str, Any]:

@@ -84,6 +84,8 @@ class Verdict:
         inseparable = [self.name(c) for c in self.outcome.inseparable]
         ask = (f"your {self.questions} questions" if self.evidence == YOUR_QUESTIONS else
                f"the {self.questions} mined questions of the kinds the study admits")
+        if len(self.outcome.cost) == 1:
+            return f"{self.name(self.pick)} is the only config that meets the rule."
         if self.decided_by in (YOUR_QUESTIONS, MINED_QUESTIONS):
             return (f"Decided by {self.evidence}: on {ask} (over {self.pages} pages), "
                     f"{self.name(self.pick)} is better than every other config by at least "
@@ -96,7 +98,7 @@ class Verdict:
             return f"Decided by the study: {why}, so the study's pooled result chose among them."
         tied = self.outcome.study_tied or self.outcome.inseparable
         return (f"Decided by cost: {why}, and "
-                + ("the study cannot separate " + ", ".join(self.name(c) for c in tied)
+                + ("the study ranks " + ", ".join(self.name(c) for c in tied) + " equal"
                    if self.outcome.study_tied else "the study knows none of them")
                 + f"; of those, {self.name(self.pick)} has the smallest index "
                 f"({self.outcome.cost.get(self.pick, float('nan')):,.0f} tokens to embed).")

@@ -9,12 +9,14 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
 
 from ...errors import StudyError
 from ..retrieval.modes import PLAIN
+from ..scoring.clustered import cluster_codes
 
 METRICS = ("answer_hit@b512", "answer_hit@b1024", "answer_hit@b2048")
 """The 0/1 metrics the study keeps per question: the answer within each reader budget."""
@@ -50,6 +52,11 @@ class SiteEvidence:
     bundle_tokens: dict[str, float] = field(default_factory=dict)
     """Each config's mean top-k bundle under BM25, in tokens: the former rule's cost, kept to
     measure that rule against the new one."""
+
+    @cached_property
+    def page_codes(self) -> np.ndarray:
+        """Each question's page as a cluster number (``clustered.cluster_codes``)."""
+        return cluster_codes(self.pages)[0]
 
     def table(self, retriever: str, metric: str) -> pd.DataFrame:
         """questions x configs of one retriever and metric (StudyError when not studied)."""

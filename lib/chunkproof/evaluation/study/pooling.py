@@ -17,14 +17,19 @@ from ..scoring.clustered import cluster_codes, cluster_se
 CONFIDENCE = 0.95
 
 
-def site_effect(diffs: np.ndarray, pages: Sequence) -> tuple[float, float]:
+def site_effect(diffs: np.ndarray, pages: Sequence | np.ndarray) -> tuple[float, float]:
     """(mean difference, its cluster-robust standard error) of one site's per-question
-    differences, questions grouped by ``pages``. The standard error is at least half a
-    question's worth (0.5 / n): two configs that agree on every question of a site still
-    carry that site's uncertainty, not an infinite weight."""
+    differences, questions grouped by ``pages`` (labels, or cluster numbers from 0). The
+    standard error is at least half a question's worth (0.5 / n): two configs that agree on
+    every question of a site still carry that site's uncertainty, not an infinite weight."""
     values = np.asarray(diffs, dtype=float)
     n = len(values)
-    codes, count = cluster_codes(pages)
+    given = np.asarray(pages)
+    if given.dtype.kind in "iu":
+        _, codes = np.unique(given, return_inverse=True)
+        count = int(codes.max()) + 1 if len(codes) else 0
+    else:
+        codes, count = cluster_codes(pages)
     se = float(cluster_se(values[:, None], codes, count)[0]) if count > 1 else math.nan
     floor = 0.5 / max(n, 1)
     return float(values.mean()), floor if math.isnan(se) else max(se, floor)

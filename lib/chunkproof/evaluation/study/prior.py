@@ -31,11 +31,7 @@ class Prior:
 
     def configs(self, retriever: str, metric: str) -> list[str]:
         """The configs every site has values of, for ``retriever`` and ``metric``."""
-        found: set[str] | None = None
-        for site in self.sites:
-            columns = set(site.values.get((retriever, metric), {}))
-            found = columns if found is None else found & columns
-        return sorted(found or ())
+        return list(_configs(self, retriever, metric))
 
     def knows(self, config: str, retriever: str, metric: str) -> bool:
         return config in self.configs(retriever, metric)
@@ -58,8 +54,7 @@ class Prior:
                 raise StudyError(f"the study has no {metric} of {a} or {b} on {site.name}")
             diff = (table[a] - table[b]).to_numpy()
             keep = ~np.isnan(diff)
-            pages = np.asarray(site.pages, dtype=object)[keep]
-            found.append((site.name, *site_effect(diff[keep], pages)))
+            found.append((site.name, *site_effect(diff[keep], site.page_codes[keep])))
         return found
 
     def pooled(self, a: str, b: str, retriever: str, metric: str, *,
@@ -67,15 +62,47 @@ class Prior:
         """A's pooled effect over B across the sites (``leave_out`` left out)."""
         return _pooled(self, a, b, retriever, metric, leave_out)
 
+    def pooled_mean(self, config: str, retriever: str, metric: str, *,
+                    leave_out: str = "") -> Pooled:
+        """The config's score pooled across the sites (``leave_out`` left out): each site's
+        mean with its cluster-robust standard error, pooled by random effects. Sites differ
+        in how hard their questions are, so tau^2 is large and the sites weigh nearly alike:
+        what a new site is expected to score."""
+        return _pooled_mean(self, config, retriever, metric, leave_out)
+
     def ranking(self, configs: Iterable[str], retriever: str, metric: str, *,
                 leave_out: str = "") -> list[tuple[str, float]]:
-        """The known ones of ``configs`` with their pooled effect over the reference, best
-        first (ties by name)."""
+        """The known ones of ``configs`` with their pooled mean score, best first (ties by
+        name): the study's expectation for a site it has not seen."""
         known = set(self.configs(retriever, metric))
-        scored = [(c, self.pooled(c, self.reference, retriever, metric,
-                                  leave_out=leave_out).effect if c != self.reference else 0.0)
+        scored = [(c, self.pooled_mean(c, retriever, metric, leave_out=leave_out).effect)
                   for c in configs if c in known]
         return sorted(scored, key=lambda item: (-item[1], item[0]))
+
+
+@lru_cache(maxsize=256)
+def _configs(prior: Prior, retriever: str, metric: str) -> tuple[str, ...]:
+    found: set[str] | None = None
+    for site in prior.sites:
+        table = site.values.get((retriever, metric))
+        columns = set() if table is None else {str(c) for c in table.columns.tolist()}
+        found = columns if found is None else found & columns
+    return tuple(sorted(found or ()))
+
+
+@lru_cache(maxsize=65536)
+def _pooled_mean(prior: Prior, config: str, retriever: str, metric: str,
+                 leave_out: str) -> Pooled:
+    found = []
+    for site in prior.sites:
+        if site.name == leave_out:
+            continue
+        values = site.table(retriever, metric)[config].to_numpy()
+        keep = ~np.isnan(values)
+        found.append(site_effect(values[keep], site.page_codes[keep]))
+    if not found:
+        raise StudyError("the study has no site left to pool")
+    return pool([m for m, _ in found], [s for _, s in found])
 
 
 @lru_cache(maxsize=65536)
@@ -90,7 +117,8 @@ def _pooled(prior: Prior, a: str, b: str, retriever: str, metric: str,
 def pooled_table(prior: Prior, retriever: str, metric: str,
                  against: str | None = None) -> list[dict]:
     """Every config's pooled effect over ``against`` (default: the reference), with each
-    config's pooled mean score: a row each."""
+    config's pooled mean score, its 95% interval and its prediction interval for a new
+    site: a row each."""
     base = against or prior.reference
     rows = []
     for config in prior.configs(retriever, metric):
@@ -100,8 +128,9 @@ def pooled_table(prior: Prior, retriever: str, metric: str,
             row.update(k=len(prior.sites), effect=0.0)
         else:
             row.update(prior.pooled(config, base, retriever, metric).as_dict())
-        row["mean"] = float(np.mean([np.nanmean(s.table(retriever, metric)[config])
-                                     for s in prior.sites]))
+        score = prior.pooled_mean(config, retriever, metric)
+        row.update(mean=score.effect, mean_ci_low=score.ci_low, mean_ci_high=score.ci_high,
+                   mean_pi_low=score.pi_low, mean_pi_high=score.pi_high)
         rows.append(row)
     return rows
 
@@ -110,10 +139,3 @@ def separated(result: Pooled, margin: float) -> bool:
     """Whether a pooled effect of A over B says A is better: its interval excludes 0 and the
     effect is at least the tie margin."""
     return result.ci_low > 0 and result.effect >= margin
-
-
-def study_ties(prior: Prior, best: str, others: Sequence[str], retriever: str, metric: str,
-               margin: float, *, leave_out: str = "") -> list[str]:
-    """Of ``others``, those the pooled evidence cannot set below ``best`` (``separated``)."""
-    return [c for c in others if c == best or not separated(
-        prior.pooled(best, c, retriever, metric, leave_out=leave_out), margin)]

@@ -5,9 +5,14 @@ that calibrates it apply the very same function:
    cluster-aware paired test (Holm over the comparisons with it) cannot set below it by at
    least the tie margin: the configs your evidence cannot separate.
 2. *The study*: among those, the config the study's pooled effect ranks best at the same
-   retriever and metric, and the ones the pooled evidence cannot set below it.
-3. *Cost*: among what is left, the config whose index costs least (``index_tokens``: what
-   embedding and storing it costs; at an equal reader budget the reader pays the same).
+   retriever and metric. Its margin over the next may be small: the page states it with its
+   intervals, and the simulation (``choice.calibration``) measures how often such picks are
+   right on a site the study has not seen. (Handing every config the pooled evidence cannot
+   separate to cost instead was measured there too: cost then picks the cheapest of a wide
+   set, the largest chunks, which answer fewer questions.)
+3. *Cost*: among configs the study ranks equal, or when it knows none of them, the config
+   whose index costs least (``index_tokens``: what embedding and storing it costs; at an
+   equal reader budget the reader pays the same).
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..scoring import families, stats
-from .prior import Prior, study_ties
+from .prior import Prior
 
 YOUR_QUESTIONS = "your questions"
 MINED_QUESTIONS = "mined questions"
@@ -31,6 +36,8 @@ TIE_MARGIN = 0.05
 """The smallest difference in the primary metric that counts as a win: below it two configs
 are tied however many questions show it."""
 ALPHA = 0.05
+EQUAL = 1e-9
+"""Pooled effects closer than this are the study ranking two configs equal."""
 
 
 @dataclass(frozen=True)
@@ -64,7 +71,7 @@ class Outcome:
     study_order: list[tuple[str, float]] = field(default_factory=list)
     """The inseparable configs the study knows, by pooled effect over its reference."""
     study_tied: list[str] = field(default_factory=list)
-    """Of those, the ones the pooled evidence cannot set below the study's best."""
+    """Of those, the ones the study ranks equal to its best (the same pooled effect)."""
     unknown: list[str] = field(default_factory=list)
     """Inseparable configs the study has no data on."""
     cost: dict[str, float] = field(default_factory=dict)
@@ -127,10 +134,9 @@ def apply_rule(configs: Sequence[str], *, evidence: Evidence | None, prior: Prio
             ranked = prior.ranking([names.get(c, c) for c in known], retriever, metric,
                                    leave_out=leave_out)
             outcome.study_order = [(own[name], effect) for name, effect in ranked]
-            top = ranked[0][0]
-            ties = study_ties(prior, top, [name for name, _ in ranked], retriever, metric,
-                              margin, leave_out=leave_out)
-            outcome.study_tied = [own[name] for name in ties]
+            top, best = ranked[0]
+            outcome.study_tied = [own[name] for name, effect in ranked
+                                  if abs(effect - best) <= EQUAL]
             if len(outcome.study_tied) == 1:
                 outcome.pick, outcome.decided_by = own[top], STUDY
                 return outcome
