@@ -29,7 +29,7 @@ def site_effect(diffs: np.ndarray, pages: Sequence | np.ndarray) -> tuple[float,
         _, codes = np.unique(given, return_inverse=True)
         count = int(codes.max()) + 1 if len(codes) else 0
     else:
-        codes, count = cluster_codes(pages)
+        codes, count = cluster_codes(list(pages))
     se = float(cluster_se(values[:, None], codes, count)[0]) if count > 1 else math.nan
     floor = 0.5 / max(n, 1)
     return float(values.mean()), floor if math.isnan(se) else max(se, floor)

@@ -5,7 +5,7 @@ site left out (what the study would say of a site it has not seen)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
