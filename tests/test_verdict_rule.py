@@ -136,3 +136,22 @@ def test_the_pages_calibrated_sentence_is_the_simulations_row(simulated):
         assert f"on {tenths} of 10 held-out sites' draws" in row["text"]
         assert f"({int(expected['draws'])} draws over {int(expected['sites'])} sites" in \
             row["text"]
+
+
+def test_too_few_questions_say_nothing_is_detectable_never_zero():
+    from chunkproof.evaluation.choice.verdict import Verdict, settle_from
+    from chunkproof.evaluation.study.rule import Outcome
+
+    rng = np.random.default_rng(4)
+    table = _values(rng, 10, {"small/300": 0.5, "big/1200": 0.55})
+    evidence = _evidence(table)
+    settled, detectable = settle_from(evidence, None, "big/1200", "small/300",
+                                      {c: c for c in table}, *KEY, margin=0.05)
+    assert detectable is None
+    outcome = Outcome("big/1200", COST, ["big/1200", "small/300"],
+                      cost={"big/1200": 1.0, "small/300": 2.0})
+    verdict = Verdict(outcome, {}, *KEY, evidence=YOUR_QUESTIONS, questions=10, pages=5,
+                      runner_up="small/300", settle=settled, detectable=detectable)
+    text = " ".join(verdict.sentences())
+    assert "No difference between these two is detectable with your 10 questions" in text
+    assert "0.000" not in text

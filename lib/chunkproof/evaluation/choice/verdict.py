@@ -78,7 +78,18 @@ class Verdict:
         if self.settle is not None and self.runner_up is not None:
             found.append(f"To settle {self.name(self.pick)} against "
                          f"{self.name(self.runner_up)}: {self.settle.text}.")
+        if self.evidence:
+            found.append(self._detectable())
         return found
+
+    def _detectable(self) -> str:
+        ask = (f"your {self.questions} questions" if self.evidence == YOUR_QUESTIONS else
+               f"these {self.questions} mined questions")
+        if self.detectable is None:
+            return (f"No difference between these two is detectable with {ask} (exact sign "
+                    "test, power 80%): too few of them answer differently.")
+        return (f"The smallest difference {ask} can detect between these two is "
+                f"{self.detectable:.2f} (exact sign test, power 80%).")
 
     def _decided(self) -> str:
         inseparable = [self.name(c) for c in self.outcome.inseparable]
