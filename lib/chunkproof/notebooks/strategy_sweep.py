@@ -13,6 +13,8 @@ from typing import Annotated, Any
 import pandas as pd
 from pydantic import BeforeValidator, Field, ValidationError, ValidationInfo, field_validator
 
+from ..chunking.config import ChunkerConfig
+from ..document.links import check_url_template
 from ..errors import ConfigError, validation_message
 from ..evaluation.retrieval import modes
 from ..evaluation.retrieval.budget import budget_name
@@ -43,6 +45,7 @@ from .params import (
     QueryFile,
     Retrievers,
     Sizes,
+    SlugRuleName,
     Strategies,
     Texts,
     TextsOrNone,
@@ -73,6 +76,14 @@ class SweepInputs(NotebookParams):
     ENGINE: EngineName = "local"
     WORKERS: NonNegativeInt = 0
     ADDRESS: str = ""
+    SLUG_RULE: SlugRuleName = "github"
+    URL_TEMPLATE: str = ""
+
+    @field_validator("URL_TEMPLATE")
+    @classmethod
+    def _url_template(cls, template: str) -> str:
+        check_url_template(template)
+        return template
 
     @field_validator("CONTRASTS")
     @classmethod
@@ -116,7 +127,8 @@ class StrategySweepSetup:
 
 def sweep_params(inputs: SweepInputs, *, options: dict[str, Any] | None = None) -> SweepParams:
     """The SweepParams the checked inputs describe (paths already absolute); ``options`` are
-    config options fixed for every config of the sweep."""
+    config options fixed for every config of the sweep, with SLUG_RULE and URL_TEMPLATE
+    (how each chunk's anchor and href are made) among them when they are not the default."""
     if inputs.HELD_OUT_QUERIES and not inputs.QUERIES:
         raise ConfigError("HELD_OUT_QUERIES: give QUERIES too (the tuning set)")
     try:
@@ -127,6 +139,10 @@ def sweep_params(inputs: SweepInputs, *, options: dict[str, Any] | None = None) 
 
 
 def _params(inputs: SweepInputs, options: dict[str, Any]) -> SweepParams:
+    links = {name: value for name, value in (("slug_rule", inputs.SLUG_RULE),
+                                             ("url_template", inputs.URL_TEMPLATE))
+             if value != ChunkerConfig.model_fields[name].default}
+    options = {**links, **options}  # every config links its chunks into the site
     return SweepParams(corpus=inputs.CORPUS, queries=inputs.QUERIES,
                        held_out_queries=inputs.HELD_OUT_QUERIES, split_seed=inputs.SPLIT_SEED,
                        strategies=tuple(inputs.STRATEGIES), sizes=tuple(inputs.SIZES),

@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pandas as pd
 
+from ..chunking.config import LINK_FIELDS
 from ..chunking.sizes import SIZE_FIELDS, encoder_window
 from ..errors import ChartError
 from ..evaluation.choice.mode_candidates import SEPARATOR, split_candidate
@@ -55,8 +56,10 @@ def realised_text(p50, p95) -> str:
 
 
 def _options_text(options) -> str:
+    """The options that shape a config's chunks (not how they link into the site: every
+    config of a sweep links the same way)."""
     values = json.loads(options) if isinstance(options, str) and options else {}
-    return ",".join(f"{k}={v}" for k, v in sorted(values.items()))
+    return ",".join(f"{k}={v}" for k, v in sorted(values.items()) if k not in LINK_FIELDS)
 
 
 def _labels(frame: pd.DataFrame) -> pd.DataFrame:
