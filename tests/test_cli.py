@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -118,3 +119,15 @@ def test_summary_runs_the_strategies_asked_for_with_progress(capsys):
     rows = [line.split()[0] for line in out.splitlines()[2:]]
     assert code == 0 and rows == ["ast_merge", "rct"]
     assert "doc" in err and "rct" in err  # the bar names the strategy it is on
+
+
+def test_progress_into_a_log_is_one_line_per_stage_with_no_bar_frames(tmp_path):
+    with (tmp_path / "err").open("w") as log:
+        done = subprocess.run([sys.executable, "-m", "chunkproof", "summary", "--corpus",
+                               str(FIXTURES), "--strategies", "ast_merge,rct", "--size", "300"],
+                              stdout=subprocess.DEVNULL, stderr=log, check=False)
+    err = (tmp_path / "err").read_bytes().decode()  # as written: no newline translation
+    assert done.returncode == 0 and "\r" not in err
+    lines = err.splitlines()
+    assert [line.split(":")[0] for line in lines] == ["ast_merge", "rct"], err
+    assert all(re.fullmatch(r"\w+: \d+ doc \(\d+\.\d s\)", line) for line in lines)
