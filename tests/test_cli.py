@@ -53,8 +53,16 @@ def test_unknown_strategy_exits_2_with_the_valid_names(tmp_path, capsys):
                  "--out", str(tmp_path / "x.jsonl")])
     assert code == 2
     err = capsys.readouterr().err
-    assert "unknown strategy 'astmerge'" in err and "ast_merge" in err
+    assert "unknown strategy 'astmerge'; did you mean 'ast_merge'?" in err
+    assert "valid strategies: ast_breadcrumb, ast_merge" in err
     assert not (tmp_path / "x.jsonl").exists()
+
+
+def test_a_typo_in_a_report_parameter_suggests_the_name_meant(tmp_path, capsys):
+    code = main(["report", "--corpus", str(FIXTURES), "--strategies", "rct,ast_breadcrum",
+                 "--out", str(tmp_path / "r")])
+    err = capsys.readouterr().err
+    assert code == 2 and "did you mean 'ast_breadcrumb'?" in err
 
 
 def test_bad_option_names_the_field(tmp_path, capsys):

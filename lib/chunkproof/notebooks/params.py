@@ -31,6 +31,7 @@ from ..errors import (
     ChunkproofError,
     ConfigError,
     FileReadError,
+    did_you_mean,
     missing_folder,
 )
 from ..evaluation.queries.queries import Query, load_queries
@@ -157,7 +158,8 @@ def one_of(names: Callable[[], Sequence[str]]) -> Callable[[Any], str]:
     def check(value: Any) -> str:
         allowed = list(names())
         if value not in allowed:
-            raise ValueError(f"expected one of {', '.join(allowed)}; {_got(value)}")
+            raise ValueError(f"expected one of {', '.join(allowed)}; {_got(value)}"
+                             f"{did_you_mean(value, allowed)}")
         return value
     return check
 
