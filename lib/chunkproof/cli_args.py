@@ -232,7 +232,8 @@ def add_grid_args(parser: argparse.ArgumentParser) -> None:
                         help="comma-separated retrieval modes, each scored on the same ranking "
                              "and tested against plain at each budget: plain, boost (a "
                              "heading-path match raises a chunk), expand=parent (each hit's "
-                             "section), expand=siblings (the parts beside a hit); 'all' for "
+                             "section, then its parent section's), expand=siblings (the parts "
+                             "beside a hit); 'all' for "
                              "every one (default plain)")
     parser.add_argument("--contrast", action="append", default=None, metavar="A:B",
                         help="a planned comparison of strategy A with B at each size, tested "
