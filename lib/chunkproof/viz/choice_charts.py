@@ -71,12 +71,14 @@ def tradeoff(candidates: pd.DataFrame, metric: str, *, chosen: str,
              runner_up: str | None = None, size: str = BUNDLE_TOKENS) -> alt.LayerChart:
     """``metric`` against the bundle a reader is handed (``size``: by default its cost, the
     mean tokens of the top-k chunks' context labels and texts, as the tie-break and the
-    verdict count it), one point per config; chosen and runner-up labelled, configs a
-    constraint excludes greyed."""
+    verdict count it), one point per config; chosen and runner-up labelled apart from each
+    other (``label_sides``), configs a constraint excludes greyed."""
     frame = _frame(candidates, metric, chosen, runner_up).dropna(subset=[size])
     if frame.empty:
         raise ChartError(f"no candidate carries {size!r}")
     unit = "tokens handed to the reader, labels included" if "token" in size else "chars"
+    frame = frame.reset_index(drop=True)
+    frame = frame.assign(label_side=label_sides(frame, metric, size))
     base = alt.Chart(frame).encode(
         x=alt.X(f"{size}:Q", title=f"bundle ({unit}, mean of the top-k)",
                 scale=alt.Scale(zero=False),
@@ -86,10 +88,37 @@ def tradeoff(candidates: pd.DataFrame, metric: str, *, chosen: str,
     points = base.mark_point(filled=True, size=70, opacity=1).encode(
         tooltip=["config", "role", alt.Tooltip(f"{metric}:Q", format=".3f"),
                  alt.Tooltip(f"{size}:Q", format=".0f")])
-    named = base.transform_filter(alt.FieldOneOfPredicate(field="role", oneOf=list(ROLES[:2])))
-    labels = named.mark_text(align="left", dx=7, dy=-6, fontSize=11).encode(text="config:N")
-    return (points + labels).properties(width=380, height=260,
-                                        title=f"{metric} against bundle size")
+    labels = [base.transform_filter(alt.datum.label_side == side).mark_text(
+        fontSize=11, **LABEL_PLACES[side]).encode(text="config:N") for side in LABEL_PLACES]
+    return alt.layer(points, *labels).properties(width=380, height=260,
+                                                 title=f"{metric} against bundle size")
+
+
+LABEL_PLACES = {"above": {"align": "left", "dx": 7, "dy": -8},
+                "below": {"align": "left", "dx": 7, "dy": 12},
+                "left": {"align": "right", "dx": -7, "dy": -8}}
+"""Where a labelled point's name is written, beside it."""
+
+
+def label_sides(frame: pd.DataFrame, metric: str, size: str) -> pd.Series:
+    """Where the trade-off chart names each point: only the chosen config and the runner-up
+    are named ("" for the rest), apart from each other: the one scoring higher above its
+    point and the other below, or, on equal scores, the one with the smaller bundle to the
+    left of its point, so two neighbouring configs never write their names over each other."""
+    sides = pd.Series("", index=frame.index)
+    named = frame[frame["role"].isin(ROLES[:2])]
+    if len(named) == 1:
+        sides[named.index] = "above"
+    elif len(named) == 2:
+        first, second = named.index
+        a, b = named.loc[first], named.loc[second]
+        if a[metric] != b[metric]:
+            high = first if a[metric] > b[metric] else second
+            sides[[first, second]] = ["above" if i == high else "below" for i in (first, second)]
+        else:
+            left = first if a[size] <= b[size] else second
+            sides[[first, second]] = ["left" if i == left else "above" for i in (first, second)]
+    return sides
 
 
 def choice_picture(candidates: pd.DataFrame, metric: str, *, chosen: str,
