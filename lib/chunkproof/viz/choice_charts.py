@@ -5,6 +5,8 @@ histograms that show the many tiny chunks a min-max box hides."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 import pandas as pd
 
@@ -88,16 +90,16 @@ def tradeoff(candidates: pd.DataFrame, metric: str, *, chosen: str,
     points = base.mark_point(filled=True, size=70, opacity=1).encode(
         tooltip=["config", "role", alt.Tooltip(f"{metric}:Q", format=".3f"),
                  alt.Tooltip(f"{size}:Q", format=".0f")])
-    labels = [base.transform_filter(alt.datum.label_side == side).mark_text(
-        fontSize=11, **LABEL_PLACES[side]).encode(text="config:N") for side in LABEL_PLACES]
-    return alt.layer(points, *labels).properties(width=380, height=260,
-                                                 title=f"{metric} against bundle size")
+    chart = alt.LayerChart(layer=[points])
+    for side, (align, dx, dy) in LABEL_PLACES.items():
+        chart += base.transform_filter(alt.datum.label_side == side).mark_text(
+            fontSize=11, align=align, dx=dx, dy=dy).encode(text="config:N")
+    return chart.properties(width=380, height=260, title=f"{metric} against bundle size")
 
 
-LABEL_PLACES = {"above": {"align": "left", "dx": 7, "dy": -8},
-                "below": {"align": "left", "dx": 7, "dy": 12},
-                "left": {"align": "right", "dx": -7, "dy": -8}}
-"""Where a labelled point's name is written, beside it."""
+LABEL_PLACES: dict[str, tuple[Literal["left", "right"], int, int]] = {
+    "above": ("left", 7, -8), "below": ("left", 7, 12), "left": ("right", -7, -8)}
+"""Where a labelled point's name is written beside it: alignment, dx and dy in pixels."""
 
 
 def label_sides(frame: pd.DataFrame, metric: str, size: str) -> pd.Series:
