@@ -119,8 +119,8 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check lib tests
 	$(VENV)/bin/mypy
 
-# The reference pages made from code: docs/cli.md and the result tables of docs/results.md
-# (tests/test_docs.py fails when they differ from what this writes).
+# The reference pages made from code: docs/cli.md, docs/api.md and the result tables of
+# docs/results.md (tests/test_docs.py fails when they differ from what this writes).
 docs: $(STAMP)
 	$(PY) -m chunkproof.docs docs
 

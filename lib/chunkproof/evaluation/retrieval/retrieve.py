@@ -433,6 +433,8 @@ RETRIEVERS: dict[str, Callable[..., Retriever]] = {
 
 
 def retriever_names() -> list[str]:
+    """The retrievers ``make_retriever`` makes: bm25, dense, hybrid (the last two need the
+    dense extra)."""
     return list(RETRIEVERS)
 
 
