@@ -19,6 +19,7 @@ import pytest
 import yaml
 
 from chunkproof import ConfigError, load_config, load_corpus
+from chunkproof.chunking.section_lengths import sections_table
 from chunkproof.cli import main
 from chunkproof.evaluation.choice import choose as ch
 from chunkproof.evaluation.choice.rules import parse_constraint
@@ -261,7 +262,7 @@ def test_the_report_s_slug_rule_and_url_template_reach_the_sweep_and_the_choice(
 def test_profile_numbers_equal_the_library(report):
     written = json.loads((report.out_dir / "corpus_profile" / "corpus_profile.json").read_text())
     corpus = load_corpus(MINI)
-    assert written == json.loads(json.dumps(pr.profile_numbers(corpus, pr.sections_table(corpus))))
+    assert written == json.loads(json.dumps(pr.profile_numbers(corpus, sections_table(corpus))))
 
 
 @pytest.mark.slow

@@ -41,7 +41,7 @@ from .kernel_watch import check_renderer
 from .kernels import KERNEL, Kernels
 from .params import repo_root, resolve_output
 from .params import validate as validate_params
-from .strategy_sweep import SweepInputs, sweep_params
+from .sweep_inputs import SweepInputs, sweep_params
 from .timing import NotebookTime, notebook_time, sweep_stages, time_lines
 
 DEFAULT_NOTEBOOKS = ("01_corpus_profile", "02_splitter_panorama", "03_strategy_sweep",

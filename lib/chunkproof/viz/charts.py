@@ -429,9 +429,9 @@ def heading_depths(depths: pd.DataFrame) -> alt.Chart:
 
 def section_lengths(sections: pd.DataFrame, *, unit: str = "tokens",
                     window: int | None = None, bins: int = 30) -> alt.Chart:
-    """Histogram of section lengths (``profile.sections_table``) with rules at the median,
-    the 97th percentile and, in tokens, the encoder window the tail runs past (None:
-    ``sizes.encoder_window``)."""
+    """Histogram of section lengths (``chunking.section_lengths.sections_table``) with rules
+    at the median, the 97th percentile and, in tokens, the encoder window the tail runs past
+    (None: ``sizes.encoder_window``)."""
     window = window or encoder_window()
     values = sections[unit].to_numpy(dtype=float)
     counts, edges = np.histogram(values, bins=bins) if len(values) else (
