@@ -227,10 +227,12 @@ INTRO = "Some words before the lead-in, long enough to fill most of a chunk of t
 @pytest.mark.parametrize("strategy", ["ast_merge", "ast_breadcrumb", "dominant_level"])
 def test_a_lead_in_that_does_not_fit_opens_the_next_chunk(strategy):
     lead = "The options are:"
-    first = "- " + " ".join(["The first option is described at length here."] * 3)
+    first = ("- The first option is described at length here, in one sentence that goes on "
+             "and on for a while")
     items = "\n".join([first, *(f"- option {n} does one thing" for n in range(4))])
     text = f"# T\n\n{INTRO}\n\n{lead}\n\n{items}\n"
-    size = len(INTRO) + len(lead) + 30
+    size = len(lead) + len(first) - 3  # the lead-in and the first item do not fit together
+    assert len(f"# T\n\n{INTRO}\n\n{lead}") <= size  # but the lead-in fits after the intro
     chunks = chunk_document(make_document("lead.md", text),
                             make_config(strategy=strategy, size=size))
     assert not any(c.text.rstrip().endswith(lead) for c in chunks)

@@ -179,8 +179,9 @@ def group_segments(group: list[Block], text: str, limit: int, sizer: Sizer, *,
         return [whole]
     if len(body) == 2:  # a caption and its table, a lead-in and what it introduces
         lead = block_segments(body[0], body[0].start, body[0].end, text, limit, sizer, lead_max)
+        lead[0] = _widened(lead[0], group[0].start, lead[0].end, lead[0].atomic, sizer)
         segments = [*lead[:-1], *_led(lead[-1], body[1], body[1].start, body[1].end, text,
-                                      limit, sizer, lead_max)]
+                                      limit, sizer, lead_max)]  # its headings in the room
     else:
         segments = [s for b in body
                     for s in block_segments(b, b.start, b.end, text, limit, sizer, lead_max)]
@@ -206,14 +207,18 @@ def _led(lead: Segment, block: Block, start: int, end: int, text: str, limit: in
     """The segments of ``block`` (spanning [start, end)) with ``lead``, the segment that
     introduces it, joined to the first: a lead-in opens the chunk of what it introduces
     rather than close the one before. When the two would not fit together, ``block`` is cut
-    finer, so its first part fits after the lead-in (a fence or table is never cut: then
-    the two exceed the size together)."""
+    finer, and as much of it as fits after the lead-in goes with it (a fence or table is
+    never cut: then the two exceed the size together)."""
     parts = block_segments(block, start, end, text, limit, sizer, lead_max)
     room = limit - sizer(lead.start, start)
+    taken = 1
     if sizer(lead.start, parts[0].end) > limit and not parts[0].atomic and room > 0:
         parts = block_segments(block, start, end, text, room, sizer, lead_max)
-    first = parts[0]
-    return [_span(lead.start, first.end, lead.atomic or first.atomic, sizer), *parts[1:]]
+        while taken < len(parts) and sizer(lead.start, parts[taken].end) <= limit:
+            taken += 1  # the first part fills what the chunk has room for
+    joined = _span(lead.start, parts[taken - 1].end,
+                   lead.atomic or any(p.atomic for p in parts[:taken]), sizer)
+    return [joined, *parts[taken:]]
 
 
 def block_segments(
