@@ -138,4 +138,4 @@ def test_progress_into_a_log_is_one_line_per_stage_with_no_bar_frames(tmp_path):
     assert done.returncode == 0 and "\r" not in err
     lines = err.splitlines()
     assert [line.split(":")[0] for line in lines] == ["ast_merge", "rct"], err
-    assert all(re.fullmatch(r"\w+: \d+ doc \(\d+\.\d s\)", line) for line in lines)
+    assert all(re.fullmatch(r"\w+: \d+ doc \(\d+\.\d s, \d+ doc/s\)", line) for line in lines)

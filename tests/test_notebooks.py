@@ -278,8 +278,8 @@ def test_panorama_numbers_equal_the_library(report):
 
 
 @pytest.mark.slow
-def test_sweep_files_equal_a_direct_run(report):
-    params = SweepParams(corpus=str(MINI), queries=str(MINI_QUERIES),
+def test_sweep_files_equal_a_direct_run(report, holdout):
+    params = SweepParams(corpus=str(holdout), queries=str(holdout / "queries.jsonl"),
                          strategies=tuple(SWEEP["strategies"]), sizes=tuple(SWEEP["sizes"]),
                          retrievers=tuple(SWEEP["retrievers"]), budgets=DEFAULT_BUDGETS,
                          options=LINKS)

@@ -33,7 +33,8 @@ def progress_bar(iterable: Iterable | None = None, *, total: int | None = None, 
 
 
 class StageLines:
-    """What a bar is told, said as one line on stderr per stage (``desc: n unit (s s)``): a
+    """What a bar is told, said as one line on stderr per stage (``desc: n unit (s s, rate
+    unit/s)``): a
     stage ends when the description changes or the bar closes. It takes the calls the
     project's bars get (iteration, ``update``, ``set_description``, ``set_postfix_str``,
     ``write``, ``close``, ``with``)."""
@@ -76,6 +77,6 @@ class StageLines:
 
     def _said(self) -> None:
         if self.n:
-            took = time.perf_counter() - self.began
-            print(f"{self.desc or 'done'}: {self.n} {self.unit} ({took:.1f} s)",
-                  file=sys.stderr, flush=True)
+            took = max(time.perf_counter() - self.began, 1e-6)
+            print(f"{self.desc or 'done'}: {self.n} {self.unit} ({took:.1f} s, "
+                  f"{self.n / took:.0f} {self.unit}/s)", file=sys.stderr, flush=True)
