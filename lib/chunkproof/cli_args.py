@@ -187,12 +187,19 @@ def build_parser() -> argparse.ArgumentParser:
                         help="leave the documents' text out of the report's pages (the chunk "
                              "explorer draws boundary positions and counts only), for a "
                              "report shared outside")
+    report.add_argument("--constraint", action="append", default=None, metavar="EXPR",
+                        help="a constraint of the choice rule, 'name op number [on "
+                             "retrievers]', e.g. 'code_integrity >= 0.95' (repeatable; the "
+                             "ones given replace the defaults, 'none' for no constraint; "
+                             "docs/choosing.md)")
     report.add_argument("--slug-rule", default="github",
                         choices=["github", "mkdocs", "vitepress", "docusaurus"],
-                        help="how the site makes heading anchors (docs/anchors.md)")
+                        help="how the site makes heading anchors: every chunk's anchor in the "
+                             "sweep and in chosen_config.yaml (docs/anchors.md)")
     report.add_argument("--url-template", default="", metavar="TEMPLATE",
-                        help="link each hit of the chunk explorer to its section in the site, "
-                             "e.g. 'https://docs.example.com/{route}#{anchor}' (fields: path, "
+                        help="every chunk's href into the site, in the sweep, chosen_config.yaml "
+                             "and the chunk explorer's hits, e.g. "
+                             "'https://docs.example.com/{route}#{anchor}' (fields: path, "
                              "path_without_ext, route, dir, stem, anchor)")
     add_overwrite_arg(report)
 
@@ -251,7 +258,8 @@ def add_grid_args(parser: argparse.ArgumentParser) -> None:
                         help="comma-separated retrieval modes, each scored on the same ranking "
                              "and tested against plain at each budget: plain, boost (a "
                              "heading-path match raises a chunk), expand=parent (each hit's "
-                             "section), expand=siblings (the parts beside a hit); 'all' for "
+                             "section, then its parent section's), expand=siblings (the parts "
+                             "beside a hit); 'all' for "
                              "every one (default plain)")
     parser.add_argument("--contrast", action="append", default=None, metavar="A:B",
                         help="a planned comparison of strategy A with B at each size, tested "

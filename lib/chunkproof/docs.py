@@ -1,6 +1,7 @@
-"""The reference pages made from code: the command line's help, the result files' schemas, and
-the study's pages made from its shipped results (docs/benchmarks.md whole, the validation
-table of docs/statistics.md, the README's one-sentence finding).
+"""The reference pages made from code: the command line's help, the public Python API (its
+names, signatures and docstrings), the result files' schemas, and the study's pages made
+from its shipped results (docs/benchmarks.md whole, the validation table of
+docs/statistics.md, the README's one-sentence finding).
 
 ``python -m chunkproof.docs`` (``make docs``) writes them into ``docs/``; ``--check`` only says
 which page differs. ``tests/test_docs.py`` fails when a page is not what this renders."""
@@ -8,10 +9,12 @@ which page differs. ``tests/test_docs.py`` fails when a page is not what this re
 from __future__ import annotations
 
 import argparse
+import inspect
 import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 REGENERATE = "python -m chunkproof.docs  (or: make docs)"
 HELP_WIDTH = "100"
@@ -71,6 +74,67 @@ def between(page: str, markers: tuple[str, str], text: str) -> str:
     return f"{head}{first}\n{text}\n{last}{tail}"
 
 
+API_STAGES = (("errors", "Errors"), ("document", "Documents"), ("chunking", "Chunking"),
+              ("evaluation", "Evaluation"))
+"""The public names' stages, in the order the work flows (ARCHITECTURE.md), and the section
+each is listed under."""
+
+
+class _Written(str):
+    """An annotation as the source writes it (the modules postpone them): shown bare."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def signature(obj: Any) -> str:
+    """``obj``'s call signature with its annotations as written, "" when it has none."""
+    try:
+        found = inspect.signature(obj)
+    except (TypeError, ValueError):
+        return ""
+    bare = [p.replace(annotation=_Written(p.annotation)) if isinstance(p.annotation, str) else p
+            for p in found.parameters.values()]
+    returns = found.return_annotation
+    return str(found.replace(parameters=bare, return_annotation=_Written(returns)
+                             if isinstance(returns, str) else returns))
+
+
+def api_entry(name: str, obj: Any) -> list[str]:
+    """One public name: a heading with its signature (a class by its bases), then its
+    docstring."""
+    if inspect.isclass(obj):
+        bases = ", ".join(b.__name__ for b in obj.__bases__ if b is not object)
+        head = f"class {name}" + (f"({bases})" if bases else "")
+    else:
+        head = f"{name}{signature(obj)}"
+    return [f"### `{head}`", "", f"`{obj.__module__}`", "",
+            inspect.getdoc(obj) or "(no docstring)", ""]
+
+
+def api_page() -> str:
+    """docs/api.md: every name ``chunkproof`` exports (``__init__.pyi``), by stage, with its
+    signature and docstring."""
+    import chunkproof
+
+    names = {stage: [] for stage, _ in API_STAGES}  # type: dict[str, list[str]]
+    for name in chunkproof.__all__:
+        module = getattr(chunkproof, name).__module__.split(".")
+        names[module[1] if module[1] in names else "errors"].append(name)
+    lines = ["# Python API", "",
+             f"<!-- made from chunkproof/__init__.pyi by: {REGENERATE}; do not edit by hand -->",
+             "", "Every name `from chunkproof import ...` gives, declared once in "
+             "`lib/chunkproof/__init__.pyi`, with its signature and docstring, by stage. "
+             "`import chunkproof` loads none of them until it is used. How to use them: "
+             "[chunking.md](chunking.md) (chunking a corpus, a chosen config), "
+             "[evaluation.md](evaluation.md) (queries, retrievers, a sweep).", ""]
+    for stage, title in API_STAGES:
+        lines += [f"## {title}", ""]
+        for name in sorted(names[stage], key=str.casefold):
+            lines += api_entry(name, getattr(chunkproof, name))
+    return "\n".join(lines)
+
+
 def with_result_tables(page: str) -> str:
     """``page`` with the text between the result-table markers made from the schemas."""
     from .evaluation.run.tables import markdown
@@ -86,7 +150,7 @@ def pages(docs: Path) -> dict[Path, str]:
     results, statistics, readme = docs / "results.md", docs / "statistics.md", \
         docs.parent / "README.md"
     found = shipped()
-    made = {docs / "cli.md": cli_page(),
+    made = {docs / "cli.md": cli_page(), docs / "api.md": api_page(),
             results: with_result_tables(results.read_text(encoding="utf-8")),
             docs / "benchmarks.md": benchmarks_page(found)}
     if found is not None:

@@ -8,7 +8,9 @@ escaped; the tables through ``viz.tables``."""
 
 from __future__ import annotations
 
+import os
 import shlex
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -26,6 +28,7 @@ from ..evaluation.run import tables
 from ..evaluation.run.runs import SweepResult, load_run
 from ..evaluation.run.sweep import KEY_METRICS
 from ..util.atomic import write_text_atomic
+from ..util.paths import real_path
 from ..viz import charts, choice_charts
 from ..viz.tables import interval_text, styled, table_html
 
@@ -174,7 +177,7 @@ def headline_table(run: SweepResult | None, chosen: str) -> str:
     return table_html(styled(table, highlight=marks))
 
 
-def notes(run: SweepResult | None) -> list[str]:
+def run_notes(run: SweepResult | None) -> list[str]:
     if run is None:
         return []
     info = run.run_info
@@ -224,18 +227,41 @@ def run_rows(runs) -> list[dict[str, Any]]:
              "took": f"{r.seconds:.1f} s" if r.source else "no such notebook"} for r in runs]
 
 
+def from_report(out_dir: Path, path: str) -> str:
+    """``path`` as a command run in the report folder ``out_dir`` names it: relative to that
+    folder, or under ``~`` when it lies in the home folder and the report does not (a relative
+    path would spell out the home folder's name)."""
+    target, here = Path(real_path(path)), out_dir.resolve()
+    try:
+        home = Path.home().resolve()
+    except (OSError, RuntimeError):
+        home = None
+    if home is not None and target.is_relative_to(home) and not here.is_relative_to(home):
+        return "~/" + target.relative_to(home).as_posix()
+    return Path(os.path.relpath(target, here)).as_posix()
+
+
+def shell_word(path: str) -> str:
+    """``path`` as one shell word, a leading ``~/`` left for the shell to expand."""
+    if path.startswith("~/"):
+        return "~/" + shlex.quote(path[2:]) if path[2:] else "~"
+    return shlex.quote(path)
+
+
 def apply_snippets(out_dir: Path, corpus: str) -> tuple[tuple[str, str], ...]:
     """How to apply the chosen config, as (where, code): the command line, Python, LangChain
-    and LlamaIndex, each naming this report's chosen_config.yaml and corpus."""
-    config = str(out_dir / "chosen_config.yaml")
+    and LlamaIndex, each run in the report folder ``out_dir`` and naming its
+    chosen_config.yaml and the corpus from there (``from_report``), so the page can name no
+    folder of this machine and what it prints still runs."""
+    config, folder = "chosen_config.yaml", from_report(out_dir, corpus)
     return (
         ("Command line: one JSON object per chunk (text, span, lines, breadcrumb, embed_text, "
          "context_text)",
-         f"chunkproof chunk --corpus {shlex.quote(corpus)} --config {shlex.quote(config)} "
+         f"chunkproof chunk --corpus {shell_word(folder)} --config {config} "
          "--out chunks.jsonl"),
         ("Python",
          "from chunkproof import chunk_corpus, load_config, load_corpus\n"
-         f"chunks = chunk_corpus(load_corpus({corpus!r}), load_config({config!r}))"),
+         f"chunks = chunk_corpus(load_corpus({folder!r}), load_config({config!r}))"),
         ("LangChain (the langchain extra)",
          "from chunkproof.integrations.langchain import ChunkproofTextSplitter\n"
          f"splitter = ChunkproofTextSplitter({config!r})"),
@@ -245,8 +271,8 @@ def apply_snippets(out_dir: Path, corpus: str) -> tuple[tuple[str, str], ...]:
     )
 
 
-def write_index(out_dir: Path, runs, params) -> Path:
-    """``out_dir/index.html``."""
+def write_index(out_dir: Path, runs, params, *, notes: Sequence[str] = ()) -> Path:
+    """``out_dir/index.html``; ``notes`` are said before the numbers, with the run's own."""
     run, problem = _run(out_dir)
     data = chosen_config(out_dir)
     try:
@@ -259,7 +285,8 @@ def write_index(out_dir: Path, runs, params) -> Path:
         total=sum(r.seconds for r in runs), runs=run_rows(runs),
         choice=choice_view(out_dir, data) if data else None,
         no_choice=problem or "No chosen_config.yaml was written (see notebook 06).",
-        picture=picture, candidates=candidates, notes=notes(run), kinds=kinds_html(out_dir),
+        picture=picture, candidates=candidates, notes=[*notes, *run_notes(run)],
+        kinds=kinds_html(out_dir),
         load_warnings=load_warnings(out_dir),
         headline=headline_table(run, chosen_candidate(data)),
         views=[p.name for p in sorted(out_dir.glob("*.html")) if p.name not in notebook_pages],

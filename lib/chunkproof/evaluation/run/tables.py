@@ -194,8 +194,9 @@ RETRIEVED = Table("retrieved.parquet", "the ranked chunks of every query, config
     *_columns(
         ("retriever", "str", "bm25, dense or hybrid"),
         ("mode", "str", "retrieval mode: plain, boost (heading-path match raises a chunk), "
-                        "expand=parent (each hit's section) or expand=siblings (the parts "
-                        "beside it), the last two at token budgets only"),
+                        "expand=parent (each hit's section, then its parent's) or "
+                        "expand=siblings (the parts beside it), the last two at token budgets "
+                        "only"),
         ("query_id", "str", "the query's id in the query set"),
         ("rank", "int", "the chunk's rank, 1 for the best"),
         ("chunk_id", "str", "the chunk (`id` in chunks.parquet)"),
@@ -207,8 +208,9 @@ PER_QUERY = Table("per_query.parquet", "every metric of every query, config and 
     *_columns(
         ("retriever", "str", "bm25, dense or hybrid"),
         ("mode", "str", "retrieval mode: plain, boost (heading-path match raises a chunk), "
-                        "expand=parent (each hit's section) or expand=siblings (the parts "
-                        "beside it), the last two at token budgets only"),
+                        "expand=parent (each hit's section, then its parent's) or "
+                        "expand=siblings (the parts beside it), the last two at token budgets "
+                        "only"),
         ("query_id", "str", "the query's id in the query set"),
         ("query_kind", "str", "the query file's kind (manual by default), or the mined kind: "
                               "title, section, symbol, body, keyword, partial, xref, "
@@ -233,8 +235,9 @@ SUMMARY = Table("summary.csv", "mean of every metric per config and retriever wi
     *_columns(
         ("retriever", "str", "bm25, dense or hybrid"),
         ("mode", "str", "retrieval mode: plain, boost (heading-path match raises a chunk), "
-                        "expand=parent (each hit's section) or expand=siblings (the parts "
-                        "beside it), the last two at token budgets only"),
+                        "expand=parent (each hit's section, then its parent's) or "
+                        "expand=siblings (the parts beside it), the last two at token budgets "
+                        "only"),
         ("metric", "str", "metric name at k"),
         ("split", "str", "all (the blend), structure_source, applied_strategy, query_kind, "
                          "query_set or query_group"),
