@@ -17,7 +17,13 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 
 from ..util.collector import collector_paused
 from ..util.frozen import quick_init
-from .dialects import alert_label, container_meta, use_dialects
+from .dialects import (
+    alert_label,
+    container_meta,
+    limit_depth,
+    use_dialects,
+    use_flat_dialects,
+)
 from .headings import EXPLICIT, MARKDOWN, infer_heading
 from .inline import plain_text
 from .lines import LineIndex
@@ -46,13 +52,13 @@ _LEAVES = {
     "html_block": "html",
     "front_matter": "front_matter",
     "definition": "reference",
-    "deep_text": "deep_text",
+    "flat_opener": "text",
     "esm": "metadata",
     "directive_options": "metadata",
     "jsx": "jsx",
     "target": "target",
 }
-ATOMIC = frozenset({"fence", "code", "table", "deep_text", "jsx"})
+ATOMIC = frozenset({"fence", "code", "table", "jsx"})
 """Blocks that no cut may fall inside, at any depth."""
 _WORDLESS = frozenset({"hr", "empty_heading", "target"})
 _WORD_CHAR = re.compile(r"[^\W_]")
@@ -73,12 +79,12 @@ class Block:
     kind: str
     """heading, paragraph, fence, code, table, list, item, blockquote, container, html, hr,
     reference (link reference definitions), front_matter, empty_heading (a heading with no
-    text: never a heading of the stack), text (text markdown-it gave no block), deep (what lies
-    past the nesting limit, parsed on its own: ``nesting.py``), deep_text (the same, too deep
-    even for that: never cut), metadata (MDX ``import``/``export`` lines, a MyST directive's
-    options), jsx (a JSX component closed on its own lines: never cut) or target (a MyST
-    ``(label)=`` line). A ``container`` is any labelled container of a documentation dialect
-    (``dialect`` and ``label`` say which: ``docs/dialects.md``)."""
+    text: never a heading of the stack), text (text markdown-it gave no block, or a directive's
+    opening line read flat), deep (what lies past the nesting limit, parsed on its own, or
+    read flat further down: ``nesting.py``), metadata (MDX ``import``/``export`` lines, a
+    MyST directive's options), jsx (a JSX component closed on its own lines: never cut) or
+    target (a MyST ``(label)=`` line). A ``container`` is any labelled container of a
+    documentation dialect (``dialect`` and ``label`` say which: ``docs/dialects.md``)."""
     start: int
     """Char offset of the block's first character in ``Document.text``."""
     end: int
@@ -160,8 +166,20 @@ def _markdown(front_matter: bool = True) -> MarkdownIt:
         md.use(front_matter_plugin)
     use_dialects(md)  # before ``:::``: a ``:::{name}`` line opens a MyST directive
     md.use(container_plugin, name=DIRECTIVE, validate=_names_a_container)
+    limit_depth(md, f"container_{DIRECTIVE}")
     md.disable("inline")  # block structure is all chunking needs; inline parsing doubles cost
-    return limit_nesting(md, lambda: _markdown(front_matter=False))
+    return limit_nesting(md, lambda: _markdown(front_matter=False), _flat_markdown)
+
+
+@lru_cache(maxsize=1)
+def _flat_markdown() -> MarkdownIt:
+    """The parser of lines read flat (``nesting.read_flat``): CommonMark's leaf blocks and
+    tables, no list, quote, indented code or container, a MyST directive's opening line one
+    line of text (``dialects.use_flat_dialects``)."""
+    md = MarkdownIt("commonmark", {"inline_definitions": True})
+    md.enable("table")
+    md.disable(["list", "blockquote", "code", "inline"])
+    return use_flat_dialects(md)
 
 
 WINDOW = 64_000
