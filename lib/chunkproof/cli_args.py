@@ -70,8 +70,8 @@ TOKENIZER_HELP = ("a tokenizer.json (any HuggingFace tokenizer), or a sentence-t
                   "tokenizer; chunk --config: the one chosen_config.yaml records)")
 WINDOW_HELP = ("tokens the encoder reads, for the share of chunks over it (default: the model "
                "folder's max_seq_length, else the tokenizer's truncation length, else 256)")
-PARSE_HELP = ("seconds one file may take to be read and parsed before it is skipped and "
-              "reported (default 60, or CHUNKPROOF_PARSE_SECONDS; 0: no limit)")
+PARSE_HELP = ("CPU seconds one file may take to be parsed before it is skipped and reported "
+              "(default 60, or CHUNKPROOF_PARSE_SECONDS; 0: no limit)")
 
 
 def build_parser() -> argparse.ArgumentParser:

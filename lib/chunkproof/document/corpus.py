@@ -269,8 +269,17 @@ def parse_text(text: str, is_markdown: bool, infer_headings: bool) -> dict:
 
 def make_document(
     doc_id: str, text: str, *, path: str = "", infer_headings: bool = False,
+    parse_seconds: float | None = None,
 ) -> Document:
-    """Build a Document from text already decoded (what the loader and tests use)."""
+    """Build a Document from text already decoded (what the loader, the adapters and tests
+    use), parsed within the per-document CPU time limit (``parse_seconds``, else
+    ``CHUNKPROOF_PARSE_SECONDS``, else ``PARSE_SECONDS``; 0: none): ParseTimeLimitError past
+    it (``time_limit``)."""
+    with time_limit(parse_limit(parse_seconds)):
+        return _document(doc_id, text, path, infer_headings)
+
+
+def _document(doc_id: str, text: str, path: str, infer_headings: bool) -> Document:
     is_markdown = not doc_id.lower().endswith(".txt")
     parsed = parse(text, is_markdown, infer_headings)
     front_matter, problem = read_front_matter(parsed["blocks"], text)
@@ -342,7 +351,9 @@ def _reason(err: BaseException) -> str:
     """One line saying why a file could not be read or parsed."""
     if isinstance(err, OSError):
         return err.strerror or str(err)
-    if isinstance(err, UndecodableFileError | ParseTimeLimitError):
+    if isinstance(err, ParseTimeLimitError):
+        return f"{err}: skipped"
+    if isinstance(err, UndecodableFileError):
         return str(err)
     text = " ".join(str(err).split())
     return f"could not be loaded: {type(err).__name__}" + (f": {text[:200]}" if text else "")
@@ -357,9 +368,11 @@ def _skip_kind(err: BaseException) -> str:
     return NOT_LOADED
 
 
-def _load_file(path: Path, doc_id: str, infer_headings: bool, max_bytes: int) -> Document:
+def _load_file(path: Path, doc_id: str, infer_headings: bool, max_bytes: int,
+               seconds: float) -> Document:
     text = decode(read_regular(path, max_bytes))
-    return make_document(doc_id, text, path=str(path.resolve()), infer_headings=infer_headings)
+    return make_document(doc_id, text, path=str(path.resolve()), infer_headings=infer_headings,
+                         parse_seconds=seconds)
 
 
 def corpus_files(root: str | os.PathLike) -> list[tuple[Path, str]]:
@@ -375,13 +388,13 @@ def corpus_files(root: str | os.PathLike) -> list[tuple[Path, str]]:
 def load_file(path: Path, doc_id: str, *, infer_headings: bool, max_bytes: int,
               seconds: float) -> Document | Skipped:
     """One file under the loader's rules: its Document, or Skipped saying why (a file of an
-    unsupported format unread; one that cannot be read, decoded or parsed within ``seconds``).
-    A ConfigError (a setting every file shares) is raised: it is no file's fault."""
+    unsupported format unread; one that cannot be read, decoded, or parsed within ``seconds``
+    of CPU time). A ConfigError (a setting every file shares) is raised: it is no file's
+    fault."""
     if path.suffix.lower() in UNSUPPORTED_SUFFIXES:
         return Skipped(doc_id, UNSUPPORTED, UNSUPPORTED_FORMAT)
     try:  # one file's failure, whatever it is, skips that file alone
-        with time_limit(seconds):
-            return _load_file(path, doc_id, infer_headings, max_bytes)
+        return _load_file(path, doc_id, infer_headings, max_bytes, seconds)
     except ConfigError:
         raise
     except Exception as err:
@@ -391,8 +404,8 @@ def load_file(path: Path, doc_id: str, *, infer_headings: bool, max_bytes: int,
 def load_corpus(root: str | os.PathLike, *, infer_headings: bool = False,
                 max_bytes: int | None = None, parse_seconds: float | None = None) -> Corpus:
     """Load every .md/.markdown/.mdx/.txt file under root; unreadable files, files that are no
-    regular file (a FIFO, a device), files over ``max_bytes``, files whose load and parse
-    take longer than ``parse_seconds`` (None: ``CHUNKPROOF_PARSE_SECONDS`` or
+    regular file (a FIFO, a device), files over ``max_bytes``, files whose parse takes more
+    than ``parse_seconds`` of CPU time (None: ``CHUNKPROOF_PARSE_SECONDS`` or
     ``PARSE_SECONDS``; 0: no limit), files whose load fails in any way and files of an
     unsupported format (.rst, .html, .htm, .adoc) are reported, not fatal (``load_file``)."""
     limit = parse_limit(parse_seconds)
