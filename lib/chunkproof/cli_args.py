@@ -36,6 +36,7 @@ EXAMPLES = {
     "view": "chunkproof view --corpus data/sample --doc api/client.md --strategy ast_breadcrumb "
             "--vs rct --out client.html",
     "report": "chunkproof report --corpus docs/ --sizes 400,800 --out results/docs-report",
+    "cache": "chunkproof cache info\n  chunkproof cache clear",
 }
 
 
@@ -193,6 +194,17 @@ def build_parser() -> argparse.ArgumentParser:
                              "e.g. 'https://docs.example.com/{route}#{anchor}' (fields: path, "
                              "path_without_ext, route, dir, stem, anchor)")
     add_overwrite_arg(report)
+
+    cache = command("cache", "what the cache folder holds (info), or empty it (clear): "
+                             "parses and BM25 tokens kept across runs")
+    cache_sub = cache.add_subparsers(dest="cache_command", required=True, metavar="COMMAND")
+    _command(cache_sub, "info", "each content cache's values, size, bound and last use, and "
+             "the other caches' folders", "chunkproof cache info", parents=[common])
+    clear = _command(cache_sub, "clear", "remove the content caches' files (every layout, "
+                     "and those moved aside); what is removed is made again when needed",
+                     "chunkproof cache clear --all", parents=[common])
+    clear.add_argument("--all", action="store_true",
+                       help="remove the embedding caches and exported models too")
     return parser
 
 

@@ -9,6 +9,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, replace
 from functools import lru_cache
 from html.parser import HTMLParser
+from operator import attrgetter
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -121,6 +122,53 @@ class Block:
     def is_body(self) -> bool:
         """Content a chunk is about: not a heading, front matter or a wordless block."""
         return self.content and self.kind not in NOT_BODY
+
+
+_ROW_FIELDS = attrgetter("kind", "start", "end", "level", "title", "provenance", "raw_title",
+                         "content", "dialect", "label")
+_ROW_TAIL = (0, "", "", "", True, "", "")
+"""The fields after ``kind, start, end`` of most blocks (no level, title, children or label):
+their row is those three alone."""
+
+
+def block_rows(blocks: Iterable[Block]) -> list:
+    """``blocks`` as plain JSON rows: ``[kind, start, end]`` for a block whose other fields
+    hold their defaults, else every field but ``children`` in order and then the children's
+    rows; how the content cache stores a parse (``blocks_of_rows`` reads them back)."""
+    rows = []
+    for block in blocks:
+        fields = _ROW_FIELDS(block)
+        if fields[3:] == _ROW_TAIL and not block.children:
+            rows.append(fields[:3])
+        else:
+            rows.append((*fields, block_rows(block.children)))
+    return rows
+
+
+def blocks_of_rows(rows: object, size: int) -> tuple[Block, ...]:
+    """The Blocks ``block_rows`` wrote, each row checked (field types, offsets within a text
+    of ``size`` chars): TypeError or ValueError for anything that is not such a row."""
+    if type(rows) is not list:
+        raise TypeError("expected a list of block rows")
+    found = []
+    for row in rows:
+        if type(row) is not list or len(row) not in (3, 11):
+            raise TypeError(f"not a block row: {str(row)[:80]}")
+        if len(row) == 3:
+            kind, start, end = row
+            level, title, provenance, raw, content, dialect, label = _ROW_TAIL
+            children: tuple[Block, ...] = ()
+        else:
+            kind, start, end, level, title, provenance, raw, content, dialect, label, kids = row
+            children = blocks_of_rows(kids, size)
+        if not (type(start) is type(end) is type(level) is int and 0 <= start <= end <= size
+                and type(content) is bool
+                and str is type(kind) is type(title) is type(provenance) is type(raw)
+                is type(dialect) is type(label)):
+            raise TypeError(f"not a block row: {str(row)[:80]}")
+        found.append(Block(kind, start, end, level, title, provenance, raw, content,
+                           children, dialect, label))
+    return tuple(found)
 
 
 def atomic_blocks(blocks: Iterable[Block]) -> list[Block]:

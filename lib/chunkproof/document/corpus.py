@@ -19,12 +19,15 @@ from ..errors import (
     UndecodableFileError,
     missing_folder,
 )
-from ..util.code_version import code_version, package_version
+from ..util.code_version import code_version
+from ..util.collector import collector_paused
 from ..util.content_cache import ContentCache, digest
 from .blocks import (
     Block,
     LineIndex,
     atomic_blocks,
+    block_rows,
+    blocks_of_rows,
     parse_blocks,
     references_of,
     structure_source_of,
@@ -233,26 +236,57 @@ def _title(front_matter: dict, blocks: tuple[Block, ...], doc_id: str) -> str:
     return h1.title if h1 else Path(doc_id).stem
 
 
-PARSES = ContentCache("parsed")
+def parse_data(parsed: dict, text: str) -> dict:
+    """A parse (``parse_text``) as JSON data, what ``PARSES`` stores: its blocks as rows
+    (``block_rows``), references, the nesting limit's lines and warnings as rows; the line
+    index and atoms are made again from the text and blocks."""
+    return {"size": len(text), "blocks": block_rows(parsed["blocks"]),
+            "references": parsed["references"], "nesting_limit": list(parsed["nesting_limit"]),
+            "warnings": [[w.kind, w.message, w.line] for w in parsed["warnings"]]}
+
+
+def parse_of_data(data: object) -> dict:
+    """The parse ``parse_data`` stored, every field checked: TypeError or ValueError for data
+    of another shape (``ContentCache.decode``)."""
+    if not isinstance(data, dict) or type(data.get("size")) is not int:
+        raise TypeError("not a stored parse")
+    references, limit, rows = data["references"], data["nesting_limit"], data["warnings"]
+    if not (isinstance(references, dict) and all(type(v) is str for v in references.values())
+            and type(limit) is list and all(type(n) is int for n in limit)
+            and type(rows) is list):
+        raise TypeError("not a stored parse")
+    warnings = tuple(DocWarning(kind, message, line) for kind, message, line in rows)
+    if not all(type(w.kind) is type(w.message) is str and type(w.line) is int
+               for w in warnings):
+        raise TypeError("not a stored parse")
+    blocks = blocks_of_rows(data["blocks"], data["size"])
+    return {"size": data["size"], "blocks": blocks, "references": references,
+            "atoms": tuple(atomic_blocks(blocks)), "nesting_limit": tuple(limit),
+            "warnings": warnings}
+
+
+PARSES = ContentCache("parsed", decode=parse_of_data)
 """Parses of earlier runs, by ``parse_key``: a page is parsed again only when it changed."""
 
 
 def parse_key(text: str, is_markdown: bool, infer_headings: bool) -> str:
-    """What a parse depends on: the text, how it is read, chunkproof's code and the parser."""
-    return digest(text, f"markdown={is_markdown} infer={infer_headings}", code_version(),
-                  f"markdown-it-py {package_version('markdown-it-py')}")
+    """What a parse depends on: the text, how it is read, and chunkproof's code and the
+    packages that decide a parse (``code_version``: markdown-it-py among them)."""
+    return digest(text, f"markdown={is_markdown} infer={infer_headings}", code_version())
 
 
+@collector_paused()
 def parse(text: str, is_markdown: bool, infer_headings: bool) -> dict:
     """What a Document holds of its parse: lines, blocks, references, atoms and where the
-    nesting limit was reached; read from ``PARSES`` when this text was parsed before."""
+    nesting limit was reached; read from ``PARSES`` when this text was parsed before (its
+    rows made and read with the cyclic collector held off, as the parse itself is)."""
     key = parse_key(text, is_markdown, infer_headings) if not PARSES.disabled else ""
     kept = PARSES.get(key) if key else None
-    if isinstance(kept, dict):
-        return {**kept, "lines": LineIndex.of_starts(text, kept["lines"])}
+    if kept is not None and kept.pop("size") == len(text):
+        return {**kept, "lines": LineIndex(text)}
     parsed = parse_text(text, is_markdown, infer_headings)
     if key:
-        PARSES.put(key, {**parsed, "lines": parsed["lines"].starts})
+        PARSES.put(key, parse_data(parsed, text))
     return parsed
 
 
@@ -419,6 +453,7 @@ def load_corpus(root: str | os.PathLike, *, infer_headings: bool = False,
             skipped.append(loaded)
         else:
             documents.append(loaded)
+    PARSES.flush()
     return Corpus(str(Path(root)), tuple(documents), tuple(skipped), max_bytes)
 
 
