@@ -33,6 +33,7 @@ from ..evaluation.queries.queries import Query
 from ..evaluation.run.runs import load_run
 from ..evaluation.run.sweep import SweepResult
 from ..util.atomic import write_text_atomic
+from ..util.sheets import csv_text
 from ..util.values import plain
 from ..viz import charts
 from ..viz.tables import Table, interval_text
@@ -382,8 +383,8 @@ def export(choice: Choice, out_dir: str | os.PathLike,
     ``query_kinds.csv`` into ``out_dir``."""
     written = [export_choice(choice, out_dir)]
     if decision is not None and not decision.figures.empty:
-        text = decision.figures.assign(used=decision.figures["query_kind"].isin(
-            decision.kinds)).to_csv(index=False)
+        text = csv_text(decision.figures.assign(used=decision.figures["query_kind"].isin(
+            decision.kinds)))
         written.append(write_text_atomic(Path(out_dir) / KINDS_FILE, text))
     table = margins(choice.candidates, choice.rule)
     if not table.empty:
