@@ -213,7 +213,8 @@ class ContentCache:
         """The values stored under ``keys`` whose checksum holds (those missing or failing
         left out; a failing one is dropped from the file)."""
         wanted = list(dict.fromkeys(keys))
-        pending = {k: self._pending[k] for k in wanted if k in self._pending}
+        with self._lock:
+            pending = {k: self._pending[k] for k in wanted if k in self._pending}
         if pending:
             wanted = [k for k in wanted if k not in pending]
 
@@ -257,17 +258,20 @@ class ContentCache:
         if self.disabled:
             return
         now = int(time.time())
-        for key, value in items.items():
-            blob = encode(value)
-            self._pending[key] = (key, checksum(key, blob), blob, len(blob), now)
-            self._pending_bytes += len(blob)
-        if len(self._pending) >= BATCH_ENTRIES or self._pending_bytes >= BATCH_BYTES:
+        rows = [(key, checksum(key, blob), blob, len(blob), now)
+                for key, blob in ((key, encode(value)) for key, value in items.items())]
+        with self._lock:
+            self._pending.update((row[0], row) for row in rows)
+            self._pending_bytes += sum(row[3] for row in rows)
+            full = len(self._pending) >= BATCH_ENTRIES or self._pending_bytes >= BATCH_BYTES
+        if full:
             self.flush()
 
     def flush(self) -> None:
         """Write the values stored so far, in one transaction; then drop the least recently
         used values when the file holds more than its bound (``bound_bytes``)."""
-        rows, self._pending, self._pending_bytes = list(self._pending.values()), {}, 0
+        with self._lock:
+            rows, self._pending, self._pending_bytes = list(self._pending.values()), {}, 0
 
         def write(db: sqlite3.Connection) -> None:
             with db:
