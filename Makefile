@@ -32,7 +32,7 @@ empty :=
 space := $(empty) $(empty)
 csv = $(subst $(space),$(comma),$(strip $(1)))
 
-.PHONY: install install-dense install-all test test-extras run study bench bench-sweep bench-report bench-scale bench-chunk bench-dense lint docs hooks lab clean
+.PHONY: install install-dense install-all test test-extras run study bench bench-sweep bench-report bench-scale bench-chunk bench-dense bench-cache lint docs hooks lab clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -124,6 +124,10 @@ bench-chunk: $(STAMP)
 # chunks and queries, and each ONNX runtime's top-5 agreement with torch (bench/dense.py).
 bench-dense: $(DENSE_STAMP)
 	$(PY) -m chunkproof.bench.dense
+
+# The content caches off, empty and full: CPU seconds of a load and of a run (bench/content_cache.py).
+bench-cache: $(STAMP)
+	nice -n 10 $(PY) -m chunkproof.bench.content_cache
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check lib tests

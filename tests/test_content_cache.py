@@ -1,21 +1,30 @@
 """Parses and BM25 tokenisations kept across runs by content: a page is parsed again only when
-its text, chunkproof's code or the parser changed, in this process or another."""
+its text, chunkproof's code or the parser changed, in this process or another. What is kept is
+data: a value is read back only when its checksum holds, a damaged file is moved aside once
+and made anew, and the least recently used values go past the size bound."""
 
 from __future__ import annotations
 
 import json
 import os
+import pickle
+import random
+import sqlite3
 import subprocess
 import sys
+import time
+import warnings
 
 import pytest
 
+from chunkproof.chunking.build import chunk_corpus
+from chunkproof.chunking.config import make_config
 from chunkproof.document import corpus as corpus_module
 from chunkproof.document.corpus import load_corpus
 from chunkproof.evaluation.retrieval import retrieve
 from chunkproof.util import content_cache
 from chunkproof.util.cache import CACHE_VARIABLE
-from conftest import ROOT
+from conftest import ROOT, SAMPLE
 
 PAGES = {"a.md": "# Alpha\n\nThe alpha page.\n\n```python\nx = 1\n```\n",
          "b.md": "# Beta\n\nThe beta page, with a [link][ref].\n\n[ref]: https://example.org\n",
@@ -27,7 +36,15 @@ def cache(tmp_path, monkeypatch):
     folder = tmp_path / "cache"
     monkeypatch.setenv(CACHE_VARIABLE, str(folder))
     monkeypatch.setenv(content_cache.SWITCH_VARIABLE, "1")
+    anew()
     return folder
+
+
+def anew() -> None:
+    """The process's caches as a new process finds them: closed, none failed."""
+    for store in (corpus_module.PARSES, retrieve.TOKENS):
+        store.close()
+        store.failed = ""
 
 
 @pytest.fixture
@@ -67,7 +84,7 @@ def test_a_second_load_parses_nothing_and_an_edit_parses_one_page(cache, pages, 
     edited = load_corpus(pages)
     assert len(parses) == 4 and parses[-1].endswith("One more line.\n")
     assert edited.get("b.md").lines.text is edited.get("b.md").text
-    assert (cache / "parsed.sqlite").is_file()
+    assert content_cache.file_of(cache, "parsed").is_file()
 
 
 def test_another_process_reads_the_parses_of_this_one(cache, pages, parses):
@@ -149,3 +166,188 @@ def test_bm25_tokens_are_made_once_per_text(cache, pages, monkeypatch):
     third = retrieve.BM25Retriever()
     third.index(chunks)
     assert third.search(queries, 3) == ranked
+
+
+def rows_of(store) -> list[tuple]:
+    """(key, checksum, value) of every row ``store``'s file holds."""
+    store.flush()
+    with store._lock:
+        return store._connect().execute("SELECT key, checksum, value FROM entries").fetchall()
+
+
+def set_rows(store, rows) -> None:
+    """``rows`` of (key, checksum, value) written over the values ``store``'s file holds."""
+    with store._lock:
+        db = store._connect()
+        with db:
+            db.executemany("UPDATE entries SET checksum = ?, value = ? WHERE key = ?",
+                           [(check, value, key) for key, check, value in rows])
+
+
+class Payload:
+    """A pickle that, unpickled, writes a file: what a cache holding code would run."""
+
+    def __init__(self, marker):
+        self.marker = str(marker)
+
+    def __reduce__(self):
+        return (open, (self.marker, "w"))
+
+
+def chunk_texts(folder) -> list[tuple]:
+    corpus = load_corpus(folder)
+    return [(c.doc_id, c.start, c.end, c.breadcrumb, c.embed_text)
+            for c in chunk_corpus(corpus, make_config(strategy="ast_breadcrumb", size=300))]
+
+
+def test_a_pickle_in_the_cache_never_runs(cache, pages, tmp_path):
+    expected = chunk_texts(pages)
+    store = corpus_module.PARSES
+    marker = tmp_path / "ran"
+    blob = pickle.dumps(Payload(marker))
+    # the payload under every key, with checksums that hold: what a writer of the folder can do
+    set_rows(store, [(key, content_cache.checksum(key, blob), blob)
+                     for key, _, _ in rows_of(store)])
+    assert chunk_texts(pages) == expected
+    assert not marker.exists()
+
+
+def test_a_file_of_the_pickled_layout_is_never_opened(cache, pages, tmp_path):
+    marker = tmp_path / "ran"
+    cache.mkdir()
+    old = sqlite3.connect(cache / "parsed.sqlite")
+    old.execute("CREATE TABLE entries (key TEXT PRIMARY KEY, value BLOB NOT NULL)")
+    keys = [corpus_module.parse_key(text, True, False) for text in PAGES.values()]
+    old.executemany("INSERT INTO entries VALUES (?, ?)",
+                    [(key, pickle.dumps(Payload(marker))) for key in keys])
+    old.commit()
+    old.close()
+    load_corpus(pages)
+    assert not marker.exists()
+
+
+def test_a_value_of_another_shape_is_dropped_though_its_checksum_holds(cache, pages, parses):
+    load_corpus(pages)
+    store = corpus_module.PARSES
+    forged = content_cache.encode({"size": 40, "blocks": [["heading", 0, 400]],
+                                   "references": {}, "nesting_limit": [], "warnings": []})
+    set_rows(store, [(key, content_cache.checksum(key, forged), forged)
+                     for key, _, _ in rows_of(store)])
+    again = load_corpus(pages)
+    assert len(parses) == 6 and [d.title for d in again] == ["Alpha", "Beta", "Delta"]
+    assert all(value != forged for _, _, value in rows_of(store))  # made again and stored
+
+
+def flip_bits(path, count: int, seed: int, *, start: int) -> None:
+    data = bytearray(path.read_bytes())
+    chance = random.Random(seed)
+    for _ in range(count):
+        at = chance.randrange(start, len(data))
+        data[at] ^= 1 << chance.randrange(8)
+    path.write_bytes(bytes(data))
+
+
+def run_recording(folder) -> tuple[list[tuple], list[str]]:
+    """The chunks of a run as a new process makes them, and the CacheWarnings it gave."""
+    anew()
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        chunks = chunk_texts(folder)
+    return chunks, [str(w.message) for w in seen if w.category is content_cache.CacheWarning]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_flipped_bits_in_the_file_change_no_chunk(cache, seed, monkeypatch):
+    monkeypatch.setenv(content_cache.SWITCH_VARIABLE, "0")
+    expected = chunk_texts(SAMPLE)
+    monkeypatch.setenv(content_cache.SWITCH_VARIABLE, "1")
+    assert chunk_texts(SAMPLE) == expected
+    corpus_module.PARSES.close()
+    flip_bits(content_cache.file_of(cache, "parsed"), 300, seed, start=100)
+    chunks, warned = run_recording(SAMPLE)
+    assert chunks == expected and len(warned) <= 1  # moved aside once, if sqlite noticed
+    chunks, warned = run_recording(SAMPLE)
+    assert chunks == expected and warned == []
+
+
+@pytest.mark.parametrize("damage", ["header", "truncated"])
+def test_a_damaged_file_is_moved_aside_once_and_made_anew(cache, pages, parses, damage):
+    load_corpus(pages)
+    corpus_module.PARSES.close()
+    path = content_cache.file_of(cache, "parsed")
+    data = path.read_bytes()
+    path.write_bytes(b"\0" * 100 + data[100:] if damage == "header" else data[: len(data) // 3])
+    with pytest.warns(content_cache.CacheWarning, match="moved aside to .*bad-"):
+        load_corpus(pages)
+    assert [p.name for p in cache.glob("parsed.v*.sqlite.bad-*")]
+    seen = len(parses)
+    anew()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        load_corpus(pages)  # no warning: the file was made anew
+    assert len(parses) == seen  # and read from
+
+
+def test_past_its_bound_the_least_recently_used_values_go(cache, monkeypatch):
+    store = content_cache.ContentCache("bounded")
+    monkeypatch.setenv(content_cache.BOUND_VARIABLE, str(40_000 / 2**20))
+    old = int(time.time()) - 10 * content_cache.TOUCH_SECONDS
+    store.put_many({f"k{n}": "x" * 2_000 for n in range(15)})  # 30 kB: under the bound
+    store.flush()
+    with store._lock:
+        store._connect().execute("UPDATE entries SET used = ?", (old,))
+    store.get("k0")  # read: marked as used now
+    store.put_many({f"n{n}": "y" * 2_000 for n in range(15)})
+    store.flush()
+    with store._lock:
+        db = store._connect()
+        kept = {key for (key,) in db.execute("SELECT key FROM entries")}
+        assert content_cache.stored_bytes(db) <= 40_000
+    assert "k0" in kept and {f"n{n}" for n in range(15)} <= kept
+    assert "k1" not in kept
+
+
+def test_a_bound_that_is_no_size_is_one_line(monkeypatch):
+    monkeypatch.setenv(content_cache.BOUND_VARIABLE, "lots")
+    with pytest.raises(content_cache.ConfigError, match="CHUNKPROOF_CONTENT_CACHE_MIB"):
+        content_cache.bound_bytes()
+
+
+def test_a_flipped_bit_in_a_value_is_caught_by_its_checksum(cache, pages, parses):
+    expected = chunk_texts(pages)
+    store = corpus_module.PARSES
+    flipped = []
+    for key, check, value in rows_of(store):
+        data = bytearray(value)
+        at = next(i for i, byte in enumerate(data) if 97 <= byte <= 122)  # a letter
+        data[at] ^= 0x20  # its case: one bit
+        flipped.append((key, check, bytes(data)))
+    set_rows(store, flipped)
+    anew()
+    assert chunk_texts(pages) == expected and len(parses) == 6  # each page parsed again
+
+
+def test_cache_info_and_clear(cache, pages, capsys):
+    from chunkproof import cli
+
+    load_corpus(pages)
+    corpus_module.PARSES.close()
+    (cache / "parsed.sqlite").write_bytes(b"pickled values of an older layout")
+    (cache / "parsed.v2.sqlite.bad-20260101-000000").write_bytes(b"moved aside")
+    (cache / "embeddings").mkdir()
+    (cache / "embeddings" / "model.sqlite").write_bytes(b"vectors")
+    (cache / "notes.txt").write_text("not chunkproof's")
+    assert cli.main(["cache", "info"]) == 0
+    info = capsys.readouterr().out
+    assert f"cache folder {cache}" in info and "parsed: parsed.v2.sqlite: 3 values" in info
+    assert "of an older layout, never read" in info and "parsed.sqlite" in info
+    assert "moved aside" in info and "embeddings/" in info and "1 file(s)" in info
+    assert cli.main(["cache", "clear"]) == 0
+    removed = capsys.readouterr().out
+    assert all(name in removed for name in ("parsed.v2.sqlite\n", "parsed.sqlite\n", ".bad-"))
+    assert sorted(p.name for p in cache.iterdir()) == ["embeddings", "notes.txt"]
+    assert cli.main(["cache", "clear", "--all"]) == 0
+    assert sorted(p.name for p in cache.iterdir()) == ["notes.txt"]
+    anew()
+    load_corpus(pages)  # made anew
+    assert content_cache.file_of(cache, "parsed").is_file()

@@ -56,3 +56,17 @@ def test_a_result_table_round_trips_a_hostile_cell(tmp_path):
     assert "'=cmd" in (tmp_path / table.file).read_text(encoding="utf-8")
     back = table.read(tmp_path)
     assert all(back[c.name].iloc[0] == "=cmd" for c in table.columns if c.kind == "str")
+
+
+def test_every_csv_is_written_through_the_guard():
+    """A CSV written any other way than ``csv_text`` (a frame's own ``to_csv``, the csv
+    module) would hand a spreadsheet the formulas the guard quotes: query_kinds.csv wrote the
+    kind a query file gave, unquoted."""
+    from conftest import ROOT
+
+    lib = ROOT / "lib" / "chunkproof"
+    found = [f"{path.relative_to(lib)}:{n}" for path in sorted(lib.rglob("*.py"))
+             if path != lib / "util" / "sheets.py"
+             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if ".to_csv(" in line or "csv.writer" in line or "DictWriter" in line]
+    assert found == []

@@ -10,7 +10,7 @@ import pytest
 from chunkproof import ConfigError, chunk_document, load_config, make_config, make_document
 from chunkproof.chunking.config import save_config
 from chunkproof.cli import main
-from chunkproof.document.links import page_fields, render_href
+from chunkproof.document.links import link_scheme, page_fields, render_href
 
 SITE = "https://docs.example.com/{route}#{anchor}"
 PAGE = ("# Install\n\nintro\n\n## With pip\n\nrun pip\n\n### Options {#pip-options}\n\nflags\n\n"
@@ -82,10 +82,44 @@ def test_links_do_not_change_the_config_id_until_set():
     ("https://x/{route}#{anchor!r}", r"url_template: .*conversion"),
     ("https://x/{route", r"url_template: .*braces"),
     ("https://x/{0}", r"url_template: unknown field \{0\}"),
+    ("javascript:alert(1)//{route}", r"url_template: makes javascript: links.*http or https"),
+    (" JavaScript:{path}", r"url_template: makes javascript: links"),
+    ("java\tscript:{path}", r"url_template: makes javascript: links"),
+    ("data:text/html,{route}", r"url_template: makes data: links"),
+    ("file:///srv/site/{path}", r"url_template: makes file: links"),
+    ("{dir}javascript:{path}", r"url_template: makes \w*javascript: links"),
 ])
 def test_a_bad_template_is_refused_naming_the_fields(template, message):
     with pytest.raises(ConfigError, match=message):
         make_config(url_template=template)
+
+
+@pytest.mark.parametrize("template", [SITE, "http://x/{path}", "/{route}#{anchor}",
+                                      "../{path_without_ext}.html", "#{anchor}", "{route}"])
+def test_http_relative_and_fragment_templates_are_taken(template):
+    assert make_config(url_template=template).url_template == template
+
+
+@pytest.mark.parametrize("doc_id", ["javascript:alert(1).md", "data:text/html,x/a.md",
+                                    "JavaScript:x/index.md"])
+def test_a_page_named_like_a_scheme_links_as_a_path(doc_id):
+    doc = make_document(doc_id, PAGE)
+    for template in ("{route}#{anchor}", "{path}", "{dir}/{stem}"):
+        chunks = chunk_document(doc, make_config(strategy="ast_merge", url_template=template))
+        assert chunks and all(c.href and link_scheme(c.href) == "" for c in chunks)
+
+
+@pytest.mark.parametrize("href,drawn", [
+    ("https://docs.example.com/guide/#install", True), ("guide/install/#x", True),
+    ("#install", True), ("javascript:alert(1)", False), (" data:text/html,<b>x</b>", False),
+    ("vbscript:x", False), ("java\nscript:alert(1)", False), ("", False)])
+def test_the_explorer_draws_only_http_relative_and_fragment_links(href, drawn):
+    from types import SimpleNamespace
+
+    from chunkproof.viz.explorer import page_link
+
+    shown = page_link(SimpleNamespace(href=href), "Install")
+    assert ("<a " in shown) is drawn and ("script" not in shown or not drawn)
 
 
 def test_an_unknown_slug_rule_is_refused():
@@ -93,14 +127,17 @@ def test_an_unknown_slug_rule_is_refused():
         make_config(slug_rule="hugo")
 
 
-def test_the_chunk_command_refuses_a_bad_template_in_one_line(tmp_path, capsys):
+@pytest.mark.parametrize("template,named", [("https://x/{page}", "{page}"),
+                                            ("javascript:alert(1)//{path}", "javascript:")])
+def test_the_chunk_command_refuses_a_bad_template_in_one_line(tmp_path, capsys, template,
+                                                              named):
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "a.md").write_text("# A\n\ntext\n")
     code = main(["chunk", "--corpus", str(tmp_path / "docs"), "--strategy", "ast_merge",
-                 "--set", "url_template=https://x/{page}", "--out", str(tmp_path / "c.jsonl")])
+                 "--set", f"url_template={template}", "--out", str(tmp_path / "c.jsonl")])
     err = capsys.readouterr().err.strip()
     assert code == 2
-    assert len(err.splitlines()) == 1 and "{page}" in err
+    assert len(err.splitlines()) == 1 and named in err
     assert not (tmp_path / "c.jsonl").exists()
 
 

@@ -66,7 +66,12 @@ def test_quotes_nested_far_past_the_limit_keep_the_heading_after_them():
     text = "> " * depth + "deep\n\n# After\n\nText.\n"
     doc = make_document("q.md", text)
     assert doc.blocks[-2].is_heading and doc.blocks[-2].title == "After"
-    assert deep(doc.blocks, "deep_text") is not None
+    innermost = deep(doc.blocks)
+    while deep(innermost.children) is not None:
+        innermost = deep(innermost.children)
+    # past MAX_ROUNDS regions the rest is read flat: the quotes left are one paragraph
+    assert [b.kind for b in innermost.children] == ["paragraph"]
+    assert doc.text[innermost.start : innermost.end].endswith("> deep")
     assert doc.nesting_limit[0] == 1
 
 

@@ -87,6 +87,16 @@ def test_exported_heading_scores_equal_score_table(executed, direct):
 
 
 @pytest.mark.slow
+def test_the_export_names_no_folder_of_the_machine(executed):
+    text = (executed / "out" / "structure_signal" / "structure_signal.json").read_text()
+    assert str(executed) not in text and str(ROOT) not in text
+    parameters = json.loads(text)["parameters"]
+    assert parameters["CORPUS"] == FIXTURE_VALUES["CORPUS"]  # in the repo: relative to it
+    assert parameters["OUT_DIR"] == f".../{executed.name}/out"  # elsewhere: its last two names
+    assert json.loads(text)["gold"] == FIXTURE_VALUES["GOLD"]
+
+
+@pytest.mark.slow
 def test_exported_retrieval_equals_run_sweep(executed, direct):
     numbers = json.loads((executed / "out" / "structure_signal" / "structure_signal.json")
                          .read_text())

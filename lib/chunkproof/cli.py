@@ -1,5 +1,5 @@
 """Command line: chunkproof strategies | chunk | summary | queries | sweep | view | report |
-study.
+study | cache.
 
 Thin wrappers over the library (their arguments: ``cli_args.py``). Every stage is imported
 inside the command that uses it, so that ``chunkproof --help`` loads the parser's defaults only
@@ -400,6 +400,20 @@ def cmd_view(args) -> int:
     return 0
 
 
+def cmd_cache(args) -> int:
+    """``cache info``: what the cache folder holds; ``cache clear``: its content caches gone
+    (``--all``: every cache chunkproof keeps there)."""
+    from .util.cache_folder import clear, describe
+
+    if args.cache_command == "clear":
+        removed = clear(everything=args.all)
+        print(f"removed {len(removed)} cache file(s) or folder(s)" + "".join(
+            f"\n  {path}" for path in removed))
+        return 0
+    print("\n".join(describe()))
+    return 0
+
+
 def make_sweep_params(model, **values):
     """Validate sweep parameters; a bad one raises ConfigError naming it."""
     from pydantic import ValidationError
@@ -412,7 +426,7 @@ def make_sweep_params(model, **values):
 
 HANDLERS = {"strategies": cmd_strategies, "chunk": cmd_chunk, "summary": cmd_summary,
             "queries": cmd_queries, "sweep": cmd_sweep, "view": cmd_view, "study": cmd_study,
-            "report": cmd_report}
+            "report": cmd_report, "cache": cmd_cache}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -437,8 +451,11 @@ def main(argv: list[str] | None = None) -> int:
 def check_environment(args) -> None:
     """The settings a command reads from its environment (``CHUNKPROOF_*``), checked once
     before any file is read: a bad one fails the command in one line."""
+    from .util.content_cache import bound_bytes
+
     limit_parsing(getattr(args, "parse_seconds", None))
     limit_file_size(getattr(args, "max_file_mib", None))
+    bound_bytes()  # CHUNKPROOF_CONTENT_CACHE_MIB, when set, must be a size
     choose_tokenizer(args)
     if args.command in ("sweep", "report"):
         from .evaluation.run.engine import default_workers

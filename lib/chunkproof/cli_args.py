@@ -38,6 +38,7 @@ EXAMPLES = {
             "--vs rct --out client.html",
     "report": "chunkproof report --corpus docs/ --sizes 400,800 --out results/docs-report",
     "study": "chunkproof study data/study --out results/study",
+    "cache": "chunkproof cache info\n  chunkproof cache clear",
 }
 
 
@@ -72,8 +73,8 @@ TOKENIZER_HELP = ("a tokenizer.json (any HuggingFace tokenizer), or a sentence-t
                   "tokenizer; chunk --config: the one chosen_config.yaml records)")
 WINDOW_HELP = ("tokens the encoder reads, for the share of chunks over it (default: the model "
                "folder's max_seq_length, else the tokenizer's truncation length, else 256)")
-PARSE_HELP = ("seconds one file may take to be read and parsed before it is skipped and "
-              "reported (default 60, or CHUNKPROOF_PARSE_SECONDS; 0: no limit)")
+PARSE_HELP = ("CPU seconds one file may take to be parsed before it is skipped and reported "
+              "(default 60, or CHUNKPROOF_PARSE_SECONDS; 0: no limit)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -226,6 +227,17 @@ def build_parser() -> argparse.ArgumentParser:
     study.add_argument("--out", required=True, help="study folder to write: a run folder per "
                                                     "site, study.json, its tables as CSV and "
                                                     "the forest plots")
+
+    cache = command("cache", "what the cache folder holds (info), or empty it (clear): "
+                             "parses and BM25 tokens kept across runs")
+    cache_sub = cache.add_subparsers(dest="cache_command", required=True, metavar="COMMAND")
+    _command(cache_sub, "info", "each content cache's values, size, bound and last use, and "
+             "the other caches' folders", "chunkproof cache info", parents=[common])
+    clear = _command(cache_sub, "clear", "remove the content caches' files (every layout, "
+                     "and those moved aside); what is removed is made again when needed",
+                     "chunkproof cache clear --all", parents=[common])
+    clear.add_argument("--all", action="store_true",
+                       help="remove the embedding caches and exported models too")
     return parser
 
 

@@ -104,8 +104,8 @@ class FrontMatterTooDeepError(CorpusError, ValueError):
 
 
 class ParseTimeLimitError(CorpusError):
-    """A file whose load and parse took longer than the per-file time limit: skipped,
-    reported."""
+    """A document whose parse used more CPU time than the per-document limit: a file is
+    skipped and reported, a text handed to the API stops with this error."""
 
 
 class DocumentNotFoundError(CorpusError, KeyError):
@@ -266,8 +266,13 @@ class GridWarning(UserWarning):
 
 
 class CacheWarning(UserWarning):
-    """An embedding cache whose file was unsound (moved aside and rebuilt), or a cache that
-    cannot be used."""
+    """A cache whose file was unsound (moved aside and rebuilt), or a cache that cannot be
+    used."""
+
+
+class SkippedDocumentWarning(UserWarning):
+    """A document an adapter was handed and left out (its parse passed the time limit): the
+    other documents are chunked."""
 
 
 class SchemaError(ChunkproofError, ValueError):

@@ -9,6 +9,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, replace
 from functools import lru_cache
 from html.parser import HTMLParser
+from operator import attrgetter
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -17,7 +18,13 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 
 from ..util.collector import collector_paused
 from ..util.frozen import quick_init
-from .dialects import alert_label, container_meta, use_dialects
+from .dialects import (
+    alert_label,
+    container_meta,
+    limit_depth,
+    use_dialects,
+    use_flat_dialects,
+)
 from .headings import EXPLICIT, MARKDOWN, infer_heading
 from .inline import heading_title
 from .lines import LineIndex
@@ -46,13 +53,13 @@ _LEAVES = {
     "html_block": "html",
     "front_matter": "front_matter",
     "definition": "reference",
-    "deep_text": "deep_text",
+    "flat_opener": "text",
     "esm": "metadata",
     "directive_options": "metadata",
     "jsx": "jsx",
     "target": "target",
 }
-ATOMIC = frozenset({"fence", "code", "table", "deep_text", "jsx"})
+ATOMIC = frozenset({"fence", "code", "table", "jsx"})
 """Blocks that no cut may fall inside, at any depth."""
 _WORDLESS = frozenset({"hr", "empty_heading", "target"})
 _WORD_CHAR = re.compile(r"[^\W_]")
@@ -75,14 +82,14 @@ class Block:
     kind: str
     """heading, paragraph, fence, code, table, list, item, blockquote, container, html, hr,
     reference (link reference definitions), front_matter, empty_heading (a heading with no
-    text: never a heading of the stack), text (text markdown-it gave no block), deep (what lies
-    past the nesting limit, parsed on its own: ``nesting.py``), deep_text (the same, too deep
-    even for that: never cut), metadata (MDX ``import``/``export`` lines, a MyST directive's
-    options, an HTML ``<script>`` or ``<style>`` block: a VitePress page's code), jsx (a JSX
-    component closed on its own lines: never cut) or target (a MyST ``(label)=`` line). A
-    ``container`` is any labelled container of a documentation dialect (``dialect`` and
-    ``label`` say which: ``docs/dialects.md``), a fence of a VitePress code group among them
-    (``code_group_tabs``)."""
+    text: never a heading of the stack), text (text markdown-it gave no block, or a directive's
+    opening line read flat), deep (what lies past the nesting limit, parsed on its own, or
+    read flat further down: ``nesting.py``), metadata (MDX ``import``/``export`` lines, a
+    MyST directive's options, an HTML ``<script>`` or ``<style>`` block: a VitePress page's
+    code), jsx (a JSX component closed on its own lines: never cut) or target (a MyST
+    ``(label)=`` line). A ``container`` is any labelled container of a documentation dialect
+    (``dialect`` and ``label`` say which: ``docs/dialects.md``), a fence of a VitePress code
+    group among them (``code_group_tabs``)."""
     start: int
     """Char offset of the block's first character in ``Document.text``."""
     end: int
@@ -121,6 +128,53 @@ class Block:
     def is_body(self) -> bool:
         """Content a chunk is about: not a heading, front matter or a wordless block."""
         return self.content and self.kind not in NOT_BODY
+
+
+_ROW_FIELDS = attrgetter("kind", "start", "end", "level", "title", "provenance", "raw_title",
+                         "content", "dialect", "label")
+_ROW_TAIL = (0, "", "", "", True, "", "")
+"""The fields after ``kind, start, end`` of most blocks (no level, title, children or label):
+their row is those three alone."""
+
+
+def block_rows(blocks: Iterable[Block]) -> list:
+    """``blocks`` as plain JSON rows: ``[kind, start, end]`` for a block whose other fields
+    hold their defaults, else every field but ``children`` in order and then the children's
+    rows; how the content cache stores a parse (``blocks_of_rows`` reads them back)."""
+    rows = []
+    for block in blocks:
+        fields = _ROW_FIELDS(block)
+        if fields[3:] == _ROW_TAIL and not block.children:
+            rows.append(fields[:3])
+        else:
+            rows.append((*fields, block_rows(block.children)))
+    return rows
+
+
+def blocks_of_rows(rows: object, size: int) -> tuple[Block, ...]:
+    """The Blocks ``block_rows`` wrote, each row checked (field types, offsets within a text
+    of ``size`` chars): TypeError or ValueError for anything that is not such a row."""
+    if type(rows) is not list:
+        raise TypeError("expected a list of block rows")
+    found = []
+    for row in rows:
+        if type(row) is not list or len(row) not in (3, 11):
+            raise TypeError(f"not a block row: {str(row)[:80]}")
+        if len(row) == 3:
+            kind, start, end = row
+            level, title, provenance, raw, content, dialect, label = _ROW_TAIL
+            children: tuple[Block, ...] = ()
+        else:
+            kind, start, end, level, title, provenance, raw, content, dialect, label, kids = row
+            children = blocks_of_rows(kids, size)
+        if not (type(start) is type(end) is type(level) is int and 0 <= start <= end <= size
+                and type(content) is bool
+                and str is type(kind) is type(title) is type(provenance) is type(raw)
+                is type(dialect) is type(label)):
+            raise TypeError(f"not a block row: {str(row)[:80]}")
+        found.append(Block(kind, start, end, level, title, provenance, raw, content,
+                           children, dialect, label))
+    return tuple(found)
 
 
 def atomic_blocks(blocks: Iterable[Block]) -> list[Block]:
@@ -166,8 +220,20 @@ def _markdown(front_matter: bool = True) -> MarkdownIt:
         md.use(front_matter_plugin)
     use_dialects(md)  # before ``:::``: a ``:::{name}`` line opens a MyST directive
     md.use(container_plugin, name=DIRECTIVE, validate=_names_a_container)
+    limit_depth(md, f"container_{DIRECTIVE}")
     md.disable("inline")  # block structure is all chunking needs; inline parsing doubles cost
-    return limit_nesting(md, lambda: _markdown(front_matter=False))
+    return limit_nesting(md, lambda: _markdown(front_matter=False), _flat_markdown)
+
+
+@lru_cache(maxsize=1)
+def _flat_markdown() -> MarkdownIt:
+    """The parser of lines read flat (``nesting.read_flat``): CommonMark's leaf blocks and
+    tables, no list, quote, indented code or container, a MyST directive's opening line one
+    line of text (``dialects.use_flat_dialects``)."""
+    md = MarkdownIt("commonmark", {"inline_definitions": True})
+    md.enable("table")
+    md.disable(["list", "blockquote", "code", "inline"])
+    return use_flat_dialects(md)
 
 
 WINDOW = 64_000

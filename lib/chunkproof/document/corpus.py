@@ -19,12 +19,15 @@ from ..errors import (
     UndecodableFileError,
     missing_folder,
 )
-from ..util.code_version import code_version, package_version
+from ..util.code_version import code_version
+from ..util.collector import collector_paused
 from ..util.content_cache import ContentCache, digest
 from .blocks import (
     Block,
     LineIndex,
     atomic_blocks,
+    block_rows,
+    blocks_of_rows,
     parse_blocks,
     references_of,
     structure_source_of,
@@ -233,26 +236,57 @@ def _title(front_matter: dict, blocks: tuple[Block, ...], doc_id: str) -> str:
     return h1.title if h1 else Path(doc_id).stem
 
 
-PARSES = ContentCache("parsed")
+def parse_data(parsed: dict, text: str) -> dict:
+    """A parse (``parse_text``) as JSON data, what ``PARSES`` stores: its blocks as rows
+    (``block_rows``), references, the nesting limit's lines and warnings as rows; the line
+    index and atoms are made again from the text and blocks."""
+    return {"size": len(text), "blocks": block_rows(parsed["blocks"]),
+            "references": parsed["references"], "nesting_limit": list(parsed["nesting_limit"]),
+            "warnings": [[w.kind, w.message, w.line] for w in parsed["warnings"]]}
+
+
+def parse_of_data(data: object) -> dict:
+    """The parse ``parse_data`` stored, every field checked: TypeError or ValueError for data
+    of another shape (``ContentCache.decode``)."""
+    if not isinstance(data, dict) or type(data.get("size")) is not int:
+        raise TypeError("not a stored parse")
+    references, limit, rows = data["references"], data["nesting_limit"], data["warnings"]
+    if not (isinstance(references, dict) and all(type(v) is str for v in references.values())
+            and type(limit) is list and all(type(n) is int for n in limit)
+            and type(rows) is list):
+        raise TypeError("not a stored parse")
+    warnings = tuple(DocWarning(kind, message, line) for kind, message, line in rows)
+    if not all(type(w.kind) is type(w.message) is str and type(w.line) is int
+               for w in warnings):
+        raise TypeError("not a stored parse")
+    blocks = blocks_of_rows(data["blocks"], data["size"])
+    return {"size": data["size"], "blocks": blocks, "references": references,
+            "atoms": tuple(atomic_blocks(blocks)), "nesting_limit": tuple(limit),
+            "warnings": warnings}
+
+
+PARSES = ContentCache("parsed", decode=parse_of_data)
 """Parses of earlier runs, by ``parse_key``: a page is parsed again only when it changed."""
 
 
 def parse_key(text: str, is_markdown: bool, infer_headings: bool) -> str:
-    """What a parse depends on: the text, how it is read, chunkproof's code and the parser."""
-    return digest(text, f"markdown={is_markdown} infer={infer_headings}", code_version(),
-                  f"markdown-it-py {package_version('markdown-it-py')}")
+    """What a parse depends on: the text, how it is read, and chunkproof's code and the
+    packages that decide a parse (``code_version``: markdown-it-py among them)."""
+    return digest(text, f"markdown={is_markdown} infer={infer_headings}", code_version())
 
 
+@collector_paused()
 def parse(text: str, is_markdown: bool, infer_headings: bool) -> dict:
     """What a Document holds of its parse: lines, blocks, references, atoms and where the
-    nesting limit was reached; read from ``PARSES`` when this text was parsed before."""
+    nesting limit was reached; read from ``PARSES`` when this text was parsed before (its
+    rows made and read with the cyclic collector held off, as the parse itself is)."""
     key = parse_key(text, is_markdown, infer_headings) if not PARSES.disabled else ""
     kept = PARSES.get(key) if key else None
-    if isinstance(kept, dict):
-        return {**kept, "lines": LineIndex.of_starts(text, kept["lines"])}
+    if kept is not None and kept.pop("size") == len(text):
+        return {**kept, "lines": LineIndex(text)}
     parsed = parse_text(text, is_markdown, infer_headings)
     if key:
-        PARSES.put(key, {**parsed, "lines": parsed["lines"].starts})
+        PARSES.put(key, parse_data(parsed, text))
     return parsed
 
 
@@ -269,8 +303,17 @@ def parse_text(text: str, is_markdown: bool, infer_headings: bool) -> dict:
 
 def make_document(
     doc_id: str, text: str, *, path: str = "", infer_headings: bool = False,
+    parse_seconds: float | None = None,
 ) -> Document:
-    """Build a Document from text already decoded (what the loader and tests use)."""
+    """Build a Document from text already decoded (what the loader, the adapters and tests
+    use), parsed within the per-document CPU time limit (``parse_seconds``, else
+    ``CHUNKPROOF_PARSE_SECONDS``, else ``PARSE_SECONDS``; 0: none): ParseTimeLimitError past
+    it (``time_limit``)."""
+    with time_limit(parse_limit(parse_seconds)):
+        return _document(doc_id, text, path, infer_headings)
+
+
+def _document(doc_id: str, text: str, path: str, infer_headings: bool) -> Document:
     is_markdown = not doc_id.lower().endswith(".txt")
     parsed = parse(text, is_markdown, infer_headings)
     front_matter, problem = read_front_matter(parsed["blocks"], text)
@@ -342,7 +385,9 @@ def _reason(err: BaseException) -> str:
     """One line saying why a file could not be read or parsed."""
     if isinstance(err, OSError):
         return err.strerror or str(err)
-    if isinstance(err, UndecodableFileError | ParseTimeLimitError):
+    if isinstance(err, ParseTimeLimitError):
+        return f"{err}: skipped"
+    if isinstance(err, UndecodableFileError):
         return str(err)
     text = " ".join(str(err).split())
     return f"could not be loaded: {type(err).__name__}" + (f": {text[:200]}" if text else "")
@@ -357,9 +402,11 @@ def _skip_kind(err: BaseException) -> str:
     return NOT_LOADED
 
 
-def _load_file(path: Path, doc_id: str, infer_headings: bool, max_bytes: int) -> Document:
+def _load_file(path: Path, doc_id: str, infer_headings: bool, max_bytes: int,
+               seconds: float) -> Document:
     text = decode(read_regular(path, max_bytes))
-    return make_document(doc_id, text, path=str(path.resolve()), infer_headings=infer_headings)
+    return make_document(doc_id, text, path=str(path.resolve()), infer_headings=infer_headings,
+                         parse_seconds=seconds)
 
 
 def corpus_files(root: str | os.PathLike) -> list[tuple[Path, str]]:
@@ -376,13 +423,13 @@ def corpus_files(root: str | os.PathLike) -> list[tuple[Path, str]]:
 def load_file(path: Path, doc_id: str, *, infer_headings: bool, max_bytes: int,
               seconds: float) -> Document | Skipped:
     """One file under the loader's rules: its Document, or Skipped saying why (a file of an
-    unsupported format unread; one that cannot be read, decoded or parsed within ``seconds``).
-    A ConfigError (a setting every file shares) is raised: it is no file's fault."""
+    unsupported format unread; one that cannot be read, decoded, or parsed within ``seconds``
+    of CPU time). A ConfigError (a setting every file shares) is raised: it is no file's
+    fault."""
     if path.suffix.lower() in UNSUPPORTED_SUFFIXES:
         return Skipped(doc_id, UNSUPPORTED, UNSUPPORTED_FORMAT)
     try:  # one file's failure, whatever it is, skips that file alone
-        with time_limit(seconds):
-            return _load_file(path, doc_id, infer_headings, max_bytes)
+        return _load_file(path, doc_id, infer_headings, max_bytes, seconds)
     except ConfigError:
         raise
     except Exception as err:
@@ -392,8 +439,8 @@ def load_file(path: Path, doc_id: str, *, infer_headings: bool, max_bytes: int,
 def load_corpus(root: str | os.PathLike, *, infer_headings: bool = False,
                 max_bytes: int | None = None, parse_seconds: float | None = None) -> Corpus:
     """Load every .md/.markdown/.mdx/.txt file under root; unreadable files, files that are no
-    regular file (a FIFO, a device), files over ``max_bytes``, files whose load and parse
-    take longer than ``parse_seconds`` (None: ``CHUNKPROOF_PARSE_SECONDS`` or
+    regular file (a FIFO, a device), files over ``max_bytes``, files whose parse takes more
+    than ``parse_seconds`` of CPU time (None: ``CHUNKPROOF_PARSE_SECONDS`` or
     ``PARSE_SECONDS``; 0: no limit), files whose load fails in any way and files of an
     unsupported format (.rst, .html, .htm, .adoc) are reported, not fatal (``load_file``)."""
     limit = parse_limit(parse_seconds)
@@ -407,6 +454,7 @@ def load_corpus(root: str | os.PathLike, *, infer_headings: bool = False,
             skipped.append(loaded)
         else:
             documents.append(loaded)
+    PARSES.flush()
     return Corpus(str(Path(root)), tuple(documents), tuple(skipped), max_bytes)
 
 

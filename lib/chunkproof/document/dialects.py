@@ -12,6 +12,8 @@ from markdown_it.ruler import RuleOptionsType
 from markdown_it.rules_block import StateBlock
 from mdit_py_plugins.utils import is_code_block
 
+from .nesting import DEPTH_KEY, read_flat
+
 ADMONITIONS = frozenset({
     "note", "abstract", "summary", "tldr", "info", "todo", "tip", "hint", "important",
     "success", "check", "done", "question", "help", "faq", "warning", "caution", "attention",
@@ -32,13 +34,20 @@ MYST_DIRECTIVES = ADMONITIONS | CODE_DIRECTIVES | frozenset({
 """Directive names read as known (``dialect_profile`` lists any other as unknown)."""
 ALERTS = frozenset({"NOTE", "TIP", "IMPORTANT", "WARNING", "CAUTION"})
 """GitHub alert types (``> [!NOTE]``)."""
+MAX_DEPTH = 8
+"""Containers of the dialects below open inside one another at most: the body of the
+eighth is read flat (``nesting.read_flat``), and a ``:::`` line that would open a ninth is
+text. So an unclosed or over-deep container costs at most eight scans of the lines after it
+(each rule reads a line once), and the blocks read flat are cut between."""
 
 _TAB = re.compile(r'===[!+]{0,2}[ \t]+"(.*)"[ \t]*$')
 _ADMONITION = re.compile(
     r'(?:!!!|\?\?\?\+?)[ \t]+([\w-]+)((?:[ \t]+[\w-]+)*)(?:[ \t]+"(.*)")?[ \t]*$')
 _DIRECTIVE = re.compile(r"(`{3,}|~{3,}|:{3,})[ \t]*\{([A-Za-z][\w:.+-]*)\}[ \t]*(.*)$")
 _OPTION = re.compile(r":[\w-]+:")
-_SLASHES = re.compile(r"(/{3,})[ \t]*([A-Za-z][\w-]*)[ \t]*(?:\|[ \t]*(.*?))?[ \t]*$")
+_SLASHES = re.compile(r"(/{3,})[ \t]*([A-Za-z][\w-]*)(?:[ \t]*\|[ \t]*(.*))?")
+"""Matched whole against the line with its trailing blanks stripped (``_opening``): no
+blank-eating quantifier follows another, so a line is read in time linear in its length."""
 _TARGET = re.compile(r"\(([^()\s]+)\)=[ \t]*$")
 _COMPONENT = re.compile(r"<([A-Z][\w.]*)(?=[\s/>]|$)")
 _ATTRIBUTE = re.compile(r"""\b(label|title|value)=(?:"([^"]*)"|'([^']*)'|\{["'`]([^"'`]*))""")
@@ -95,6 +104,11 @@ def _line(state: StateBlock, line: int) -> str:
     return state.src[state.bMarks[line] + state.tShift[line] : state.eMarks[line]]
 
 
+def _opening(state: StateBlock, line: int) -> str:
+    """``line``'s text as an opening pattern reads it: indentation and trailing blanks off."""
+    return _line(state, line).rstrip(" \t")
+
+
 def _indented_end(state: StateBlock, first: int, end: int, indent: int) -> int:
     """The first line from ``first`` that holds text indented less than ``indent``."""
     line = first
@@ -104,10 +118,17 @@ def _indented_end(state: StateBlock, first: int, end: int, indent: int) -> int:
 
 
 def _children(state: StateBlock, first: int, stop: int, indent: int, parent: str) -> None:
-    """Lines [first, stop) tokenized as blocks indented by ``indent``."""
+    """Lines [first, stop) tokenized as blocks indented by ``indent``: the body of a container
+    opened inside as many others as it may be (``MAX_DEPTH``) is read flat."""
     saved = state.parentType, state.lineMax, state.blkIndent
     state.parentType, state.lineMax, state.blkIndent = parent, stop, indent
-    state.md.block.tokenize(state, first, stop)
+    depth = state.env.get(DEPTH_KEY, 0) + 1
+    state.env[DEPTH_KEY] = depth
+    if depth < MAX_DEPTH:
+        state.md.block.tokenize(state, first, stop)
+    else:
+        read_flat(state, first, stop)
+    state.env[DEPTH_KEY] = depth - 1
     state.parentType, state.lineMax, state.blkIndent = saved
 
 
@@ -219,7 +240,7 @@ def slash_block(state: StateBlock, start: int, end: int, silent: bool) -> bool:
     body is Markdown, after its options (lines indented past the opening one)."""
     if is_code_block(state, start) or not _opens(state, start, "/"):
         return False
-    found = _SLASHES.match(_line(state, start))
+    found = _SLASHES.fullmatch(_opening(state, start))
     if found is None:
         return False
     if silent:
@@ -354,6 +375,49 @@ def esm(state: StateBlock, start: int, end: int, silent: bool) -> bool:
         token.map = [start, stop]
         state.line = stop
     return True
+
+
+def directive_line(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+    """A MyST directive's opening line where lines are read flat: one line of text, so that
+    ```` ```{note} ```` does not open a code fence holding the rest."""
+    if (is_code_block(state, start) or not _opens(state, start, "`~:")
+            or _DIRECTIVE.match(_line(state, start)) is None):
+        return False
+    if not silent:
+        token = state.push("flat_opener", "", 0)
+        token.map = [start, start + 1]
+        state.line = start + 1
+    return True
+
+
+def use_flat_dialects(md: MarkdownIt) -> MarkdownIt:
+    """``md`` reading a MyST directive's opening line as a line of text (``directive_line``):
+    the only dialect rule of lines read flat."""
+    md.block.ruler.before("fence", "directive_line", directive_line,
+                          {"alt": ["paragraph", "reference"]})
+    return md
+
+
+def limit_depth(md: MarkdownIt, name: str) -> MarkdownIt:
+    """``md`` with its block rule ``name`` (a container that parses its own body, as
+    mdit-py-plugins' ``:::`` container does) opening a container only where fewer than
+    ``MAX_DEPTH - 1`` are open (its body cannot be read flat, so it never holds the last
+    level), and counted as one while it reads its body."""
+    rule = md.block.ruler.__rules__[md.block.ruler.__find__(name)]
+    inner = rule.fn
+
+    def limited(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+        depth = state.env.get(DEPTH_KEY, 0)
+        if depth + 1 >= MAX_DEPTH:
+            return False
+        state.env[DEPTH_KEY] = depth + 1
+        try:
+            return inner(state, start, end, silent)
+        finally:
+            state.env[DEPTH_KEY] = depth
+
+    md.block.ruler.at(name, limited, {"alt": rule.alt})
+    return md
 
 
 def use_dialects(md: MarkdownIt) -> MarkdownIt:

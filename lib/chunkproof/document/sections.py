@@ -14,6 +14,11 @@ from .blocks import NOT_BODY, Block
 from .lines import offset_type
 
 _START, _END = attrgetter("start"), attrgetter("end")
+MAX_LABELS = 8
+"""Container labels a breadcrumb carries at most: those of the outermost eight containers
+holding the chunk (a documentation dialect's containers nest eight deep at most,
+``dialects.MAX_DEPTH``; GitHub alerts are quotes, which nest further). With at most six
+headings, a breadcrumb is at most fourteen entries deep (and a ``part n of m``)."""
 _KIND, _CONTENT = attrgetter("kind"), attrgetter("content")
 
 
@@ -142,10 +147,11 @@ def _labelled(block: Block) -> bool:
 
 def container_labels(blocks: Sequence[Block], start: int, end: int) -> tuple[str, ...]:
     """The labels of the labelled containers (at any depth) that hold all of [start, end),
-    outermost first: what a span inside a tab or an admonition is shown under."""
+    outermost first, ``MAX_LABELS`` at most: what a span inside a tab or an admonition is
+    shown under."""
     found: list[str] = []
     level = blocks
-    while level:
+    while level and len(found) < MAX_LABELS:
         at = bisect.bisect_right(level, start, key=_START) - 1
         block = level[at] if at >= 0 else None
         if block is None or not block.start <= start < end <= block.end:

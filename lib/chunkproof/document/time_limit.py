@@ -1,5 +1,7 @@
-"""A time limit on loading and parsing one file, so a file that would take minutes (or never
-end) is skipped and the rest of the corpus loads."""
+"""A time limit on parsing one document, counted in the CPU time its thread uses, so a file that
+would take minutes (or never end) is skipped and the rest of the corpus loads, and a page
+handed to the API stops with one error line; a loaded machine neither skips a file early nor
+waits on it longer."""
 
 from __future__ import annotations
 
@@ -14,8 +16,9 @@ from contextlib import contextmanager
 from ..errors import ConfigError, ParseTimeLimitError
 
 PARSE_SECONDS = 60.0
-"""Seconds one file may take to be read and parsed by default (an 8 MiB page of prose takes
-a few); ``CHUNKPROOF_PARSE_SECONDS`` or ``load_corpus(parse_seconds=...)`` sets another, 0 none."""
+"""CPU seconds one document may take to be parsed by default (an 8 MiB page of prose takes a
+few); ``CHUNKPROOF_PARSE_SECONDS``, ``load_corpus(parse_seconds=...)`` or
+``make_document(parse_seconds=...)`` sets another, 0 none."""
 ENV = "CHUNKPROOF_PARSE_SECONDS"
 _warned: list[bool] = []
 
@@ -43,33 +46,41 @@ def signals_usable() -> bool:
 
 @contextmanager
 def time_limit(seconds: float) -> Iterator[None]:
-    """Raise ParseTimeLimitError in the block once it has run ``seconds`` (a real-time timer
-    signal; code in a native extension is interrupted when it returns to Python). Where
-    signals cannot be used (another thread, no ``setitimer``), the block runs without a
-    limit and a warning says so once. An outer timer is restored with what it had left."""
+    """Raise ParseTimeLimitError in the block once this thread has used ``seconds`` of CPU time.
+    A profiling timer signal (``ITIMER_PROF``) counts the process's CPU time, at least this
+    thread's: where other threads worked meanwhile it fires early, and is set again for what
+    this thread has left. Code in a native extension is interrupted when it returns to
+    Python. Where signals cannot be used (another thread, no ``setitimer``), the block runs
+    without a limit and a warning says so once. An outer timer is restored with what it had
+    left."""
     if not seconds:
         yield
         return
     if not signals_usable():
         if not _warned:
             _warned.append(True)
-            warnings.warn(f"the per-file parse time limit ({seconds:g} s) needs timer signals "
-                          "(the main thread of a POSIX process): files load without it here",
-                          RuntimeWarning, stacklevel=3)
+            warnings.warn(f"the per-document parse time limit ({seconds:g} CPU-s) needs timer "
+                          "signals (the main thread of a POSIX process): documents are parsed "
+                          "without it here", RuntimeWarning, stacklevel=3)
         yield
         return
+    began, process_began = time.thread_time(), time.process_time()
 
     def expired(_signum, _frame):
-        raise ParseTimeLimitError(f"took longer than the {seconds:g} s limit to read and "
-                                  f"parse ({ENV} sets it): skipped")
+        left = seconds - (time.thread_time() - began)
+        if left > 0:  # other threads used the process's CPU time: wait for this one's
+            signal.setitimer(signal.ITIMER_PROF, left)
+            return
+        raise ParseTimeLimitError(f"took more than the {seconds:g} CPU-s limit to parse "
+                                  f"({ENV} or parse_seconds sets it)")
 
-    began = time.monotonic()
-    previous = signal.signal(signal.SIGALRM, expired)
-    outer, _interval = signal.setitimer(signal.ITIMER_REAL, seconds)
+    previous = signal.signal(signal.SIGPROF, expired)
+    outer, _interval = signal.setitimer(signal.ITIMER_PROF, seconds)
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, previous)
         if outer:
-            signal.setitimer(signal.ITIMER_REAL, max(outer - (time.monotonic() - began), 1e-3))
+            used = time.process_time() - process_began
+            signal.setitimer(signal.ITIMER_PROF, max(outer - used, 1e-3))

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import warnings
 from pathlib import Path
 from typing import Any, Literal
 
+from ..chunking.build import chunk_text
 from ..chunking.config import ChunkerConfig, load_config, make_config, read_yaml
 from ..chunking.records import Chunk
-from ..errors import ConfigError
+from ..errors import ConfigError, ParseTimeLimitError, SkippedDocumentWarning
 from ..evaluation.retrieval.modes import MODES, PLAIN, ModeReader
 
 ConfigLike = ChunkerConfig | str | os.PathLike | dict | None
@@ -37,6 +39,17 @@ def as_config(config: ConfigLike = None, **options: Any) -> ChunkerConfig:
         loaded = load_config(Path(config))
         return loaded.replace(**options) if options else loaded
     return make_config(config or {}, **options)
+
+
+def document_chunks(text: str, config: ChunkerConfig, doc_id: str) -> list[Chunk]:
+    """The chunks of ``text`` read as document ``doc_id`` (``chunk_text``), none when its
+    parse passes the per-document time limit (as the loader skips such a file): a
+    SkippedDocumentWarning names it, and the caller goes on with the other documents."""
+    try:
+        return chunk_text(text, config, doc_id=doc_id)
+    except ParseTimeLimitError as err:
+        warnings.warn(f"{doc_id}: {err}: left out", SkippedDocumentWarning, stacklevel=3)
+        return []
 
 
 def chunk_metadata(chunk: Chunk) -> dict[str, Any]:

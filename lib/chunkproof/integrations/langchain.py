@@ -14,7 +14,6 @@ import copy
 from collections.abc import Iterable
 from typing import Any
 
-from ..chunking.build import chunk_text
 from ..chunking.records import Chunk
 from ..chunking.sizes import length_function
 from ..errors import MissingExtraError
@@ -25,6 +24,7 @@ from .common import (
     as_config,
     chunk_metadata,
     content_of,
+    document_chunks,
     held_chunk,
     mode_reader,
 )
@@ -59,7 +59,7 @@ class ChunkproofTextSplitter(TextSplitter):
 
     def chunks(self, text: str, doc_id: str = DEFAULT_ID) -> list[Chunk]:
         """The chunkproof chunks of ``text`` read as document ``doc_id``."""
-        return chunk_text(text, self.config, doc_id=doc_id)
+        return document_chunks(text, self.config, doc_id)
 
     def split_text(self, text: str) -> list[str]:
         return [content_of(chunk, self.content) for chunk in self.chunks(text)]

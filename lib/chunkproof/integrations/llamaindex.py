@@ -16,7 +16,6 @@ from typing import Any
 
 from pydantic import ConfigDict, PrivateAttr, field_validator
 
-from ..chunking.build import chunk_text
 from ..chunking.config import ChunkerConfig
 from ..chunking.records import Chunk
 from ..errors import MissingExtraError
@@ -27,6 +26,7 @@ from .common import (
     as_config,
     chunk_metadata,
     content_of,
+    document_chunks,
     held_chunk,
     mode_reader,
 )
@@ -80,8 +80,8 @@ class ChunkproofNodeParser(NodeParser):
         for index, node in enumerate(nodes):
             doc_id = str(node.metadata.get("source") or node.metadata.get("file_path")
                          or f"node-{index}.md")
-            found += [(node, chunk) for chunk in chunk_text(node.get_content(), self.config,
-                                                            doc_id=doc_id)]
+            found += [(node, chunk) for chunk in document_chunks(node.get_content(),
+                                                                 self.config, doc_id)]
         return found
 
     def _parse_nodes(self, nodes: Sequence[BaseNode], show_progress: bool = False,

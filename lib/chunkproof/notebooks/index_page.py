@@ -29,6 +29,7 @@ from ..evaluation.run.runs import SweepResult, load_run
 from ..evaluation.run.sweep import KEY_METRICS
 from ..util.atomic import write_text_atomic
 from ..util.paths import real_path
+from ..util.sheets import read_csv
 from ..viz import charts, choice_charts
 from ..viz.tables import interval_text, styled, table_html
 
@@ -192,7 +193,7 @@ def kinds_html(out_dir: Path) -> str:
     path = out_dir / "query_kinds.csv"
     if not path.is_file():
         return ""
-    frame = pd.read_csv(path).drop(columns=["best_config"], errors="ignore")
+    frame = read_csv(path).drop(columns=["best_config"], errors="ignore")
     used = frame.pop("used") if "used" in frame else pd.Series(False, index=frame.index)
     return table_html(styled(frame, highlight=used.astype(bool)))
 

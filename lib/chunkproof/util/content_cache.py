@@ -1,28 +1,88 @@
 """Work kept across runs, keyed by content: values stored under a digest of what made them (the
-text, the code version, the parser or tokenizer), in one sqlite file per kind of value."""
+text, the code version, the parser or tokenizer), in one sqlite file per kind of value.
+
+A value is data, never code: JSON text, stored with a checksum of its key and itself and read
+back only when both match. A file sqlite cannot read is moved aside once, with one warning,
+and made again; the least recently used values go when a file passes its size bound."""
 
 from __future__ import annotations
 
+import atexit
 import hashlib
+import json
 import os
-import pickle
 import sqlite3
 import threading
+import time
 import warnings
+import weakref
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from ..errors import CacheWarning
-from .cache import cache_root
+from ..errors import CacheWarning, ConfigError
+from .cache import CACHE_VARIABLE, cache_root
 
 SWITCH_VARIABLE = "CHUNKPROOF_CONTENT_CACHE"
 """Environment variable: ``0`` (or ``off``) turns the parse and tokenisation caches off."""
+BOUND_VARIABLE = "CHUNKPROOF_CONTENT_CACHE_MIB"
+"""Environment variable: the MiB of values each kind of cached work keeps (``BOUND_MIB``)."""
+BOUND_MIB = 1024
+"""MiB of values one cache file keeps by default: past it, the values used least recently
+are dropped until it holds nine tenths of that."""
+KINDS = ("parsed", "bm25-tokens")
+"""The content caches: parses of pages, BM25 tokenisations of chunk texts."""
+LAYOUT = 2
+"""The layout of a cache file, in its name (``parsed.v2.sqlite``) and its ``PRAGMA
+user_version``: layout 1 (``parsed.sqlite``, pickled values) is never opened, so another
+version of chunkproof sharing the folder keeps its own file (``chunkproof cache clear``
+removes it); a file of this name in another layout is emptied, never read."""
+BATCH_ENTRIES = 64
+BATCH_BYTES = 4 * 2**20
+"""Values written at once: those stored are kept in memory until this many (or this many
+bytes, or ``flush``, or the process's end) and written in one transaction."""
+TOUCH_SECONDS = 3600
+"""A value read is marked used again when its mark is older than this (most reads write
+nothing)."""
+ASIDE = ".bad-"
+"""What a file moved aside is renamed with, before the time it was moved."""
 
 
 def enabled() -> bool:
     """Whether the content caches are on (``$CHUNKPROOF_CONTENT_CACHE`` is not 0 or off)."""
     return os.environ.get(SWITCH_VARIABLE, "").strip().lower() not in ("0", "off", "no")
+
+
+def bound_bytes() -> int:
+    """``$CHUNKPROOF_CONTENT_CACHE_MIB`` (else ``BOUND_MIB``) in bytes; ConfigError naming the
+    value when it is not a positive number."""
+    value = os.environ.get(BOUND_VARIABLE, "").strip()
+    if not value:
+        return BOUND_MIB * 2**20
+    try:
+        mib = float(value)
+    except ValueError:
+        mib = 0.0
+    if not 0 < mib < 2**30:  # NaN and inf fail too
+        raise ConfigError(f"{BOUND_VARIABLE}: expected the MiB each content cache keeps, a "
+                          f"number > 0 (e.g. 512); got {value!r}")
+    return int(mib * 2**20)
+
+
+def file_of(root: Path, kind: str) -> Path:
+    """The file of the ``kind`` cache under ``root``."""
+    return root / f"{kind}.v{LAYOUT}.sqlite"
+
+
+def move_aside(path: Path) -> Path:
+    """A damaged sqlite file renamed ``<name>.bad-<time>`` beside itself, its journal files
+    removed (the next open makes a new file); the name it has now. OSError when it cannot be
+    moved."""
+    aside = path.with_name(f"{path.name}{ASIDE}{time.strftime('%Y%m%d-%H%M%S')}")
+    os.replace(path, aside)
+    for suffix in ("-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    return aside
 
 
 def digest(*parts: str | bytes) -> str:
@@ -34,27 +94,52 @@ def digest(*parts: str | bytes) -> str:
     return found.hexdigest()
 
 
+def checksum(key: str, blob: bytes) -> str:
+    """What a stored value is checked against: sha256 of the key it was stored under and of
+    its bytes (first 32 hex digits)."""
+    return digest(key, blob)[:32]
+
+
+def encode(value: Any) -> bytes:
+    """A value as the cache stores it: compact JSON, UTF-8."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"),
+                      allow_nan=False).encode()
+
+
 class ContentCache:
-    """Values by key (``digest`` of what made them), pickled into ``<root>/<kind>.sqlite``.
+    """JSON values by key (``digest`` of what made them) in ``<root>/<kind>.sqlite``.
 
     Every write is one sqlite transaction (a crash leaves the rows before it or after it), two
-    processes may read and write the same file (sqlite's lock, waited for up to 30 s), and a
-    value that cannot be read back is dropped and made again. A file that cannot be opened or
-    written (a read-only or full disk) is reported once (CacheWarning) and the cache is left
-    unused: the work is done as if it were empty."""
+    processes may read and write the same file (sqlite's lock, waited for up to 30 s). A
+    value whose checksum does not match its key and bytes, or that is no JSON, is dropped and
+    made again; a file sqlite cannot read (a damaged page, a bad header, a truncation) is
+    moved aside (``<kind>.sqlite.bad-<time>``) with one warning and made anew. A file that
+    cannot be opened or written (a read-only or full disk) is reported once (CacheWarning)
+    and the cache is left unused: the work is done as if it were empty."""
 
-    def __init__(self, kind: str, root: Path | None = None):
+    def __init__(self, kind: str, root: Path | None = None, *,
+                 decode: Callable[[Any], Any] | None = None):
         self.kind = kind
         self.root = root
+        self.decode = decode
+        """What a stored JSON value is turned into before it is handed out; a ValueError or
+        TypeError it raises (a value of the wrong shape) drops the value as a failed checksum
+        does."""
         self.failed = ""
         """Why the file cannot be used (it could not be opened or written), else ""."""
         self._db: sqlite3.Connection | None = None
-        self._opened: tuple[int, Path] | None = None
+        self._opened: tuple | None = None
         self._lock = threading.Lock()
+        self._size: int | None = None
+        """Bytes of values in the file, as this process last counted and then added."""
+        self._pending: dict[str, tuple[str, str, bytes, int, int]] = {}
+        """Rows stored and not yet written (``BATCH_ENTRIES``), by key."""
+        self._pending_bytes = 0
+        _OPEN.add(self)
 
     @property
     def path(self) -> Path:
-        return (self.root or cache_root()) / f"{self.kind}.sqlite"
+        return file_of(self.root or cache_root(), self.kind)
 
     @property
     def disabled(self) -> str:
@@ -62,64 +147,240 @@ class ContentCache:
         return self.failed or ("" if enabled() else f"{SWITCH_VARIABLE} is off")
 
     def _connect(self) -> sqlite3.Connection:
-        where = (os.getpid(), self.path)  # a forked process, or another folder: open anew
+        where = (os.getpid(), self.root, os.environ.get(CACHE_VARIABLE),
+                 os.environ.get("XDG_CACHE_HOME"))  # a forked process, another folder: anew
         if self._db is None or self._opened != where:
-            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            db = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")  # a crash may lose the last rows, no more
-            db.execute("CREATE TABLE IF NOT EXISTS entries (key TEXT PRIMARY KEY, "
-                       "value BLOB NOT NULL)")
-            db.commit()
-            self._db, self._opened = db, where
+            path = self.path
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            db = sqlite3.connect(path, timeout=30, check_same_thread=False)
+            try:
+                _prepare(db)
+            except sqlite3.DatabaseError:
+                db.close()
+                raise
+            self._db, self._opened, self._size = db, where, None
         return self._db
 
+    def close(self) -> None:
+        """Close this process's connection (the next use opens it again)."""
+        with self._lock:
+            if self._db is not None and self._opened and self._opened[0] == os.getpid():
+                self._db.close()
+            self._db, self._opened = None, None
+
     def _guard(self, action: Callable[[sqlite3.Connection], Any], default: Any) -> Any:
+        """``action`` on the open file; an unreadable file moved aside and ``action`` tried
+        once on a new one; a file that cannot be used reported and left (``default``)."""
         if self.disabled:
             return default
         with self._lock:
-            try:
-                return action(self._connect())
-            except (sqlite3.Error, OSError) as err:
-                self.failed = f"cannot be used ({err})"
-                warnings.warn(f"{self.kind} cache {self.path}: {self.failed}; working "
-                              "without it", CacheWarning, stacklevel=4)
-                return default
+            for attempt in (1, 2):
+                try:
+                    return action(self._connect())
+                except sqlite3.DatabaseError as err:
+                    if not damaged(err):  # locked, read-only, full: the file is kept
+                        return self._fail(f"cannot be used ({err})", default)
+                    if attempt == 2:
+                        return self._fail(f"cannot be used ({err})", default)
+                    if not self._move_aside(f"unreadable ({err})"):
+                        return default
+                except OSError as err:
+                    return self._fail(f"cannot be used ({err})", default)
+        return default
+
+    def _fail(self, reason: str, default: Any) -> Any:
+        self.failed = reason
+        warnings.warn(f"{self.kind} cache {self.path}: {reason}; working without it",
+                      CacheWarning, stacklevel=5)
+        return default
+
+    def _move_aside(self, reason: str) -> bool:
+        """The file renamed ``<name>.bad-<time>`` (its journal files removed) and a warning
+        saying so; False (the cache then unused) when it cannot be moved."""
+        if self._db is not None:
+            self._db.close()
+        self._db = self._opened = None
+        try:
+            aside = move_aside(self.path)
+        except OSError as err:
+            self._fail(f"{reason}, and cannot be moved aside ({err})", None)
+            return False
+        warnings.warn(f"{self.kind} cache {self.path}: {reason}; moved aside to {aside.name} "
+                      "and made anew (its work is done again)", CacheWarning, stacklevel=6)
+        return True
 
     def get_many(self, keys: Iterable[str]) -> dict[str, Any]:
-        """The values stored under ``keys`` (those missing or unreadable left out)."""
+        """The values stored under ``keys`` whose checksum holds (those missing or failing
+        left out; a failing one is dropped from the file)."""
         wanted = list(dict.fromkeys(keys))
+        with self._lock:
+            pending = {k: self._pending[k] for k in wanted if k in self._pending}
+        if pending:
+            wanted = [k for k in wanted if k not in pending]
 
         def read(db: sqlite3.Connection) -> dict[str, Any]:
-            found: dict[str, Any] = {}
+            found = {k: value for k, row in pending.items()
+                     if (value := _checked(k, row[1], row[2], self.decode)) is not _FAILED}
+            asked = set(wanted)
+            bad: list[str] = []
+            stale: list[str] = []
+            recent = int(time.time()) - TOUCH_SECONDS
             for start in range(0, len(wanted), 500):
                 batch = wanted[start : start + 500]
                 marks = ",".join("?" * len(batch))
-                for key, blob in db.execute(
-                        f"SELECT key, value FROM entries WHERE key IN ({marks})", batch):
-                    try:
-                        found[key] = pickle.loads(blob)  # noqa: S301 (the user's own cache)
-                    except Exception:  # a value written by other code: made again
+                rows = db.execute("SELECT key, checksum, value, used FROM entries WHERE key "
+                                  f"IN ({marks})", batch)
+                for key, check, blob, used in rows:
+                    if key not in asked:  # a damaged index may hand back another row
                         continue
+                    value = _checked(key, check, blob, self.decode)
+                    if value is _FAILED:
+                        bad.append(key)
+                        continue
+                    found[key] = value
+                    if not isinstance(used, int) or used < recent:
+                        stale.append(key)
+            if bad or stale:
+                try:
+                    _mark(db, bad, stale)
+                except sqlite3.OperationalError:  # a file others share read-only: read on
+                    pass
             return found
 
-        return self._guard(read, {}) if wanted else {}
+        return self._guard(read, {}) if wanted or pending else {}
 
     def get(self, key: str) -> Any | None:
         return self.get_many([key]).get(key)
 
     def put_many(self, items: dict[str, Any]) -> None:
-        """Store every value, in one transaction."""
-        rows = [(key, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
-                for key, value in items.items()]
+        """Store every value (JSON data): written with the next ``BATCH_ENTRIES`` in one
+        transaction (``flush``)."""
+        if self.disabled:
+            return
+        now = int(time.time())
+        rows = [(key, checksum(key, blob), blob, len(blob), now)
+                for key, blob in ((key, encode(value)) for key, value in items.items())]
+        with self._lock:
+            self._pending.update((row[0], row) for row in rows)
+            self._pending_bytes += sum(row[3] for row in rows)
+            full = len(self._pending) >= BATCH_ENTRIES or self._pending_bytes >= BATCH_BYTES
+        if full:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the values stored so far, in one transaction; then drop the least recently
+        used values when the file holds more than its bound (``bound_bytes``)."""
+        with self._lock:
+            rows, self._pending, self._pending_bytes = list(self._pending.values()), {}, 0
 
         def write(db: sqlite3.Connection) -> None:
             with db:
-                db.executemany("INSERT OR REPLACE INTO entries (key, value) VALUES (?, ?)",
-                               rows)
+                db.executemany("INSERT OR REPLACE INTO entries (key, checksum, value, size, "
+                               "used) VALUES (?, ?, ?, ?, ?)", rows)
+            if self._size is None:
+                self._size = stored_bytes(db)
+            else:
+                self._size += sum(row[3] for row in rows)
+            if self._size > bound_bytes():
+                self._size = evict(db, int(bound_bytes() * 0.9))
 
         if rows:
             self._guard(write, None)
 
     def put(self, key: str, value: Any) -> None:
         self.put_many({key: value})
+
+
+ENVIRONMENT_ERRORS = frozenset({
+    "SQLITE_PERM", "SQLITE_BUSY", "SQLITE_LOCKED", "SQLITE_NOMEM", "SQLITE_READONLY",
+    "SQLITE_INTERRUPT", "SQLITE_IOERR", "SQLITE_FULL", "SQLITE_CANTOPEN", "SQLITE_PROTOCOL",
+    "SQLITE_AUTH",
+})
+"""sqlite's errors that say where the file lies (locked, read-only, full, unreachable), not
+what it holds: the file is kept and the cache left unused."""
+
+
+def damaged(err: sqlite3.DatabaseError) -> bool:
+    """Whether ``err`` says the file's content is wrong (a damaged page, a bad header, a schema
+    that is not ours), so the file is to be moved aside, rather than where it lies."""
+    name = getattr(err, "sqlite_errorname", "") or ""
+    if not name:  # no code to tell by: what is operational is taken for the environment's
+        return not isinstance(err, sqlite3.OperationalError)
+    primary = "_".join(name.split("_")[:2])  # SQLITE_IOERR_SHORT_READ: SQLITE_IOERR
+    return primary not in ENVIRONMENT_ERRORS
+
+
+_FAILED = object()
+_OPEN: weakref.WeakSet[ContentCache] = weakref.WeakSet()
+"""Every content cache of this process, for ``flush_all``."""
+
+
+@atexit.register
+def flush_all() -> None:
+    """Write what every content cache of this process holds unwritten."""
+    for store in list(_OPEN):
+        store.flush()
+
+
+def _checked(key: str, check: object, blob: object,
+             decode: Callable[[Any], Any] | None) -> Any:
+    """The value of a row (its JSON, ``decode``d) when its checksum holds for ``key`` and its
+    bytes and the value has its shape, else ``_FAILED``."""
+    if not isinstance(blob, bytes) or check != checksum(key, blob):
+        return _FAILED
+    try:
+        value = json.loads(blob)
+        return decode(value) if decode is not None else value
+    except (ValueError, TypeError):  # UnicodeDecodeError included
+        return _FAILED
+
+
+def text_value(value: Any) -> str:
+    """``value`` when it is a string (a ``decode`` for caches of text), else TypeError."""
+    if not isinstance(value, str):
+        raise TypeError(f"expected a string, got {type(value).__name__}")
+    return value
+
+
+def _mark(db: sqlite3.Connection, bad: list[str], stale: list[str]) -> None:
+    """Drop the rows that failed their check and mark the others read now as used."""
+    with db:
+        db.executemany("DELETE FROM entries WHERE key = ?", [(k,) for k in bad])
+        db.executemany("UPDATE entries SET used = ? WHERE key = ?",
+                       [(int(time.time()), k) for k in stale])
+
+
+def _prepare(db: sqlite3.Connection) -> None:
+    """The file in this layout: a file of another layout (pickled values) emptied; one sqlite
+    cannot read raises sqlite3.DatabaseError."""
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=NORMAL")  # a crash may lose the last rows, no more
+    with db:
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        if version != LAYOUT:
+            db.execute("DROP TABLE IF EXISTS entries")
+        db.execute("CREATE TABLE IF NOT EXISTS entries (key TEXT PRIMARY KEY, checksum TEXT "
+                   "NOT NULL, value BLOB NOT NULL, size INTEGER NOT NULL, used INTEGER NOT "
+                   "NULL)")
+        db.execute("CREATE INDEX IF NOT EXISTS entries_used ON entries (used)")
+        db.execute(f"PRAGMA user_version = {LAYOUT}")
+
+
+def stored_bytes(db: sqlite3.Connection) -> int:
+    """Bytes of the values a cache file holds."""
+    return int(db.execute("SELECT total(size) FROM entries").fetchone()[0])
+
+
+def evict(db: sqlite3.Connection, keep: int) -> int:
+    """Drop the least recently used values until at most ``keep`` bytes are left; the bytes
+    left."""
+    left = stored_bytes(db)
+    doomed: list[tuple[str]] = []
+    for key, size in db.execute("SELECT key, size FROM entries ORDER BY used, key"):
+        if left <= keep:
+            break
+        doomed.append((key,))
+        left -= size
+    with db:
+        db.executemany("DELETE FROM entries WHERE key = ?", doomed)
+    return left

@@ -42,15 +42,17 @@ def real_path(value: str) -> str:
 
 
 def shared_path(value: str) -> str:
-    """A path as a shared record names it whatever the working folder: relative to the repo
-    root when inside it, else under ``~``, else absolute; "" stays ""."""
+    """A path as a shared record (every file of a run folder) names it whatever the working
+    folder: relative to the repo root when inside it, else under ``~``, else by its last two
+    names (``.../srv/docs``), as the pages show it; "" stays "". The first two are found again
+    (``real_path``); the last names the place without spelling out the machine's folders."""
     if not value:
         return value
     real = Path(real_path(value))
     root = repo_root()
     if root is not None and real.is_relative_to(root):
         return real.relative_to(root).as_posix() or "."
-    return under_home(real, value)
+    return under_home(real, elided(real))
 
 
 def under_home(absolute: Path, given: str | os.PathLike) -> str:

@@ -1,11 +1,14 @@
 """Joining a Ray cluster (the optional ray extra): a missing extra, a malformed or unreachable
-address and no running instance are each one line (MissingExtraError, ClusterError)."""
+address and no running instance are each one line (MissingExtraError, ClusterError); a local
+start that fails stops every process it started."""
 
 from __future__ import annotations
 
 import os
 import socket
 from typing import Any
+
+import psutil
 
 from ..errors import ClusterError, MissingExtraError
 
@@ -37,13 +40,47 @@ def connect(address: str, *, feature: str) -> tuple[Any, bool]:
     if ray.is_initialized():
         return ray, False
     probe(address)
+    before = descendants()
     try:
         ray.init(address=address or None, include_dashboard=False, log_to_driver=False,
                  runtime_env={"env_vars": settings()})
     except Exception as err:  # Ray raises bare Exception for a local start that timed out
-        ray.shutdown()
+        started = [p for p in _children() if p.pid not in before]  # before Ray's own shutdown
+        ray.shutdown()  # orphans the agents of a raylet it stops: they were listed first
+        stop(started)
         raise ClusterError(address, str(err) or type(err).__name__) from None
     return ray, True
+
+
+STOP_SECONDS = 5.0
+"""How long the processes a failed start left are given to end on SIGTERM before SIGKILL."""
+
+
+def _children() -> list[psutil.Process]:
+    return psutil.Process().children(recursive=True)
+
+
+def descendants() -> set[int]:
+    """The process ids of this process's children, theirs and so on."""
+    return {p.pid for p in _children()}
+
+
+def stop(processes: list[psutil.Process]) -> None:
+    """End ``processes`` (what a failed local start of Ray left: its GCS, raylet and their
+    agents), each by its own id: SIGTERM, then SIGKILL for those still there after
+    ``STOP_SECONDS``; one already gone is passed over."""
+    for process in processes:
+        try:
+            process.terminate()
+        except psutil.Error:
+            continue
+    _gone, alive = psutil.wait_procs(processes, timeout=STOP_SECONDS)
+    for process in alive:
+        try:
+            process.kill()
+        except psutil.Error:
+            continue
+    psutil.wait_procs(alive, timeout=STOP_SECONDS)
 
 
 def settings() -> dict[str, str]:

@@ -10,6 +10,7 @@ from ..chunking.build import chunk_document
 from ..chunking.config import make_config
 from ..chunking.registry import REGISTRY, check_strategy
 from ..chunking.sizes import UNITS, tokens_available
+from ..document.links import safe_href
 from ..errors import ChunkproofError, ConfigError
 from ..evaluation.retrieval.retrieve import make_retriever
 from .boundaries import LEGEND, STYLE, BoundaryView, crumb_text, esc, find_document
@@ -82,10 +83,13 @@ class ChunkCache:
 
 def page_link(chunk, shown: str) -> str:
     """``shown`` (HTML) as a link to the chunk's section in the published page when the
-    chunk has an ``href`` (the config's ``url_template``), else as it is."""
-    if not chunk.href:
+    chunk has an ``href`` (the config's ``url_template``) of an http or https link, a
+    relative path or a fragment (``safe_href``: a chunk read from a run folder may hold any
+    text), else as it is."""
+    href = safe_href(chunk.href)
+    if not href:
         return shown
-    return (f'<a class="page-link" href="{esc(chunk.href)}" target="_blank" rel="noopener" '
+    return (f'<a class="page-link" href="{esc(href)}" target="_blank" rel="noopener" '
             f'title="open in the site">{shown}</a>')
 
 

