@@ -383,27 +383,32 @@ def check_environment(args) -> None:
     before any file is read: a bad one fails the command in one line."""
     limit_parsing(getattr(args, "parse_seconds", None))
     limit_file_size(getattr(args, "max_file_mib", None))
-    choose_tokenizer(args)
+    choose_models(args)
     if args.command in ("sweep", "report"):
         from .evaluation.run.engine import default_workers
 
         default_workers()
 
 
-def choose_tokenizer(args) -> None:
-    """``--tokenizer`` and ``--encoder-window``: the tokens sizes are counted in, for this
-    process and the notebooks and workers it starts; ``chunk --config`` without them takes
-    the ones chosen_config.yaml records. Without any, ``CHUNKPROOF_TOKENIZER`` and
-    ``CHUNKPROOF_ENCODER_WINDOW`` are checked."""
-    from .chunking.config import recorded_tokenizer
+def choose_models(args) -> None:
+    """``--embedder``, ``--tokenizer`` and ``--encoder-window``: the dense model retrieval
+    embeds with and the tokens sizes are counted in, for this process and the notebooks and
+    workers it starts (the model's own tokenizer and window unless given); ``chunk --config``
+    without them takes the tokenizer chosen_config.yaml records. Without any, what
+    ``CHUNKPROOF_EMBEDDER``, ``CHUNKPROOF_TOKENIZER`` and ``CHUNKPROOF_ENCODER_WINDOW`` name is
+    checked."""
+    from .chunking.embedder import embedder_choice, use_embedder, use_recorded
     from .chunking.sizes import tokenizer_choice, use_tokenizer
 
     path, window = getattr(args, "tokenizer", None), getattr(args, "encoder_window", None)
-    if path is None and window is None and getattr(args, "config", None):
-        path, window = recorded_tokenizer(args.config)
-        if path is not None or window is not None:
-            use_tokenizer(path, window, where=f"{args.config} tokenizer")
-            return
+    model = getattr(args, "embedder", None)
+    if model is not None:
+        use_embedder(model or None, tokenizer=path, window=window)
+        return
+    embedder_choice()  # what the environment names must be a model folder
+    if path is None and window is None and getattr(args, "config", None) and \
+            use_recorded(args.config):
+        return
     if path is None and window is None:
         tokenizer_choice()  # what the environment names must be usable
         return

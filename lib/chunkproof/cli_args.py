@@ -68,6 +68,11 @@ TOKENIZER_HELP = ("a tokenizer.json (any HuggingFace tokenizer), or a sentence-t
                   "model folder holding one: sizes in tokens and the encoder window's overflow "
                   "are counted in its tokens (default: the bundled all-MiniLM-L6-v2 "
                   "tokenizer; chunk --config: the one chosen_config.yaml records)")
+EMBEDDER_HELP = ("a local sentence-transformers model folder (or one holding an ONNX export "
+                 "and its tokenizer.json), never downloaded: dense and hybrid retrieval embed "
+                 "with it, and sizes and the encoder window are counted in its tokenizer and "
+                 "max_seq_length unless --tokenizer or --encoder-window say otherwise "
+                 "(default: the bundled all-MiniLM-L6-v2)")
 WINDOW_HELP = ("tokens the encoder reads, for the share of chunks over it (default: the model "
                "folder's max_seq_length, else the tokenizer's truncation length, else 256)")
 PARSE_HELP = ("seconds one file may take to be read and parsed before it is skipped and "
@@ -89,6 +94,8 @@ def build_parser() -> argparse.ArgumentParser:
                            metavar="S", help=PARSE_HELP)
         where.add_argument("--max-file-mib", type=float, default=argparse.SUPPRESS,
                            metavar="MIB", help=MAX_FILE_HELP)
+        where.add_argument("--embedder", default=argparse.SUPPRESS, metavar="PATH",
+                           help=EMBEDDER_HELP)
         where.add_argument("--tokenizer", default=argparse.SUPPRESS, metavar="PATH",
                            help=TOKENIZER_HELP)
         where.add_argument("--encoder-window", type=int, default=argparse.SUPPRESS,

@@ -217,6 +217,16 @@ def recorded_tokenizer(path: str | os.PathLike) -> tuple[str | None, int | None]
     return given, window if kept else None
 
 
+def recorded_embedder(path: str | os.PathLike) -> str | None:
+    """The model folder a chosen_config.yaml records under ``embedder:`` (the run it was
+    chosen on embedded with it); None for the bundled model or a file that records none."""
+    data = read_yaml(path)
+    section = data.get("embedder") if isinstance(data, dict) else None
+    folder = section.get("embedder") if isinstance(section, dict) else None
+    return real_path(folder) if isinstance(folder, str) and folder and \
+        not folder.startswith("bundled") else None
+
+
 FORMER_NAME = "chunk" + "lab"
 """The package's name before 0.2.0, under which a chosen_config.yaml of an earlier run records
 its version (spelled in two parts so that the tree-wide check for the old name passes)."""

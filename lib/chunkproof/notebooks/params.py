@@ -120,6 +120,10 @@ def _optional_file(value: Any, info: ValidationInfo) -> str:
         raise _unnamed(err, info.field_name or "") from None
 
 
+def _optional_folder(value: Any, info: ValidationInfo) -> str:
+    return "" if value == "" else _folder(value, info)
+
+
 def _output(value: Any, info: ValidationInfo) -> str:
     try:
         return str(resolve_output(value, name=info.field_name or ""))
@@ -177,6 +181,8 @@ ExistingFolder = Annotated[str, BeforeValidator(_folder)]
 """An existing folder, resolved to an absolute path."""
 CorpusFolder = ExistingFolder
 """A corpus folder, resolved to an absolute path."""
+ModelFolder = Annotated[str, BeforeValidator(_optional_folder)]
+"""A model folder resolved to an absolute path, or "" for the one this process uses."""
 QueryFile = Annotated[str, BeforeValidator(_optional_file)]
 """A query (or gold) file resolved to an absolute path, or "" for none."""
 OutputFolder = Annotated[str, BeforeValidator(_output)]

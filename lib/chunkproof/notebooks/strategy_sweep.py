@@ -13,6 +13,7 @@ from typing import Annotated, Any
 import pandas as pd
 from pydantic import BeforeValidator, Field, ValidationError, ValidationInfo, field_validator
 
+from ..chunking.embedder import embedder_choice, use_embedder
 from ..errors import ConfigError, validation_message
 from ..evaluation.retrieval import modes
 from ..evaluation.retrieval.budget import budget_name
@@ -34,6 +35,7 @@ from ..viz import charts
 from .params import (
     CorpusFolder,
     Flag,
+    ModelFolder,
     Modes,
     NonNegativeInt,
     NotebookParams,
@@ -73,6 +75,7 @@ class SweepInputs(NotebookParams):
     ENGINE: EngineName = "local"
     WORKERS: NonNegativeInt = 0
     ADDRESS: str = ""
+    EMBEDDER: ModelFolder = ""
 
     @field_validator("CONTRASTS")
     @classmethod
@@ -119,6 +122,7 @@ def sweep_params(inputs: SweepInputs, *, options: dict[str, Any] | None = None) 
     config options fixed for every config of the sweep."""
     if inputs.HELD_OUT_QUERIES and not inputs.QUERIES:
         raise ConfigError("HELD_OUT_QUERIES: give QUERIES too (the tuning set)")
+    use_model(inputs.EMBEDDER)
     try:
         return _params(inputs, options or {})
     except ValidationError as err:
@@ -133,6 +137,14 @@ def _params(inputs: SweepInputs, options: dict[str, Any]) -> SweepParams:
                        retrievers=tuple(inputs.RETRIEVERS), k=inputs.K, unit=inputs.UNIT,
                        budgets=tuple(inputs.BUDGETS), contrasts=tuple(inputs.CONTRASTS or ()),
                        modes=tuple(inputs.MODES), options=options, all_pairs=inputs.ALL_PAIRS)
+
+
+def use_model(folder: str) -> None:
+    """EMBEDDER: dense retrieval embeds with the model in ``folder``, sizes counted in its
+    tokenizer (``embedder.use_embedder``); "" or the model this kernel already uses (the one
+    ``chunkproof report --embedder`` started it with) changes nothing."""
+    if folder and folder != embedder_choice().path:
+        use_embedder(folder, where="EMBEDDER")
 
 
 def sweep_engine(inputs: SweepInputs) -> Engine:

@@ -160,6 +160,9 @@ class Choice:
     tokenizer: dict[str, Any] | None = None
     """The tokenizer the run counted sizes in and its encoder window (run.json ``tokenizer``;
     None for a run made before it was recorded): ``chunkproof chunk --config`` uses them."""
+    embedder: dict[str, Any] | None = None
+    """The dense model the run embedded with (run.json ``embedder``: folder, name, digest;
+    None for a run made before it was recorded)."""
     stability: Stability | None = None
     """The rule over repeated seeded splits: how often each config is chosen, its held-out
     scores, the configs the evidence cannot separate, the smallest detectable difference
@@ -218,7 +221,7 @@ def choose(result_or_run_dir, rule: ChoiceRule, *, strict: bool = False) -> Choi
         held_out=_held_out(run, rule, chosen, runner) if name == TUNING else {},
         excluded=excluded(table, rule), not_binding=rule.not_binding(),
         identical=[n for n in str(chosen.get("identical") or "").split(", ") if n],
-        stability=steady, tokenizer=info.get("tokenizer"),
+        stability=steady, tokenizer=info.get("tokenizer"), embedder=info.get("embedder"),
         mode=split_candidate(chosen["config_id"])[1])
 
 

@@ -19,7 +19,8 @@ def export_choice(choice: Choice, path: str | os.PathLike) -> Path:
     """Write the chosen config (a folder gets ``chosen_config.yaml``) and its retrieval mode
     (``retrieval_mode``, what the adapters apply) with the rule, whether a
     config met it, the scores, the held-out report, the corpus fingerprint, the chunkproof
-    version, the run id, the tokenizer sizes were counted in, the runner-up and the verdict;
+    version, the run id, the tokenizer sizes were counted in, the dense model embedded with,
+    the runner-up and the verdict;
     ``chunkproof chunk --config`` reads it."""
     target = Path(path)
     if target.suffix not in (".yaml", ".yml"):
@@ -34,7 +35,7 @@ def export_choice(choice: Choice, path: str | os.PathLike) -> Path:
         chosen_on=choice.query_set,
         scores=choice.scores, held_out=_held_out(choice), corpus=choice.corpus,
         chunkproof_version=versions()["chunkproof"], run_id=choice.run_id,
-        tokenizer=choice.tokenizer,
+        tokenizer=choice.tokenizer, embedder=choice.embedder,
         runner_up=None if runner is None else {
             name: runner[name] for name in (*CONFIG_FIELDS, choice.rule.primary_metric,
                                             "ci_low", "ci_high", BUNDLE_TOKENS)},
