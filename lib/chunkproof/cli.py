@@ -77,13 +77,26 @@ def config_from_args(args):
 
 
 def cmd_strategies(args) -> int:
+    """Every registered strategy, then the plug-ins of the ``chunkproof.strategies`` entry
+    points installed here (by name, with their import path)."""
     from .chunking.registry import REGISTRY
+    from .chunking.strategies.plugins import FAMILY, entry_points, resolve
 
-    width = max(len(n) for n in REGISTRY)
+    rows = []
     for name, strategy in REGISTRY.items():
         status = strategy.status()
-        print(f"{name:<{width}}  [{strategy.family}] {strategy.description}"
-              + (f" [{status}]" if status else ""))
+        rows.append((name, f"[{strategy.family}] {strategy.description}"
+                     + (f" [{status}]" if status else "")))
+    for name, path in entry_points().items():
+        try:
+            found = resolve(name)
+            text = f"{found.description} ({path})" if found else path
+        except ChunkproofError as err:
+            text = f"{path} [unavailable: {err}]"
+        rows.append((name, f"[{FAMILY}] {text}"))
+    width = max(len(name) for name, _ in rows)
+    for name, text in rows:
+        print(f"{name:<{width}}  {text}")
     return 0
 
 
@@ -242,7 +255,7 @@ def cmd_sweep(args) -> int:
     from .evaluation.run.sweep import SweepParams, headline, run_sweep
 
     out_folder(args.out)
-    strategies = _split(args.strategies)
+    strategies = _strategy_names(args.strategies)
     params = make_sweep_params(SweepParams, corpus=args.corpus, queries=args.queries or "",
                                held_out_queries=args.test_queries, split_seed=args.split_seed,
                                strategies=tuple(strategies), sizes=tuple(_sizes(args.sizes)),
@@ -268,6 +281,14 @@ def cmd_sweep(args) -> int:
           f"{info['queries']} queries, {sum(info['seconds'].values()):.1f} s; "
           f"files in {folder.path}")
     return 0
+
+
+def _strategy_names(text: str) -> list[str]:
+    """The --strategies values by canonical name (a plug-in's entry-point name as its import
+    path); an unknown one fails in one line."""
+    from .chunking.registry import check_strategy
+
+    return [check_strategy(name) for name in _split(text)]
 
 
 def _budgets(text: str) -> list[int]:
@@ -309,7 +330,7 @@ def cmd_report(args) -> int:
 
     out = f"results/{default_run_name()}" if args.out is None else out_folder(args.out)
     queries = default_queries(args.corpus) if args.queries is None else args.queries
-    strategies = _split(args.strategies)
+    strategies = _strategy_names(args.strategies)
     report = build_report(out, corpus=args.corpus,
                           queries=queries, held_out_queries=args.test_queries,
                           split_seed=args.split_seed, sizes=_sizes(args.sizes),

@@ -57,8 +57,7 @@ class ChunkerConfig(BaseModel):
     @field_validator("strategy")
     @classmethod
     def _known_strategy(cls, name: str) -> str:
-        check_strategy(name)
-        return name
+        return check_strategy(name)  # a plug-in's entry-point name becomes its import path
 
     @field_validator("prefix_template")
     @classmethod

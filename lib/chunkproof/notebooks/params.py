@@ -21,7 +21,7 @@ from pydantic import (
     ValidationInfo,
 )
 
-from ..chunking.registry import strategy_names
+from ..chunking.registry import check_strategy
 from ..chunking.sizes import UNITS
 from ..document.corpus import Corpus, load_corpus
 from ..errors import (
@@ -193,11 +193,21 @@ PositiveInt = Annotated[int, BeforeValidator(_integer(1))]
 NonNegativeInt = Annotated[int, BeforeValidator(_integer(0))]
 Flag = Annotated[bool, BeforeValidator(_bool)]
 Text = Annotated[str, BeforeValidator(_text)]
-StrategyName = Annotated[str, BeforeValidator(one_of(strategy_names))]
+def _strategy(value: Any) -> str:
+    """A registered strategy's name, or a plug-in's (its import path)."""
+    if not isinstance(value, str):
+        raise ValueError(f"expected a strategy name; {_got(value)}")
+    try:
+        return check_strategy(value)
+    except ChunkproofError as err:
+        raise ValueError(str(err)) from None
+
+
+StrategyName = Annotated[str, BeforeValidator(_strategy)]
 RetrieverName = Annotated[str, BeforeValidator(one_of(retriever_names))]
 Unit = Annotated[str, BeforeValidator(one_of(lambda: UNITS))]
 Strategies = Annotated[list[str], BeforeValidator(_list_of(str)),
-                       AfterValidator(lambda v: [one_of(strategy_names)(x) for x in v])]
+                       AfterValidator(lambda v: [_strategy(x) for x in v])]
 Retrievers = Annotated[list[str], BeforeValidator(_list_of(str)),
                        AfterValidator(lambda v: [one_of(retriever_names)(x) for x in v])]
 Modes = Annotated[list[str], BeforeValidator(_list_of(str)),

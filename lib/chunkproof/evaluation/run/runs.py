@@ -18,7 +18,14 @@ from typing import Annotated, Any, TypedDict
 
 import pandas as pd
 import pyarrow.parquet as pq
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from ...chunking.config import MAX_SIZE, ChunkerConfig, make_config
 from ...chunking.embedder import embedder_choice
@@ -41,7 +48,9 @@ from .defaults import (
     DEFAULT_RETRIEVERS,
     DEFAULT_SIZES,
     DEFAULT_STRATEGIES,
+    canonical_contrast,
     contrast_problem,
+    contrast_sides,
 )
 
 PACKAGES = ("chunkproof", "markdown-it-py", "langchain-text-splitters", "bm25s",
@@ -97,9 +106,15 @@ class SweepParams(BaseModel):
     def _strategies(cls, names: tuple[str, ...]) -> tuple[str, ...]:
         if not names:
             raise ValueError("give at least one strategy (see: chunkproof strategies)")
-        for name in names:
-            check_strategy(name)
-        return names
+        return tuple(check_strategy(name) for name in names)  # plug-ins by import path
+
+    @field_validator("contrasts")
+    @classmethod
+    def _canonical_contrasts(cls, texts: tuple[str, ...], info: ValidationInfo
+                             ) -> tuple[str, ...]:
+        """A plug-in named in a contrast by its entry point becomes its import path."""
+        swept = info.data.get("strategies") or ()
+        return tuple(canonical_contrast(text, swept) for text in texts)
 
     @field_validator("retrievers")
     @classmethod
@@ -138,7 +153,7 @@ class SweepParams(BaseModel):
         by_key = {(c.strategy, rest(c)): c.config_id for c in configs}
         pairs = []
         for text in self.contrasts:
-            a, b = text.split(":")
+            a, b = contrast_sides(text, self.strategies)
             for config in configs:
                 twin = by_key.get((b, rest(config)))
                 if config.strategy == a and twin:
