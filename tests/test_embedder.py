@@ -172,6 +172,14 @@ def test_a_dense_sweep_embeds_with_the_model_its_window_lets_long_chunks_in(tmp_
     assert written["embedder"]["name"] == "tiny-embedder"
     assert recorded_embedder(path) == str(model.resolve())
 
+    embedder.use_embedder(None)  # a fresh process: the gate embeds with what the file records
+    out = tmp_path / "gate.json"
+    assert main(["gate", "--corpus", str(corpus), "--queries", str(corpus / "queries.jsonl"),
+                 "--baseline", str(path), "--candidate", str(path), "--out", str(out)]) == 0
+    summary = json.loads(out.read_text())
+    assert summary["retriever"] == "dense"
+    assert summary["context"]["embedder"]["digest"] == chosen.digest
+
 
 @pytest.mark.needs("dense")
 def test_scored_parts_are_keyed_by_the_model(tmp_path, model):

@@ -1,4 +1,4 @@
-"""Command line: chunkproof strategies | chunk | summary | queries | sweep | view | report.
+"""Command line: chunkproof strategies | chunk | summary | queries | sweep | view | report | gate.
 
 Thin wrappers over the library (their arguments: ``cli_args.py``). Every stage is imported
 inside the command that uses it, so that ``chunkproof --help`` loads the parser's defaults only
@@ -354,6 +354,19 @@ def cmd_report(args) -> int:
     return report.exit_code
 
 
+def cmd_gate(args) -> int:
+    """A candidate config against a baseline: one line, a JSON summary, exit 1 when the
+    candidate is worse by more than the margin with significance, else 0."""
+    from .evaluation.choice.gate import run_gate, write_summary
+
+    out_file(args.out, "gate.json")
+    result = run_gate(args.corpus, args.queries, args.baseline, args.candidate,
+                      margin=args.margin)
+    write_summary(result, args.out)
+    print(result.line(args.out))
+    return result.exit_code
+
+
 def cmd_view(args) -> int:
     from .viz import render_view
 
@@ -377,7 +390,7 @@ def make_sweep_params(model, **values):
 
 HANDLERS = {"strategies": cmd_strategies, "chunk": cmd_chunk, "summary": cmd_summary,
             "queries": cmd_queries, "sweep": cmd_sweep, "view": cmd_view,
-            "report": cmd_report}
+            "report": cmd_report, "gate": cmd_gate}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -415,7 +428,8 @@ def choose_models(args) -> None:
     """``--embedder``, ``--tokenizer`` and ``--encoder-window``: the dense model retrieval
     embeds with and the tokens sizes are counted in, for this process and the notebooks and
     workers it starts (the model's own tokenizer and window unless given); ``chunk --config``
-    without them takes the tokenizer chosen_config.yaml records. Without any, what
+    without them takes the tokenizer chosen_config.yaml records, and ``gate`` the tokenizer
+    and dense model its ``--baseline`` records. Without any, what
     ``CHUNKPROOF_EMBEDDER``, ``CHUNKPROOF_TOKENIZER`` and ``CHUNKPROOF_ENCODER_WINDOW`` name is
     checked."""
     from .chunking.embedder import embedder_choice, use_embedder, use_recorded
@@ -427,8 +441,9 @@ def choose_models(args) -> None:
         use_embedder(model or None, tokenizer=path, window=window)
         return
     embedder_choice()  # what the environment names must be a model folder
-    if path is None and window is None and getattr(args, "config", None) and \
-            use_recorded(args.config):
+    recorded = getattr(args, "config", None) or getattr(args, "baseline", None)
+    if path is None and window is None and recorded and \
+            use_recorded(recorded, embedder=args.command == "gate"):
         return
     if path is None and window is None:
         tokenizer_choice()  # what the environment names must be usable

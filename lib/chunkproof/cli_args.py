@@ -36,6 +36,8 @@ EXAMPLES = {
     "view": "chunkproof view --corpus data/sample --doc api/client.md --strategy ast_breadcrumb "
             "--vs rct --out client.html",
     "report": "chunkproof report --corpus docs/ --sizes 400,800 --out results/docs-report",
+    "gate": "chunkproof gate --corpus docs/ --queries questions.jsonl --baseline "
+            "chosen_config.yaml --candidate new_config.yaml --margin 0.02",
 }
 
 
@@ -200,6 +202,24 @@ def build_parser() -> argparse.ArgumentParser:
                              "e.g. 'https://docs.example.com/{route}#{anchor}' (fields: path, "
                              "path_without_ext, route, dir, stem, anchor)")
     add_overwrite_arg(report)
+
+    gate = command("gate", "score a candidate config against a baseline on the same questions "
+                           "and exit 1 when it is worse by more than the margin with "
+                           "significance, 0 otherwise (2 on bad input)")
+    gate.add_argument("--corpus", required=True, help="folder of .md/.markdown/.mdx/.txt files")
+    gate.add_argument("--queries", required=True, help="JSONL query file: the questions both "
+                                                       "configs are scored on")
+    gate.add_argument("--baseline", required=True, metavar="YAML",
+                      help="the config to hold (a chosen_config.yaml: its rule's primary "
+                           "metric, retriever and alpha, its retrieval mode, tokenizer and "
+                           "dense model are the gate's)")
+    gate.add_argument("--candidate", required=True, metavar="YAML",
+                      help="the config to check (a chosen_config.yaml or a mapping of config "
+                           "fields; its own retrieval mode)")
+    gate.add_argument("--margin", type=float, default=0.02,
+                      help="how much worse on the primary metric the candidate may be before "
+                           "a significant drop fails the gate")
+    gate.add_argument("--out", default="gate.json", help="the JSON summary written")
     return parser
 
 

@@ -130,13 +130,18 @@ def model_folder(embedder: Embedder) -> Path:
     return Path(embedder.path) if embedder.path else sizes.model_dir()
 
 
-def use_recorded(config_path: str | os.PathLike) -> bool:
+def use_recorded(config_path: str | os.PathLike, *, embedder: bool = False) -> bool:
     """Count sizes in the tokenizer and window a chosen_config.yaml records (those its run
-    counted in: the chunks are then the ones it scored); False, and nothing changed, when it
-    records none (the bundled ones)."""
-    from .config import recorded_tokenizer
+    counted in: the chunks are then the ones it scored) and, with ``embedder``, embed with the
+    model it records; False, and nothing changed, when it records neither (the bundled
+    ones)."""
+    from .config import recorded_embedder, recorded_tokenizer
 
     path, window = recorded_tokenizer(config_path)
+    model = recorded_embedder(config_path) if embedder else None
+    if model is not None:
+        use_embedder(model, tokenizer=path, window=window, where=f"{config_path} embedder")
+        return True
     if path is None and window is None:
         return False
     sizes.use_tokenizer(path, window, where=f"{config_path} tokenizer")
