@@ -10,6 +10,12 @@ import warnings
 from collections.abc import Iterable
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.needs("dense")
+"""Everything here builds the model with torch and sentence-transformers (the tests that call
+it are marked the same)."""
+
 SPECIAL = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 WIDTH = 16
 

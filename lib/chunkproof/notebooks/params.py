@@ -21,7 +21,7 @@ from pydantic import (
     ValidationInfo,
 )
 
-from ..chunking.registry import check_strategy
+from ..chunking.registry import check_strategy, strategy_names
 from ..chunking.sizes import UNITS
 from ..document.corpus import Corpus, load_corpus
 from ..errors import (
@@ -30,6 +30,7 @@ from ..errors import (
     ChunkproofError,
     ConfigError,
     FileReadError,
+    UnknownStrategyError,
     missing_folder,
 )
 from ..evaluation.queries.queries import Query, load_queries
@@ -194,12 +195,15 @@ NonNegativeInt = Annotated[int, BeforeValidator(_integer(0))]
 Flag = Annotated[bool, BeforeValidator(_bool)]
 Text = Annotated[str, BeforeValidator(_text)]
 def _strategy(value: Any) -> str:
-    """A registered strategy's name, or a plug-in's (its import path)."""
+    """A registered strategy's name, or a plug-in's (its import path, which an entry point's
+    name becomes)."""
     if not isinstance(value, str):
-        raise ValueError(f"expected a strategy name; {_got(value)}")
+        return one_of(strategy_names)(value)
     try:
         return check_strategy(value)
-    except ChunkproofError as err:
+    except UnknownStrategyError:
+        return one_of(strategy_names)(value)  # says which names there are
+    except ChunkproofError as err:  # a plug-in that cannot be used
         raise ValueError(str(err)) from None
 
 
