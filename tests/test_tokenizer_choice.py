@@ -156,14 +156,15 @@ def test_a_named_dense_model_s_own_tokenizer_is_the_one_to_count_in(tmp_path):
     model = tmp_path / "my-model"
     model.mkdir()
     word_level(model / "tokenizer.json")
+    (model / "modules.json").write_text("[]")
     with pytest.warns(RuntimeWarning, match="reads its own tokenizer"):
-        DenseRetriever(model_path=str(model), cache_dir=str(tmp_path / "cache"))
+        DenseRetriever(embedder=str(model), cache_dir=str(tmp_path / "cache"))
     sizes.use_tokenizer(str(model))
     assert sizes.counts_in_model(str(model)) and not sizes.counts_in_model(None)
     import warnings
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        DenseRetriever(model_path=str(model), cache_dir=str(tmp_path / "cache"))
+        DenseRetriever(embedder=str(model), cache_dir=str(tmp_path / "cache"))
     sizes.use_tokenizer(None)
     assert sizes.counts_in_model(None) and sizes.counts_in_model(str(sizes.model_dir()))

@@ -1,5 +1,5 @@
 """Command line: chunkproof strategies | chunk | summary | queries | sweep | view | report |
-study | cache.
+study | cache | gate.
 
 Thin wrappers over the library (their arguments: ``cli_args.py``). Every stage is imported
 inside the command that uses it, so that ``chunkproof --help`` loads the parser's defaults only
@@ -78,13 +78,26 @@ def config_from_args(args):
 
 
 def cmd_strategies(args) -> int:
+    """Every registered strategy, then the plug-ins of the ``chunkproof.strategies`` entry
+    points installed here (by name, with their import path)."""
     from .chunking.registry import REGISTRY
+    from .chunking.strategies.plugins import FAMILY, entry_points, resolve
 
-    width = max(len(n) for n in REGISTRY)
+    rows = []
     for name, strategy in REGISTRY.items():
         status = strategy.status()
-        print(f"{name:<{width}}  [{strategy.family}] {strategy.description}"
-              + (f" [{status}]" if status else ""))
+        rows.append((name, f"[{strategy.family}] {strategy.description}"
+                     + (f" [{status}]" if status else "")))
+    for name, path in entry_points().items():
+        try:
+            found = resolve(name)
+            text = f"{found.description} ({path})" if found else path
+        except ChunkproofError as err:
+            text = f"{path} [unavailable: {err}]"
+        rows.append((name, f"[{FAMILY}] {text}"))
+    width = max(len(name) for name, _ in rows)
+    for name, text in rows:
+        print(f"{name:<{width}}  {text}")
     return 0
 
 
@@ -271,7 +284,7 @@ def cmd_sweep(args) -> int:
     from .evaluation.run.sweep import SweepParams, headline, run_sweep
 
     out_folder(args.out)
-    strategies = _split(args.strategies)
+    strategies = _strategy_names(args.strategies)
     params = make_sweep_params(SweepParams, corpus=args.corpus, queries=args.queries or "",
                                held_out_queries=args.test_queries, split_seed=args.split_seed,
                                strategies=tuple(strategies), sizes=tuple(_sizes(args.sizes)),
@@ -297,6 +310,14 @@ def cmd_sweep(args) -> int:
           f"{info['queries']} queries, {sum(info['seconds'].values()):.1f} s; "
           f"files in {folder.path}")
     return 0
+
+
+def _strategy_names(text: str) -> list[str]:
+    """The --strategies values by canonical name (a plug-in's entry-point name as its import
+    path); an unknown one fails in one line."""
+    from .chunking.registry import check_strategy
+
+    return [check_strategy(name) for name in _split(text)]
 
 
 def _budgets(text: str) -> list[int]:
@@ -346,7 +367,7 @@ def cmd_report(args) -> int:
 
     out = f"results/{default_run_name()}" if args.out is None else out_folder(args.out)
     queries = default_queries(args.corpus) if args.queries is None else args.queries
-    strategies = _split(args.strategies)
+    strategies = _strategy_names(args.strategies)
     report = build_report(out, corpus=args.corpus,
                           queries=queries, held_out_queries=args.test_queries,
                           split_seed=args.split_seed, sizes=_sizes(args.sizes),
@@ -389,6 +410,19 @@ def cmd_study(args) -> int:
     return 0
 
 
+def cmd_gate(args) -> int:
+    """A candidate config against a baseline: one line, a JSON summary, exit 1 when the
+    candidate is worse by more than the margin with significance, else 0."""
+    from .evaluation.choice.gate import run_gate, write_summary
+
+    out_file(args.out, "gate.json")
+    result = run_gate(args.corpus, args.queries, args.baseline, args.candidate,
+                      margin=args.margin)
+    write_summary(result, args.out)
+    print(result.line(args.out))
+    return result.exit_code
+
+
 def cmd_view(args) -> int:
     from .viz import render_view
 
@@ -426,7 +460,7 @@ def make_sweep_params(model, **values):
 
 HANDLERS = {"strategies": cmd_strategies, "chunk": cmd_chunk, "summary": cmd_summary,
             "queries": cmd_queries, "sweep": cmd_sweep, "view": cmd_view, "study": cmd_study,
-            "report": cmd_report, "cache": cmd_cache}
+            "report": cmd_report, "cache": cmd_cache, "gate": cmd_gate}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -456,27 +490,34 @@ def check_environment(args) -> None:
     limit_parsing(getattr(args, "parse_seconds", None))
     limit_file_size(getattr(args, "max_file_mib", None))
     bound_bytes()  # CHUNKPROOF_CONTENT_CACHE_MIB, when set, must be a size
-    choose_tokenizer(args)
+    choose_models(args)
     if args.command in ("sweep", "report"):
         from .evaluation.run.engine import default_workers
 
         default_workers()
 
 
-def choose_tokenizer(args) -> None:
-    """``--tokenizer`` and ``--encoder-window``: the tokens sizes are counted in, for this
-    process and the notebooks and workers it starts; ``chunk --config`` without them takes
-    the ones chosen_config.yaml records. Without any, ``CHUNKPROOF_TOKENIZER`` and
-    ``CHUNKPROOF_ENCODER_WINDOW`` are checked."""
-    from .chunking.config import recorded_tokenizer
+def choose_models(args) -> None:
+    """``--embedder``, ``--tokenizer`` and ``--encoder-window``: the dense model retrieval
+    embeds with and the tokens sizes are counted in, for this process and the notebooks and
+    workers it starts (the model's own tokenizer and window unless given); ``chunk --config``
+    without them takes the tokenizer chosen_config.yaml records, and ``gate`` the tokenizer
+    and dense model its ``--baseline`` records. Without any, what
+    ``CHUNKPROOF_EMBEDDER``, ``CHUNKPROOF_TOKENIZER`` and ``CHUNKPROOF_ENCODER_WINDOW`` name is
+    checked."""
+    from .chunking.embedder import embedder_choice, use_embedder, use_recorded
     from .chunking.sizes import tokenizer_choice, use_tokenizer
 
     path, window = getattr(args, "tokenizer", None), getattr(args, "encoder_window", None)
-    if path is None and window is None and getattr(args, "config", None):
-        path, window = recorded_tokenizer(args.config)
-        if path is not None or window is not None:
-            use_tokenizer(path, window, where=f"{args.config} tokenizer")
-            return
+    model = getattr(args, "embedder", None)
+    if model is not None:
+        use_embedder(model or None, tokenizer=path, window=window)
+        return
+    embedder_choice()  # what the environment names must be a model folder
+    recorded = getattr(args, "config", None) or getattr(args, "baseline", None)
+    if path is None and window is None and recorded and \
+            use_recorded(recorded, embedder=args.command == "gate"):
+        return
     if path is None and window is None:
         tokenizer_choice()  # what the environment names must be usable
         return

@@ -39,6 +39,8 @@ EXAMPLES = {
     "report": "chunkproof report --corpus docs/ --sizes 400,800 --out results/docs-report",
     "study": "chunkproof study data/study --out results/study",
     "cache": "chunkproof cache info\n  chunkproof cache clear",
+    "gate": "chunkproof gate --corpus docs/ --queries questions.jsonl --baseline "
+            "chosen_config.yaml --candidate new_config.yaml --margin 0.02",
 }
 
 
@@ -71,6 +73,11 @@ TOKENIZER_HELP = ("a tokenizer.json (any HuggingFace tokenizer), or a sentence-t
                   "model folder holding one: sizes in tokens and the encoder window's overflow "
                   "are counted in its tokens (default: the bundled all-MiniLM-L6-v2 "
                   "tokenizer; chunk --config: the one chosen_config.yaml records)")
+EMBEDDER_HELP = ("a local sentence-transformers model folder (or one holding an ONNX export "
+                 "and its tokenizer.json), never downloaded: dense and hybrid retrieval embed "
+                 "with it, and sizes and the encoder window are counted in its tokenizer and "
+                 "max_seq_length unless --tokenizer or --encoder-window say otherwise "
+                 "(default: the bundled all-MiniLM-L6-v2)")
 WINDOW_HELP = ("tokens the encoder reads, for the share of chunks over it (default: the model "
                "folder's max_seq_length, else the tokenizer's truncation length, else 256)")
 PARSE_HELP = ("CPU seconds one file may take to be parsed before it is skipped and reported "
@@ -92,6 +99,8 @@ def build_parser() -> argparse.ArgumentParser:
                            metavar="S", help=PARSE_HELP)
         where.add_argument("--max-file-mib", type=float, default=argparse.SUPPRESS,
                            metavar="MIB", help=MAX_FILE_HELP)
+        where.add_argument("--embedder", default=argparse.SUPPRESS, metavar="PATH",
+                           help=EMBEDDER_HELP)
         where.add_argument("--tokenizer", default=argparse.SUPPRESS, metavar="PATH",
                            help=TOKENIZER_HELP)
         where.add_argument("--encoder-window", type=int, default=argparse.SUPPRESS,
@@ -238,6 +247,24 @@ def build_parser() -> argparse.ArgumentParser:
                      "chunkproof cache clear --all", parents=[common])
     clear.add_argument("--all", action="store_true",
                        help="remove the embedding caches and exported models too")
+
+    gate = command("gate", "score a candidate config against a baseline on the same questions "
+                           "and exit 1 when it is worse by more than the margin with "
+                           "significance, 0 otherwise (2 on bad input)")
+    gate.add_argument("--corpus", required=True, help="folder of .md/.markdown/.mdx/.txt files")
+    gate.add_argument("--queries", required=True, help="JSONL query file: the questions both "
+                                                       "configs are scored on")
+    gate.add_argument("--baseline", required=True, metavar="YAML",
+                      help="the config to hold (a chosen_config.yaml: its rule's primary "
+                           "metric, retriever and alpha, its retrieval mode, tokenizer and "
+                           "dense model are the gate's)")
+    gate.add_argument("--candidate", required=True, metavar="YAML",
+                      help="the config to check (a chosen_config.yaml or a mapping of config "
+                           "fields; its own retrieval mode)")
+    gate.add_argument("--margin", type=float, default=0.02,
+                      help="how much worse on the primary metric the candidate may be before "
+                           "a significant drop fails the gate")
+    gate.add_argument("--out", default="gate.json", help="the JSON summary written")
     return parser
 
 

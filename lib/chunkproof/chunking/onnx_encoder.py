@@ -4,7 +4,6 @@ normalised as sentence-transformers pools and normalises this model."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -20,6 +19,8 @@ from ..errors import ConfigError, MissingExtraError
 from ..util.atomic import write_atomic
 from ..util.cache import cache_root
 from ..util.cores import all_cores
+from ..util.files import folder_digest
+from .token_model import folder_window
 
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 """The exported graph's inputs (BERT's); its one output is the last hidden state."""
@@ -40,13 +41,7 @@ def export_folder(model_path: str | os.PathLike, root: str | os.PathLike | None 
 
 def model_digest(folder: Path) -> str:
     """sha256 of every file of the model folder (relative name and content) and ``RECIPE``."""
-    digest = hashlib.sha256(f"recipe {RECIPE}\0".encode())
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
-        with path.open("rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-    return digest.hexdigest()[:16]
+    return folder_digest(folder, f"recipe {RECIPE}\0")
 
 
 def onnx_model(model_path: str | os.PathLike, *, int8: bool = False,
@@ -136,11 +131,13 @@ def _quiet() -> Iterator[None]:
 
 class OnnxEncoder:
     """The model on ONNX Runtime's CPU provider: the model's tokenizer (its window, padding
-    to the longest text of a batch), the exported transformer, then mean pooling over the
+    to the longest text of a batch), the exported transformer (``graph``: an export the
+    model folder holds, else the one made from its weights), then mean pooling over the
     attention mask and L2 normalisation, as the model's sentence-transformers modules do."""
 
     def __init__(self, model_path: str | os.PathLike, *, int8: bool = False,
-                 threads: int | None = None, root: str | os.PathLike | None = None):
+                 threads: int | None = None, root: str | os.PathLike | None = None,
+                 graph: str | os.PathLike | None = None):
         try:
             import onnxruntime
         except ImportError:
@@ -148,7 +145,7 @@ class OnnxEncoder:
             raise MissingExtraError(f"dense runtime {runtime!r}", "dense", "onnxruntime") from None
         folder = Path(model_path)
         check_pooling(folder)
-        self.path = onnx_model(folder, int8=int8, root=root)
+        self.path = Path(graph) if graph else onnx_model(folder, int8=int8, root=root)
         self.threads = threads or all_cores()
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = self.threads
@@ -158,6 +155,8 @@ class OnnxEncoder:
         self.session = onnxruntime.InferenceSession(str(self.path), options,
                                                     providers=["CPUExecutionProvider"])
         self.tokenizer = _tokenizer(folder)
+        self.inputs = [i.name for i in self.session.get_inputs()]
+        """What the graph reads (an export may take no ``token_type_ids``)."""
 
     def embed(self, texts: list[str], batch_size: int) -> np.ndarray:
         """Unit vectors of ``texts`` (rows in order), longest first in batches."""
@@ -175,8 +174,8 @@ class OnnxEncoder:
         encodings = self.tokenizer.encode_batch(texts)
         ids = np.array([e.ids for e in encodings], dtype=np.int64)
         mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
-        hidden = self.session.run(None, {"input_ids": ids, "attention_mask": mask,
-                                         "token_type_ids": np.zeros_like(ids)})[0]
+        feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        hidden = self.session.run(None, {name: feed[name] for name in self.inputs})[0]
         return mean_pooled(hidden, mask)
 
 
@@ -191,27 +190,36 @@ def mean_pooled(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
 
 def check_pooling(folder: Path) -> None:
     """A model this encoder would embed differently from sentence-transformers (a pooling
-    other than the mean of token vectors, or no Normalize module) is refused."""
+    other than the mean of token vectors, or modules after it other than Normalize) is
+    refused; without Normalize the vectors are normalised all the same, as retrieval asks
+    sentence-transformers to."""
     modules = json.loads((folder / "modules.json").read_text(encoding="utf-8"))
     kinds = [m["type"].rsplit(".", 1)[-1] for m in modules]
     pooling = next((m["path"] for m in modules if m["type"].endswith("Pooling")), "")
     modes = json.loads((folder / pooling / "config.json").read_text(encoding="utf-8")) \
         if pooling else {}
-    used = sorted(k for k, on in modes.items() if k.startswith("pooling_mode") and on)
-    if kinds != ["Transformer", "Pooling", "Normalize"] or used != ["pooling_mode_mean_tokens"]:
+    used = sorted(k for k, on in modes.items() if k.startswith("pooling_mode_") and on)
+    if isinstance(modes.get("pooling_mode"), str):  # sentence-transformers 6 names the mode
+        used = [f"pooling_mode_{modes['pooling_mode']}_tokens"]
+    if kinds not in (["Transformer", "Pooling", "Normalize"], ["Transformer", "Pooling"]) \
+            or used != ["pooling_mode_mean_tokens"]:
         raise ConfigError(f"the ONNX runtime embeds models of Transformer, mean Pooling and "
                           f"Normalize; {folder.name} has {kinds}, pooling {used}")
 
 
 def _tokenizer(folder: Path) -> Any:
-    """The model's tokenizer cut at its window (``max_seq_length``) and padding a batch to
-    its longest text."""
+    """The model's tokenizer cut at its window (``token_model.folder_window``) and padding a
+    batch to its longest text."""
     from tokenizers import Tokenizer
 
-    settings = json.loads((folder / "sentence_bert_config.json").read_text(encoding="utf-8"))
     tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
-    tokenizer.enable_truncation(int(settings["max_seq_length"]))
-    pad = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8")).get(
-        "pad_token", "[PAD]")
-    tokenizer.enable_padding(pad_id=tokenizer.token_to_id(pad), pad_token=pad)
+    window = folder_window(folder)
+    if window is not None:
+        tokenizer.enable_truncation(window)
+    config = folder / "tokenizer_config.json"
+    pad = json.loads(config.read_text(encoding="utf-8")).get("pad_token", "[PAD]") \
+        if config.is_file() else "[PAD]"
+    pad = pad if isinstance(pad, str) else "[PAD]"
+    # padded positions are masked out of the pooling: any id pads
+    tokenizer.enable_padding(pad_id=tokenizer.token_to_id(pad) or 0, pad_token=pad)
     return tokenizer

@@ -1,10 +1,14 @@
 """The strategy registry, a leaf of the chunking stage: names and what they stand for. The
 strategies register themselves through ``chunking.build.register``. A strategy may need
-optional packages: it stays listed without them, marked unavailable with the install command."""
+optional packages: it stays listed without them, marked unavailable with the install command.
+A name the registry does not hold is offered to the resolvers (``strategies.plugins``: an
+import path ``package.module:function``, or a name of the ``chunkproof.strategies``
+entry-point group), which register the strategy it names under its canonical name."""
 
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import metadata
 from typing import TYPE_CHECKING
@@ -53,7 +57,8 @@ class Strategy:
     """Whether embed/context text carry the breadcrumb by default."""
     family: str
     """``ast`` (held to every invariant), ``paragraph``, ``routed`` or ``baseline`` (measured
-    as it is), ``peer`` (another project's splitter, measured as it is)."""
+    as it is), ``peer`` (another project's splitter, measured as it is), ``plugin`` (a
+    splitter of your own, named by its import path, measured as the peers are)."""
     requires: tuple[Requirement, ...] = ()
     """Optional packages the strategy needs; empty when the core install is enough."""
 
@@ -109,11 +114,23 @@ def available_names() -> list[str]:
     return [name for name, strategy in REGISTRY.items() if strategy.available]
 
 
+RESOLVERS: list[Callable[[str], Strategy | None]] = []
+"""Each turns a name the registry does not hold into the strategy it names (None: not one of
+its names); what one finds is registered under its ``name``, the canonical one."""
+
+
 def check_strategy(name: str) -> str:
-    """``name`` when it is registered; UnknownStrategyError listing the valid ones otherwise."""
-    if name not in REGISTRY:
-        raise UnknownStrategyError(name, list(REGISTRY))
-    return name
+    """The canonical name of strategy ``name`` (a registered name as it is; a plug-in's import
+    path or entry-point name as its import path, registered here on first use);
+    UnknownStrategyError listing the valid ones otherwise."""
+    if name in REGISTRY:
+        return name
+    for resolve in RESOLVERS:
+        found = resolve(name) if isinstance(name, str) else None
+        if found is not None:
+            add(found)
+            return found.name
+    raise UnknownStrategyError(name, list(REGISTRY))
 
 
 def get_strategy(name: str) -> Strategy:

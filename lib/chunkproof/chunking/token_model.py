@@ -39,7 +39,7 @@ class TokenModel:
     path: str = ""
     """The tokenizer.json (or model folder) given; empty: the bundled MiniLM tokenizer."""
     window: int = ENCODER_WINDOW
-    """Tokens the encoder reads: given, else the model folder's ``max_seq_length``, else the
+    """Tokens the encoder reads: given, else the model folder's (``folder_window``), else the
     tokenizer's truncation length, else ``ENCODER_WINDOW``."""
     file: str = ""
     """The tokenizer.json read ("" for the bundled one, found when first needed)."""
@@ -129,16 +129,42 @@ def choose(path: str | None = None, window: int | None = None, *,
 
 
 def _window_of(model: TokenModel) -> int:
-    """The model folder's ``max_seq_length``, else the tokenizer's truncation length, else
-    ``ENCODER_WINDOW``."""
+    """The model folder's window (``folder_window``), else the tokenizer's truncation length,
+    else ``ENCODER_WINDOW``."""
     folder = Path(model.path) if Path(model.path).is_dir() else Path(model.file).parent
-    try:
-        found = json.loads((folder / MODEL_CONFIG).read_text(encoding="utf-8"))
-        return int(found["max_seq_length"])
-    except (OSError, ValueError, KeyError, TypeError):
-        pass
+    found = folder_window(folder)
+    if found is not None:
+        return found
     truncation = json.loads(load(model.file).to_str()).get("truncation") or {}
     return int(truncation.get("max_length") or ENCODER_WINDOW)
+
+
+def folder_window(folder: Path) -> int | None:
+    """Tokens a sentence-transformers model folder reads, as sentence-transformers decides:
+    ``max_seq_length`` of sentence_bert_config.json, else the tokenizer's
+    ``model_max_length`` (tokenizer_config.json) held to the model's
+    ``max_position_embeddings`` (config.json), else that alone; None when none says."""
+    given = _setting(folder / MODEL_CONFIG, "max_seq_length")
+    if given is not None:
+        return given
+    tokenizer = _setting(folder / "tokenizer_config.json", "model_max_length")
+    positions = _setting(folder / "config.json", "max_position_embeddings")
+    found = [n for n in (tokenizer, positions) if n is not None and n < NO_LIMIT]
+    return min(found) if found else None
+
+
+NO_LIMIT = 10**9
+"""A ``model_max_length`` this large is transformers' way of saying the tokenizer sets none."""
+
+
+def _setting(file: Path, name: str) -> int | None:
+    """A positive whole number ``file`` (JSON) holds under ``name``, else None."""
+    try:
+        value = json.loads(file.read_text(encoding="utf-8"))[name]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 \
+        else None
 
 
 def from_env() -> TokenModel:

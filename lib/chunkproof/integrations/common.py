@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from ..chunking.build import chunk_text
 from ..chunking.config import ChunkerConfig, load_config, make_config, read_yaml
+from ..chunking.embedder import use_embedder, use_recorded
 from ..chunking.records import Chunk
 from ..errors import ConfigError, ParseTimeLimitError, SkippedDocumentWarning
 from ..evaluation.retrieval.modes import MODES, PLAIN, ModeReader
@@ -31,12 +32,21 @@ def content_of(chunk: Chunk, content: str) -> str:
     return str(getattr(chunk, content))
 
 
-def as_config(config: ConfigLike = None, **options: Any) -> ChunkerConfig:
-    """The ChunkerConfig ``config`` stands for, with ``options`` applied on top."""
+def as_config(config: ConfigLike = None, *, embedder: str | os.PathLike | None = None,
+              **options: Any) -> ChunkerConfig:
+    """The ChunkerConfig ``config`` stands for, with ``options`` applied on top. Sizes are
+    counted in the tokens of ``embedder`` (a local sentence-transformers model folder: its
+    tokenizer and window, ``embedder.use_embedder``) when given, else in the tokenizer a
+    chosen_config.yaml records, so its chunks are the ones its run scored (for this process,
+    as ``chunkproof chunk --config`` does)."""
+    if embedder is not None:
+        use_embedder(embedder)
     if isinstance(config, ChunkerConfig):
         return config.replace(**options) if options else config
     if isinstance(config, str | os.PathLike):
         loaded = load_config(Path(config))
+        if embedder is None:
+            use_recorded(config)
         return loaded.replace(**options) if options else loaded
     return make_config(config or {}, **options)
 

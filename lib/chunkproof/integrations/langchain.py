@@ -11,6 +11,7 @@ and a retriever wrapper that applies the chosen retrieval mode.
 from __future__ import annotations
 
 import copy
+import os
 from collections.abc import Iterable
 from typing import Any
 
@@ -47,11 +48,13 @@ class ChunkproofTextSplitter(TextSplitter):
     breadcrumb prefix included where the strategy adds one); ``split_documents`` and
     ``create_documents`` give LangChain Documents whose metadata carries the span, lines,
     breadcrumb, embed and context texts of each chunk (``metadata["source"]`` names the
-    document: the input's own ``source`` metadata when it has one)."""
+    document: the input's own ``source`` metadata when it has one). Sizes in tokens are
+    counted in ``embedder``'s tokenizer when given (a local model folder), else in the one a
+    chosen_config.yaml records (``common.as_config``)."""
 
     def __init__(self, config: ConfigLike = None, *, content: Content = "embed_text",
-                 **options: Any):
-        self.config = as_config(config, **options)
+                 embedder: str | os.PathLike | None = None, **options: Any):
+        self.config = as_config(config, embedder=embedder, **options)
         self.content = content
         super().__init__(chunk_size=self.config.size, chunk_overlap=self.config.overlap,
                          length_function=length_function(self.config.unit),

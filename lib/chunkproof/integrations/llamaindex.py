@@ -11,6 +11,7 @@ and a node postprocessor that applies the chosen retrieval mode.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -68,8 +69,11 @@ class ChunkproofNodeParser(NodeParser):
 
     @classmethod
     def from_config(cls, config: ConfigLike = None, *, content: Content = "embed_text",
+                    embedder: str | os.PathLike | None = None,
                     **options: Any) -> ChunkproofNodeParser:
-        return cls(config=as_config(config, **options), content=content)
+        """The parser of ``config``; sizes in tokens counted in ``embedder``'s tokenizer when
+        given (a local model folder), else in the one a chosen_config.yaml records."""
+        return cls(config=as_config(config, embedder=embedder, **options), content=content)
 
     def chunks_of(self, nodes: Sequence[BaseNode]) -> list[Chunk]:
         """The chunkproof chunks of ``nodes``: those the parser makes nodes of."""

@@ -21,7 +21,7 @@ from pydantic import (
     ValidationInfo,
 )
 
-from ..chunking.registry import strategy_names
+from ..chunking.registry import check_strategy, strategy_names
 from ..chunking.sizes import UNITS
 from ..document.anchors import SLUG_RULES
 from ..document.corpus import Corpus, load_corpus
@@ -31,6 +31,7 @@ from ..errors import (
     ChunkproofError,
     ConfigError,
     FileReadError,
+    UnknownStrategyError,
     did_you_mean,
     missing_folder,
 )
@@ -122,6 +123,10 @@ def _optional_file(value: Any, info: ValidationInfo) -> str:
         raise _unnamed(err, info.field_name or "") from None
 
 
+def _optional_folder(value: Any, info: ValidationInfo) -> str:
+    return "" if value == "" else _folder(value, info)
+
+
 def _output(value: Any, info: ValidationInfo) -> str:
     try:
         return str(resolve_output(value, name=info.field_name or ""))
@@ -196,6 +201,8 @@ ExistingFolder = Annotated[str, BeforeValidator(_folder)]
 """An existing folder, resolved to an absolute path."""
 CorpusFolder = ExistingFolder
 """A corpus folder, resolved to an absolute path."""
+ModelFolder = Annotated[str, BeforeValidator(_optional_folder)]
+"""A model folder resolved to an absolute path, or "" for the one this process uses."""
 QueryFile = Annotated[str, BeforeValidator(_optional_file)]
 """A query (or gold) file resolved to an absolute path, or "" for none."""
 OutputFolder = Annotated[str, BeforeValidator(_output)]
@@ -206,13 +213,26 @@ PositiveInt = Annotated[int, BeforeValidator(_integer(1))]
 NonNegativeInt = Annotated[int, BeforeValidator(_integer(0))]
 Flag = Annotated[bool, BeforeValidator(_bool)]
 Text = Annotated[str, BeforeValidator(_text)]
-StrategyName = Annotated[str, BeforeValidator(one_of(strategy_names))]
+def _strategy(value: Any) -> str:
+    """A registered strategy's name, or a plug-in's (its import path, which an entry point's
+    name becomes)."""
+    if not isinstance(value, str):
+        return one_of(strategy_names)(value)
+    try:
+        return check_strategy(value)
+    except UnknownStrategyError:
+        return one_of(strategy_names)(value)  # says which names there are
+    except ChunkproofError as err:  # a plug-in that cannot be used
+        raise ValueError(str(err)) from None
+
+
+StrategyName = Annotated[str, BeforeValidator(_strategy)]
 RetrieverName = Annotated[str, BeforeValidator(one_of(retriever_names))]
 Unit = Annotated[str, BeforeValidator(one_of(lambda: UNITS))]
 SlugRuleName = Annotated[str, BeforeValidator(one_of(lambda: list(SLUG_RULES)))]
 """How the site makes heading anchors (``document.anchors.SLUG_RULES``)."""
 Strategies = Annotated[list[str], BeforeValidator(_list_of(str)),
-                       AfterValidator(lambda v: [one_of(strategy_names)(x) for x in v])]
+                       AfterValidator(lambda v: [_strategy(x) for x in v])]
 Retrievers = Annotated[list[str], BeforeValidator(_list_of(str)),
                        AfterValidator(lambda v: [one_of(retriever_names)(x) for x in v])]
 Modes = Annotated[list[str], BeforeValidator(_list_of(str)),

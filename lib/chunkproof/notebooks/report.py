@@ -16,6 +16,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ..chunking.config import make_config
+from ..chunking.embedder import embedder_choice
 from ..document.dialect_profile import construct_counts, constructs, slug_rule_note
 from ..errors import NotebookNotFoundError, WriteError
 from ..evaluation.choice.rules import default_constraints, parse_constraint
@@ -365,6 +366,7 @@ def notebook_values(out_dir: Path, params, *, queries: str, name: str = "",
         "MODES": list(params.modes),
         "ALL_PAIRS": params.all_pairs, "ENGINE": engine.kind, "WORKERS": engine.workers or 0,
         "ADDRESS": engine.address, "RETRIEVER": params.retrievers[0], "DOC": "", "PRESET_DOCS": [],
+        "EMBEDDER": embedder_choice().path,
         "GOLD": default_gold(params.corpus),
         "PRIMARY_METRIC": default_primary_metric(params.budgets, k, answers=answers),
         "CONSTRAINTS": default_constraints(default_primary_metric(params.budgets, k,

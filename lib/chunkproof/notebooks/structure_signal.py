@@ -36,6 +36,7 @@ from ..util.values import missing, plain
 from .params import (
     CorpusFolder,
     Flag,
+    ModelFolder,
     NonNegativeInt,
     NotebookParams,
     OptionalOutput,
@@ -116,6 +117,7 @@ class StructureSignalParams(NotebookParams):
     SIZE: PositiveInt
     RETRIEVER: RetrieverName
     OUT_DIR: OptionalOutput
+    EMBEDDER: ModelFolder = ""
 
 
 def validate(**params: Any) -> StructureSignalSetup:
@@ -135,7 +137,7 @@ def validate(**params: Any) -> StructureSignalSetup:
                           f"of CORPUS: {', '.join(unmarked)} (mark them, [] for none)")
     inputs = validate_params(SweepInputs, CORPUS=checked.CORPUS, QUERIES=checked.QUERIES,
                              STRATEGIES=list(COMPARED), SIZES=[checked.SIZE],
-                             RETRIEVERS=[checked.RETRIEVER])
+                             RETRIEVERS=[checked.RETRIEVER], EMBEDDER=checked.EMBEDDER)
     sweep = sweep_params(inputs, options={"infer_headings": checked.INFER_HEADINGS})
     return StructureSignalSetup(
         corpus=loaded, queries=queries, gold=marks, sample=sample, sweep=sweep,

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 from pydantic import BeforeValidator, Field, ValidationError, ValidationInfo, field_validator
 
 from ..chunking.config import ChunkerConfig
+from ..chunking.embedder import embedder_choice, use_embedder
 from ..document.links import check_url_template
 from ..errors import ConfigError, validation_message
 from ..evaluation.run.defaults import contrasts_for
@@ -16,6 +17,7 @@ from ..evaluation.run.sweep import SweepParams
 from .params import (
     CorpusFolder,
     Flag,
+    ModelFolder,
     Modes,
     NonNegativeInt,
     NotebookParams,
@@ -55,6 +57,7 @@ class SweepInputs(NotebookParams):
     ADDRESS: str = ""
     SLUG_RULE: SlugRuleName = "github"
     URL_TEMPLATE: str = ""
+    EMBEDDER: ModelFolder = ""
 
     @field_validator("URL_TEMPLATE")
     @classmethod
@@ -75,6 +78,7 @@ def sweep_params(inputs: SweepInputs, *, options: dict[str, Any] | None = None) 
     (how each chunk's anchor and href are made) among them when they are not the default."""
     if inputs.HELD_OUT_QUERIES and not inputs.QUERIES:
         raise ConfigError("HELD_OUT_QUERIES: give QUERIES too (the tuning set)")
+    use_model(inputs.EMBEDDER)
     try:
         return _params(inputs, options or {})
     except ValidationError as err:
@@ -93,6 +97,14 @@ def _params(inputs: SweepInputs, options: dict[str, Any]) -> SweepParams:
                        retrievers=tuple(inputs.RETRIEVERS), k=inputs.K, unit=inputs.UNIT,
                        budgets=tuple(inputs.BUDGETS), contrasts=tuple(inputs.CONTRASTS or ()),
                        modes=tuple(inputs.MODES), options=options, all_pairs=inputs.ALL_PAIRS)
+
+
+def use_model(folder: str) -> None:
+    """EMBEDDER: dense retrieval embeds with the model in ``folder``, sizes counted in its
+    tokenizer (``embedder.use_embedder``); "" or the model this kernel already uses (the one
+    ``chunkproof report --embedder`` started it with) changes nothing."""
+    if folder and folder != embedder_choice().path:
+        use_embedder(folder, where="EMBEDDER")
 
 
 def sweep_engine(inputs: SweepInputs) -> Engine:

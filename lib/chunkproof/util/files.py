@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 
@@ -22,3 +23,16 @@ def read_utf8(path: str | os.PathLike, *, what: str = "file") -> str:
     except UnicodeDecodeError as err:
         reason = f"not UTF-8 text (byte {err.start}); save it as UTF-8"
     raise FileReadError(path, what, reason)
+
+
+def folder_digest(folder: str | os.PathLike, salt: str = "") -> str:
+    """sha256 (16 hex digits) of ``salt`` and every file under ``folder``: each one's name
+    relative to it and its content, in name order (what a model folder is keyed by)."""
+    root = Path(folder)
+    digest = hashlib.sha256(salt.encode())
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+        with path.open("rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()[:16]

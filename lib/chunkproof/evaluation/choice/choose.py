@@ -133,6 +133,11 @@ class Choice:
     not_binding: list[str] = field(default_factory=list)
     identical: list[str] = field(default_factory=list)
     tokenizer: dict[str, Any] | None = None
+    """The tokenizer the run counted sizes in and its encoder window (run.json ``tokenizer``;
+    None for a run made before it was recorded): ``chunkproof chunk --config`` uses them."""
+    embedder: dict[str, Any] | None = None
+    """The dense model the run embedded with (run.json ``embedder``: folder, name, digest;
+    None for a run made before it was recorded)."""
     mode: str = PLAIN
 
     @property
@@ -155,6 +160,7 @@ def choose(result_or_run_dir, rule: ChoiceRule, *, strict: bool = False,
     info = run.run_info
     base = {"rule": rule, "candidates": table, "run_id": info.get("run_id", ""),
             "run_dir": run.run_dir, "used": used, "tokenizer": info.get("tokenizer"),
+            "embedder": info.get("embedder"),
             "corpus": {"root": info.get("corpus", {}).get("root", ""),
                        "fingerprint": info.get("corpus", {}).get("fingerprint", "")},
             "excluded": excluded(table, rule), "not_binding": rule.not_binding()}

@@ -20,7 +20,8 @@ def export_choice(choice: Choice, path: str | os.PathLike) -> Path:
     what decided it (``decided_by``) and the verdict in words, the evidence, the study and
     the cost it read, how sure it is (``confidence``: the study's simulation for this many
     questions), what would settle it, the scores, the corpus fingerprint, the chunkproof
-    version, the run id, the tokenizer sizes were counted in and the runner-up;
+    version, the run id, the tokenizer sizes were counted in, the dense model embedded with
+    and the runner-up;
     ``chunkproof chunk --config`` reads it."""
     target = Path(path)
     if target.suffix not in (".yaml", ".yml"):
@@ -39,7 +40,7 @@ def export_choice(choice: Choice, path: str | os.PathLike) -> Path:
             "kinds": list(choice.used.kinds), "why": choice.used.reason},
         scores=choice.scores, corpus=choice.corpus,
         chunkproof_version=versions()["chunkproof"], run_id=choice.run_id,
-        tokenizer=choice.tokenizer,
+        tokenizer=choice.tokenizer, embedder=choice.embedder,
         runner_up=None if runner is None else {
             name: runner[name] for name in (*CONFIG_FIELDS, choice.rule.primary_metric,
                                             "ci_low", "ci_high", INDEX_TOKENS)},

@@ -15,7 +15,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from ...chunking.encoder import TorchEncoder
+from ...chunking.embedder import Embedder, choose, embedder_choice
+from ...chunking.encoder import embedding_model
 from ...chunking.sizes import ENCODER, counts_in_model, tokenizer_choice
 from ...errors import CacheWarning, RetrieverError, UnknownRetrieverError
 from ...util.cache import cache_root
@@ -317,25 +318,27 @@ class DenseRetriever:
     def __init__(
         self,
         *,
-        model_path: str | None = None,
-        model_name: str | None = None,
+        embedder: Embedder | str | os.PathLike | None = None,
         cache_dir: str | None = None,
         batch_size: int = 64,
         cache: EmbeddingCache | None = None,
         progress: bool | None = None,
     ):
-        self.model_path = model_path
-        if not counts_in_model(model_path):
+        self.embedder = embedder if isinstance(embedder, Embedder) else (
+            choose(embedder, where="dense retriever") if embedder else embedder_choice())
+        """The model it embeds with (a model folder, or None: this process's choice)."""
+        folder = self.embedder.path or None
+        if not counts_in_model(folder):
             counted = tokenizer_choice().path or f"the bundled {ENCODER} tokenizer"
-            fix = (f"give --tokenizer {model_path} (sizes.use_tokenizer) to count in its "
-                   "tokens" if model_path else "its chunks were sized in another model's "
+            fix = (f"give --embedder {folder} alone (sizes.use_tokenizer({folder!r})) to count "
+                   "in its tokens" if folder else "its chunks were sized in another model's "
                    "tokens")
-            warnings.warn(f"the dense model {model_path or ENCODER} reads its own tokenizer, "
+            warnings.warn(f"the dense model {folder or ENCODER} reads its own tokenizer, "
                           f"but sizes and the encoder window are counted in {counted}: {fix}",
                           RuntimeWarning, stacklevel=2)
         self.progress = progress
         """A bar counting texts embedded (with texts/s): None shows it on a terminal only."""
-        self.model_name = model_name or (Path(model_path).name if model_path else ENCODER)
+        self.model_name = self.embedder.cache_name()
         self.batch_size = batch_size
         self.cache = cache or EmbeddingCache(cache_dir or default_cache_dir(), self.model_name)
         self.cache_stats = {"hits": 0, "misses": 0}
@@ -346,7 +349,7 @@ class DenseRetriever:
 
     def _encode(self, texts: list[str]) -> np.ndarray:
         if self._encoder is None:
-            self._encoder = TorchEncoder(self.model_path)
+            self._encoder = embedding_model(self.embedder)
         step = self.batch_size * EMBED_BATCHES_PER_STEP
         parts = []
         shown = redraws() if self.progress is None else self.progress

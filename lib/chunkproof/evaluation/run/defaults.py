@@ -48,15 +48,48 @@ def contrasts_for(given, strategies) -> list[str]:
     The one rule of the command line, the notebooks and ``SweepParams``."""
     if given is None:
         return default_contrasts(strategies)
-    for text in given:
+    found = [canonical_contrast(text, strategies) for text in given]
+    for text in found:
         contrast_problem(text, strategies)
-    return list(given)
+    return found
+
+
+def canonical_contrast(text: str, strategies) -> str:
+    """Contrast ``text`` with each side by its canonical name (a plug-in's entry-point name as
+    its import path) when that makes both sides strategies of ``strategies`` (canonical
+    names); else ``text`` as it is, for ``contrast_problem`` to explain."""
+    cuts = [(text[:at], text[at + 1:]) for at, char in enumerate(text) if char == ":"]
+    if any(set(cut) <= set(strategies) for cut in cuts):
+        return text
+    from ...chunking.registry import check_strategy  # here: --help loads no strategy
+    from ...errors import ChunkproofError
+
+    for cut in cuts:
+        try:
+            sides = tuple(check_strategy(side) for side in cut)
+        except ChunkproofError:
+            continue
+        if set(sides) <= set(strategies):
+            return ":".join(sides)
+    return text
+
+
+def contrast_sides(text: str, strategies) -> tuple[str, str]:
+    """The two strategies of contrast 'A:B': split at the colon that leaves two swept
+    strategies (a plug-in's name ``package.module:function`` holds a colon of its own), else
+    at the one colon it holds; ValueError when neither tells."""
+    cuts = [(text[:at], text[at + 1:]) for at, char in enumerate(text) if char == ":"]
+    swept = [cut for cut in cuts if set(cut) <= set(strategies)]
+    if len(swept) == 1 or len(cuts) == 1:
+        return (swept or cuts)[0]
+    raise ValueError(f"contrast {text!r}: expected 'A:B', two different strategies of the "
+                     "sweep, e.g. ast_breadcrumb:ast_merge")
 
 
 def contrast_problem(text: str, strategies) -> None:
     """ValueError when ``text`` is not 'A:B' of two different strategies in ``strategies``."""
-    sides = text.split(":")
-    if len(sides) != 2 or sides[0] == sides[1] or not all(sides):
+    sides = contrast_sides(text, strategies)
+    if sides[0] == sides[1] or not all(sides):
         raise ValueError(f"contrast {text!r}: expected 'A:B', two different strategies of the "
                          "sweep, e.g. ast_breadcrumb:ast_merge")
     unknown = [side for side in sides if side not in strategies]

@@ -22,6 +22,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt
 
 from ...chunking.config import ChunkerConfig
+from ...chunking.embedder import Embedder
 from ...chunking.records import Chunk
 from ...document.corpus import Document
 from ...errors import ConfigError
@@ -143,10 +144,10 @@ class Executor:
         """The chunks just written to ``path`` (an engine without the folder keeps them; one
         that makes their statistics in this process, until then, so they are not read back)."""
 
-    def encode(self, model_path: str | None, batches: Iterable[list[str]]
+    def encode(self, embedder: Embedder, batches: Iterable[list[str]]
                ) -> Iterator[np.ndarray]:
         """Unit vectors of each batch of texts, in order, the model loaded once."""
-        encoder = _Encoder(model_path)
+        encoder = _Encoder(embedder)
         return map(encoder, batches)
 
     def close(self) -> None:
@@ -165,17 +166,18 @@ def done(value: Any) -> Future:
 
 
 class _Encoder:
-    """A sentence-transformers model loaded on first use; one batch encoded per call."""
+    """The dense model (``chunking.embedder``) loaded on first use; one batch encoded per
+    call."""
 
-    def __init__(self, model_path: str | None):
-        self.model_path = model_path
+    def __init__(self, embedder: Embedder):
+        self.embedder = embedder
         self.model: Any = None
 
     def __call__(self, texts: list[str]) -> np.ndarray:
         if self.model is None:
-            from ...chunking.encoder import TorchEncoder
+            from ...chunking.encoder import embedding_model
 
-            self.model = TorchEncoder(self.model_path)
+            self.model = embedding_model(self.embedder)
         return self.model.embed(texts, len(texts))
 
 

@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 
 from ...chunking.config import ChunkerConfig
+from ...chunking.embedder import Embedder
 from ...chunking.records import Chunk
-from ...chunking.sizes import ENCODER
 from ...document.corpus import Document
 from ...errors import WorkerLostError
 from ...util.ray_cluster import connect
@@ -52,12 +52,12 @@ class SweepWorker:
 class EmbedWorker:
     """A Ray actor holding the sentence-transformers model, loaded once."""
 
-    def __init__(self, model_path: str | None, threads: int = 0):
+    def __init__(self, embedder: Embedder, threads: int = 0):
         if threads:
             import torch
 
             torch.set_num_threads(threads)
-        self.encoder = _Encoder(model_path)
+        self.encoder = _Encoder(embedder)
 
     def encode(self, texts: list[str]) -> np.ndarray:
         return self.encoder(texts)
@@ -139,31 +139,32 @@ class RayExecutor(Executor):
         cache (filled by the sweep's embedding pass), so its actor embeds nothing."""
         if job.retriever not in DENSE:
             return job
-        cache = EmbeddingCache(default_cache_dir(), ENCODER)
+        name = job.options["embedder"].cache_name()
+        cache = EmbeddingCache(default_cache_dir(), name)
         texts = list(read_part(path, ["embed_text"])["embed_text"])
         texts += [q.query for q in self.queries]
         keys = [cache.key(t) for t in texts]
-        memory = MemoryCache(ENCODER, cache.get(list(dict.fromkeys(keys))))
+        memory = MemoryCache(name, cache.get(list(dict.fromkeys(keys))))
         return dataclasses.replace(job, options={**job.options, "cache": memory})
 
-    def encode(self, model_path, batches):
+    def encode(self, embedder, batches):
         if not self.embedders:
-            self.embedders = self._embedders(model_path)
+            self.embedders = self._embedders(embedder)
         pool = self.ray.util.ActorPool(self.embedders)
         return pool.map(lambda a, texts: a.encode.remote(texts), list(batches))
 
-    def _embedders(self, model_path: str | None) -> list[Any]:
+    def _embedders(self, embedder: Embedder) -> list[Any]:
         """One embedding actor per GPU of the cluster; without GPUs, one per node using the
         node's cores (the sweep's actors are idle while the pass runs)."""
         ray = self.ray
         if self.gpus >= 1:
             actor = ray.remote(num_cpus=1, num_gpus=1)(EmbedWorker)
-            return [actor.remote(model_path) for _ in range(int(self.gpus))]
+            return [actor.remote(embedder) for _ in range(int(self.gpus))]
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
         actor = ray.remote(num_cpus=0)(EmbedWorker)
         return [actor.options(scheduling_strategy=NodeAffinitySchedulingStrategy(
-                    node["NodeID"], soft=False)).remote(model_path,
+                    node["NodeID"], soft=False)).remote(embedder,
                                                         int(node["Resources"].get("CPU", 1)))
                 for node in ray.nodes() if node.get("Alive")]
 

@@ -18,9 +18,17 @@ from typing import Annotated, Any, TypedDict
 
 import pandas as pd
 import pyarrow.parquet as pq
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from ...chunking.config import MAX_SIZE, ChunkerConfig, make_config
+from ...chunking.embedder import embedder_choice
 from ...chunking.records import Chunk
 from ...chunking.registry import check_strategy
 from ...chunking.sizes import tokenizer_choice
@@ -30,6 +38,7 @@ from ...util.code_version import KEY_PACKAGES, code_version
 from ...util.paths import real_path, shared_path
 from ..queries.mining import MAX_SOURCES, DroppedQueries
 from ..queries.queries import MIN_SPLIT
+from ..retrieval.embedding import DENSE
 from ..retrieval.modes import PLAIN, check_modes
 from ..retrieval.retrieve import retriever_names
 from . import tables
@@ -39,7 +48,9 @@ from .defaults import (
     DEFAULT_RETRIEVERS,
     DEFAULT_SIZES,
     DEFAULT_STRATEGIES,
+    canonical_contrast,
     contrast_problem,
+    contrast_sides,
 )
 
 PACKAGES = ("chunkproof", *KEY_PACKAGES)
@@ -94,9 +105,15 @@ class SweepParams(BaseModel):
     def _strategies(cls, names: tuple[str, ...]) -> tuple[str, ...]:
         if not names:
             raise ValueError("give at least one strategy (see: chunkproof strategies)")
-        for name in names:
-            check_strategy(name)
-        return names
+        return tuple(check_strategy(name) for name in names)  # plug-ins by import path
+
+    @field_validator("contrasts")
+    @classmethod
+    def _canonical_contrasts(cls, texts: tuple[str, ...], info: ValidationInfo
+                             ) -> tuple[str, ...]:
+        """A plug-in named in a contrast by its entry point becomes its import path."""
+        swept = info.data.get("strategies") or ()
+        return tuple(canonical_contrast(text, swept) for text in texts)
 
     @field_validator("retrievers")
     @classmethod
@@ -135,7 +152,7 @@ class SweepParams(BaseModel):
         by_key = {(c.strategy, rest(c)): c.config_id for c in configs}
         pairs = []
         for text in self.contrasts:
-            a, b = text.split(":")
+            a, b = contrast_sides(text, self.strategies)
             for config in configs:
                 twin = by_key.get((b, rest(config)))
                 if config.strategy == a and twin:
@@ -240,6 +257,9 @@ class RunInfo(TypedDict):
     tokenizer: dict[str, Any]
     """The tokenizer sizes were counted in and the encoder window (``TokenModel.as_dict``:
     ``bundled (all-MiniLM-L6-v2)`` and 256 unless chosen)."""
+    embedder: dict[str, Any]
+    """The dense model dense and hybrid retrieval embed with (``Embedder.as_dict``: its
+    folder, name, digest, runtime and window; ``bundled (all-MiniLM-L6-v2)`` unless chosen)."""
     configs: int
     identical_configs: list[Any]
     """Configs whose chunks equal an earlier config's (``grid.SameChunks``): scored once."""
@@ -337,13 +357,18 @@ class Parts:
     sizes: str = field(default_factory=lambda: tokenizer_choice().key())
     """The tokenizer and window sizes were counted in (``TokenModel.key``: empty for the
     bundled ones, so their parts keep their keys)."""
+    embedder: str = field(default_factory=lambda: embedder_choice().key())
+    """The dense model's digest (``Embedder.key``: empty for the bundled model)."""
 
     def key(self, config_id: str, retriever: str = "") -> str:
         """Chunk parts depend on the corpus, the config and the version; scored parts also on
-        the retriever, the queries and the scoring settings."""
+        the retriever, the queries and the scoring settings, and a dense retriever's on its
+        model."""
         inputs = [self.corpus, self.version, config_id, *([self.sizes] if self.sizes else [])]
         if retriever:
             inputs += [retriever, self.queries, self.scoring]
+            if retriever in DENSE and self.embedder:
+                inputs.append(self.embedder)
         return hashlib.sha256("\0".join(inputs).encode()).hexdigest()[:12]
 
     def path(self, config_id: str, table: str, retriever: str = "") -> Path:

@@ -17,7 +17,8 @@ import numpy as np
 import pandas as pd
 
 from ...chunking.config import ChunkerConfig
-from ...chunking.sizes import ENCODER, token_method, tokenizer_choice
+from ...chunking.embedder import embedder_choice
+from ...chunking.sizes import token_method, tokenizer_choice
 from ...document.corpus import Corpus, load_corpus
 from ...errors import GridWarning
 from ...util.paths import real_path, repo_root, shown_path
@@ -162,6 +163,7 @@ def _sweep(params: SweepParams, out_dir: str | os.PathLike | None, inputs: Input
             "queries_dropped": dropped, "queries_by_source": by_source,
             "query_split": split.report(), "token_method": token_method(),
             "tokenizer": tokenizer_choice().as_dict(),
+            "embedder": embedder_choice().as_dict(),
             "configs": len(configs), "identical_configs": same, "warnings": notes,
             "reused_parts": reused, "embedding_cache": embedded,
             "engine": engine.describe(executor.workers),
@@ -247,8 +249,9 @@ def _embed_all(params: SweepParams, configs: list[ChunkerConfig], parts: Parts, 
     for config in configs:
         texts.update(dict.fromkeys(
             read_part(parts.path(config.config_id, "chunks"), ["embed_text"])["embed_text"]))
-    cache = EmbeddingCache(default_cache_dir(), ENCODER)
-    return embedding.embed_missing(cache, list(texts), lambda b: executor.encode(None, b),
+    model = embedder_choice()
+    cache = EmbeddingCache(default_cache_dir(), model.cache_name())
+    return embedding.embed_missing(cache, list(texts), lambda b: executor.encode(model, b),
                                    progress=progress)
 
 
@@ -261,8 +264,10 @@ def _retrieve_all(params: SweepParams, configs: list[ChunkerConfig], queries, pa
     todo = [(c, name) for c, name in grid_
             if c.config_id not in same_as and not has_part(
                 *(parts.path(c.config_id, table, name) for table in ("per_query", "retrieved")))]
+    model = {"embedder": embedder_choice()}  # what a dense job embeds with, wherever it runs
     scored_now = executor.score([
-        (units.ScoreJob(c, name, params.k, tuple(params.budgets), tuple(params.modes)),
+        (units.ScoreJob(c, name, params.k, tuple(params.budgets), tuple(params.modes),
+                        model if name in embedding.DENSE else {}),
          parts.path(c.config_id, "chunks")) for c, name in todo])
     by_id = {c.config_id: c for c in configs}
     done: dict[tuple[str, str], tuple] = {}
