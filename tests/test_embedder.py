@@ -140,7 +140,7 @@ def sweep(corpus, out, retriever="dense"):
 
 
 ENCODER_RULE = ChoiceRule(primary_metric="hit@b512", retriever="dense",
-                          constraints=("over_encoder_limit <= 0.05",), splits=0)
+                          constraints=("over_encoder_limit <= 0.05",), )
 
 
 @pytest.mark.needs("dense")

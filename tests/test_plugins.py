@@ -181,7 +181,7 @@ def test_a_sweep_measures_a_plug_in_as_a_peer_and_exports_its_import_path(plugin
     planned = result.significance[result.significance["family"] == "planned"]
     assert not planned.empty
     # a rule only the plug-in meets (it cuts fences; ast_breadcrumb never does)
-    rule = ChoiceRule(primary_metric="answer_hit@b1024", splits=0,
+    rule = ChoiceRule(primary_metric="answer_hit@b1024",
                       constraints=("code_integrity <= 0.99",))
     choice = choose(result, rule)
     assert choice.meets_rule and choice.config.strategy == "teamsplit:by_paragraph"

