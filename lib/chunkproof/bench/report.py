@@ -30,6 +30,12 @@ from pathlib import Path
 from typing import Any
 
 from ..document.corpus import load_corpus
+from ..evaluation.run.defaults import (
+    DEFAULT_BUDGETS,
+    DEFAULT_RETRIEVERS,
+    DEFAULT_SIZES,
+    DEFAULT_STRATEGIES,
+)
 from ..evaluation.run.engine import Engine
 from ..evaluation.run.runs import SweepParams
 from ..evaluation.run.sweep import run_sweep
@@ -41,9 +47,9 @@ from .sweep import write_grown
 
 DENSE_PACKAGES = ("sentence_transformers", "onnxruntime", "onnxscript")
 """What ``bench.dense`` runs on (the dense extra)."""
-RUN_GRID: dict[str, Any] = {"sizes": [300, 600, 1200],
-                            "strategies": ["rct", "mhs_rct", "ast_merge", "ast_breadcrumb"],
-                            "retrievers": ["bm25"], "budgets": [512, 1024, 2048]}
+RUN_GRID: dict[str, Any] = {"sizes": list(DEFAULT_SIZES), "strategies": list(DEFAULT_STRATEGIES),
+                            "retrievers": list(DEFAULT_RETRIEVERS),
+                            "budgets": list(DEFAULT_BUDGETS)}
 """``make run``'s grid: 12 configs."""
 GROWN_GRID: dict[str, Any] = {**RUN_GRID, "sizes": [600, 1200],
                               "strategies": ["rct", "ast_breadcrumb"]}

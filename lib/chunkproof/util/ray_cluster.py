@@ -5,6 +5,7 @@ start that fails stops every process it started."""
 from __future__ import annotations
 
 import os
+import re
 import socket
 from typing import Any
 
@@ -48,6 +49,7 @@ def connect(address: str, *, feature: str) -> tuple[Any, bool]:
         started = [p for p in _children() if p.pid not in before]  # before Ray's own shutdown
         ray.shutdown()  # orphans the agents of a raylet it stops: they were listed first
         stop(started)
+        stop(of_session(os.getpid()))  # an agent started after the list, orphaned since
         raise ClusterError(address, str(err) or type(err).__name__) from None
     return ray, True
 
@@ -58,6 +60,21 @@ STOP_SECONDS = 5.0
 
 def _children() -> list[psutil.Process]:
     return psutil.Process().children(recursive=True)
+
+
+def of_session(pid: int) -> list[psutil.Process]:
+    """The processes still running that name the Ray session the process ``pid`` started in
+    their command line (Ray names the session folder ``session_<time>_<pid>``), wherever
+    they were reparented."""
+    session = re.compile(rf"session_[\d_-]+_{pid}\b")
+    found = []
+    for process in psutil.process_iter(["cmdline"]):
+        try:
+            if session.search(" ".join(process.info["cmdline"] or [])):
+                found.append(process)
+        except psutil.Error:
+            continue
+    return found
 
 
 def descendants() -> set[int]:
