@@ -12,7 +12,7 @@ import yaml
 from chunkproof.document.corpus import load_corpus
 from chunkproof.evaluation.choice import decision as dc
 from chunkproof.evaluation.choice.choose import ChoiceRule, load_run
-from chunkproof.evaluation.queries.free_queries import mine_all
+from chunkproof.evaluation.queries.mining import mine_all
 from chunkproof.evaluation.run.sweep import SweepParams, run_sweep, summary_table
 from chunkproof.evaluation.scoring.kind_figures import kind_figures
 from chunkproof.notebooks import choose_and_export as cx

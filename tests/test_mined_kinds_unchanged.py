@@ -12,7 +12,7 @@ import json
 import pytest
 
 from chunkproof.document.corpus import load_corpus
-from chunkproof.evaluation.queries.free_queries import mine_all
+from chunkproof.evaluation.queries.mining import mine_all
 from conftest import ROOT
 
 BEFORE = {

@@ -214,7 +214,7 @@ def cmd_queries_check(args) -> int:
 
 def cmd_queries_mine(args) -> int:
     from .document.corpus import load_corpus
-    from .evaluation.queries.free_queries import mine_all
+    from .evaluation.queries.mining import mine_all
     from .evaluation.queries.queries import save_queries
 
     out_file(args.out, "queries.jsonl")

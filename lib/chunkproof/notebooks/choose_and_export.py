@@ -28,7 +28,7 @@ from ..evaluation.choice.rules import (
     check_rule,
     parse_constraint,
 )
-from ..evaluation.queries.free_queries import mine_all
+from ..evaluation.queries.mining import mine_all
 from ..evaluation.queries.queries import Query
 from ..evaluation.run.runs import load_run
 from ..evaluation.run.sweep import SweepResult
