@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..document.corpus import (
+    Corpus,
     Document,
     Skipped,
     corpus_files,
@@ -121,7 +122,8 @@ def chunk_shard(row: dict[str, Any], config: ChunkerConfig, folder: str,
         write_atomic(Path(folder) / name, _parquet_writer(chunks))
     return {"number": row["number"], "file": name, "rows": len(chunks),
             "documents": [[d.id, text_digest(d.text)] for d in documents],
-            "skipped": [s.as_dict() for s in skipped]}
+            "skipped": [s.as_dict() for s in skipped],
+            "warnings": Corpus("", tuple(documents), tuple(skipped)).warning_rows()}
 
 
 def _parquet_writer(chunks: list[Chunk]) -> Callable[[Path], None]:
@@ -153,7 +155,8 @@ def manifest(config: ChunkerConfig, done: Iterable[dict[str, Any]], *, corpus: s
              engine: str) -> dict[str, Any]:
     """The folder's manifest from each shard's row (``chunk_shard``), in shard order: the
     config, the corpus and its fingerprint (as ``Corpus.fingerprint``), the counts, every
-    shard with its rows and every skipped file with the reason."""
+    shard with its rows, every skipped file with the reason and every warning of the load
+    (``Corpus.warning_rows``: doc_id, kind, message, line)."""
     rows = sorted(done, key=lambda r: r["number"])
     documents = [tuple(d) for r in rows for d in r["documents"]]
     return {
@@ -166,6 +169,7 @@ def manifest(config: ChunkerConfig, done: Iterable[dict[str, Any]], *, corpus: s
         "columns": Chunk.column_names(),
         "shards": [{"file": r["file"], "rows": r["rows"]} for r in rows if r["file"]],
         "skipped": [s for r in rows for s in r["skipped"]],
+        "warnings": [w for r in rows for w in r["warnings"]],
     }
 
 

@@ -135,17 +135,20 @@ def answer_metrics(top: Sequence, span: tuple[str, int, int], k: int | str
 
 
 def bundle_metrics(
-    top: Sequence, sources: Iterable[str], k: int | str, *, docs: dict | None = None
+    top: Sequence, sources: Iterable[str], k: int | str, *, docs: dict | None = None,
+    whole: Sequence | None = None,
 ) -> dict[str, float]:
     """``bundle_efficiency@k`` (gold-source share of the top-k context chars),
-    ``code_integrity@k`` (share of top-k chunks that are ``chunk_intact``) and
-    ``label_kept@k`` (``label_share`` of the top k); NaN when empty."""
+    ``code_integrity@k`` (share of top-k chunks that are ``chunk_intact``: of ``whole``,
+    the same chunks before a budget truncated the last, when given) and ``label_kept@k``
+    (``label_share`` of the top k); NaN when empty."""
     gold = set(sources)
     total = sum(len(c.context_text) for c in top)
     on_topic = sum(len(c.context_text) for c in top if c.doc_id in gold)
     return {
         f"bundle_efficiency@{k}": on_topic / total if total else math.nan,
-        f"code_integrity@{k}": _share([chunk_intact(c, docs or {}) for c in top]),
+        f"code_integrity@{k}": _share([chunk_intact(c, docs or {})
+                                       for c in (top if whole is None else whole)]),
         f"label_kept@{k}": label_share(top, docs or {}),
     }
 
@@ -235,7 +238,8 @@ def score_run(
             gold = set(query.sources)
             values[query.id][f"hit@{cut}"] = float(any(c.doc_id in gold for c in bundle))
             values[query.id].update(bundle_values(bundle, query, cut, docs,
-                                                  spans.get(query.id), sections.get(query.id)))
+                                                  spans.get(query.id), sections.get(query.id),
+                                                  whole=ranking[:len(bundle)]))
     by_doc: dict[str, list] = {}
     for chunk in chunks:
         by_doc.setdefault(chunk.doc_id, []).append(chunk)
@@ -265,12 +269,15 @@ def gold_sections(query: Query, docs: dict) -> list[Target]:
 
 def bundle_values(bundle: Sequence, query: Query, cut: int | str, docs: dict,
                   span: tuple[str, int, int] | None,
-                  sections: Sequence[Target] | None = None) -> dict[str, float]:
+                  sections: Sequence[Target] | None = None,
+                  whole: Sequence | None = None) -> dict[str, float]:
     """Bundle metrics of one bundle; its answer and span metrics when there is an answer
     span; its section metrics when the query has gold sections: ``section_efficiency`` (the
     on-topic share of the reader's chars) and the token overlap ``section_iou``,
-    ``section_precision``, ``section_recall`` against their union."""
-    found = bundle_metrics(bundle, query.sources, cut, docs=docs)
+    ``section_precision``, ``section_recall`` against their union. ``whole``: the bundle's
+    chunks as the chunker cut them, before a budget truncated the last one (code integrity
+    judges the chunker's boundaries, not the budget's cut)."""
+    found = bundle_metrics(bundle, query.sources, cut, docs=docs, whole=whole)
     if span is not None:
         found.update(answer_metrics(bundle, span, cut))
         found.update(span_metrics(bundle, span, docs, cut))
@@ -297,15 +304,6 @@ def lost_characters(chunks: Iterable, docs: dict) -> tuple[int, int]:
         by_doc[chunk.doc_id].append(chunk)
     counts = [invariants.lost_chars(docs[d], chunks_of) for d, chunks_of in by_doc.items()]
     return sum(c[0] for c in counts), sum(c[1] for c in counts)
-
-
-def over_encoder_limit(chunks: Sequence[Chunk]) -> tuple[float, str]:
-    """(share of embed texts longer than the encoder window (``sizes.encoder_window``), and
-    ``tokenizer`` or ``estimate``)."""
-    if not chunks:
-        return math.nan, "none"
-    counts, method = embed_token_counts(chunks)
-    return float(np.mean(np.asarray(counts) > encoder_window())), method
 
 
 def embed_token_counts(chunks: Sequence[Chunk]) -> tuple[list[float], str]:
@@ -370,6 +368,7 @@ class ChunkStats:
     single_chunk_docs_share: float
     over_encoder_limit: float
     over_encoder_limit_method: str
+    index_tokens: int
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -382,13 +381,16 @@ def chunk_stats(chunks: Sequence[Chunk], config: ChunkerConfig, *, docs: Any) ->
     chars (``chars_*``) and in tokens (``tokens_*``, the realised size);
     ``oversize`` counts chunks above ``config.size``; ``lost_chars`` counts non-whitespace
     document chars outside every chunk span; ``over_encoder_limit`` is the share of embed
-    texts longer than the encoder window, with how it was counted in ``*_method``.
+    texts longer than the encoder window, with how it was counted in ``*_method``;
+    ``index_tokens`` the tokens of every embed text: what the index costs to embed and
+    store.
     """
     chunks = list(chunks)
     docs = documents_by_id(docs)
     sizes = recorded_sizes(chunks, config.unit)
     lost, solid = lost_characters(chunks, docs)
-    over, method = over_encoder_limit(chunks)
+    counts, method = embed_token_counts(chunks) if chunks else ([], "none")
+    over = float(np.mean(np.asarray(counts) > encoder_window())) if chunks else math.nan
     by_doc: dict[str, list] = {}
     for chunk in chunks:
         by_doc.setdefault(chunk.doc_id, []).append(chunk)
@@ -409,4 +411,5 @@ def chunk_stats(chunks: Sequence[Chunk], config: ChunkerConfig, *, docs: Any) ->
         verbatim_share=_share([c.verbatim for c in chunks]),
         single_chunk_docs_share=_share([len(by_doc.get(d, ())) == 1 for d in docs]),
         over_encoder_limit=over, over_encoder_limit_method=method,
+        index_tokens=int(round(sum(counts))),
     )
