@@ -23,10 +23,10 @@ BEFORE = {
         "xref": (2, "47507cf533410ed8"), "identifier": (26, "bdbc447352314eaa"),
     },
     "data/study/vitepress/docs": {
-        "title": (34, "906dbbe7763437d1"), "section": (234, "67bccd19f1629479"),
+        "title": (34, "906dbbe7763437d1"), "section": (233, "46ed0e8af2339d8f"),
         "symbol": (37, "162153f3ed654000"), "body": (261, "3e60b1633a8bf843"),
         "keyword": (259, "161bbb72208ba9c5"), "partial": (229, "3e8cc0db97239107"),
-        "xref": (94, "cd451e04bb89da25"), "identifier": (16, "f0eee304030f0656"),
+        "xref": (95, "c2f9496fc1220fa1"), "identifier": (16, "f0eee304030f0656"),
     },
     "tests/fixtures/mining": {
         "title": (4, "4390df99158be242"), "section": (9, "61573571fbd03ff0"),
@@ -34,10 +34,15 @@ BEFORE = {
         "keyword": (14, "3f17b6f65231a6c2"), "partial": (10, "c05f6a4d1887d6b8"),
     },
 }
-"""Per corpus, each kind's (queries, digest) as mined before the one reading."""
+"""Per corpus, each kind's (queries, digest) as mined before the one reading; the VitePress site's
+section and xref lines, and its dropped digest, as they are since heading titles are read
+without their ``{#id}`` attribute block (two headings then share a text, and a link to an
+explicit anchor lands)."""
 DROPPED_BEFORE = {"data/sample": "7da6332c794f24a5", "data/study/vitepress/docs":
-                  "9bf3299a5ef1a087", "tests/fixtures/mining": "0f3ed680568efae2"}
+                  "2cff89fbdb825d3e", "tests/fixtures/mining": "0f3ed680568efae2"}
 """Per corpus, the digest of the dropped queries, the junk by reason and each query's origin."""
+NEW_KINDS = frozenset({"known_item"})
+"""Kinds added since: their queries' origins are left out of the digest."""
 
 
 def digest(items) -> str:
@@ -64,5 +69,7 @@ def test_every_kind_mines_the_queries_it_mined_before(mined):
 
 def test_what_is_dropped_and_where_each_query_came_from_is_unchanged(mined):
     name, found = mined
-    assert digest([[q.as_dict() for q in found.dropped], found.junk, found.origins]) == \
+    kinds = {q.id: q.kind for q in found.queries}
+    origins = {i: o for i, o in found.origins.items() if kinds[i] not in NEW_KINDS}
+    assert digest([[q.as_dict() for q in found.dropped], found.junk, origins]) == \
         DROPPED_BEFORE[name]
