@@ -41,8 +41,6 @@ explicit anchor lands)."""
 DROPPED_BEFORE = {"data/sample": "7da6332c794f24a5", "data/study/vitepress/docs":
                   "2cff89fbdb825d3e", "tests/fixtures/mining": "0f3ed680568efae2"}
 """Per corpus, the digest of the dropped queries, the junk by reason and each query's origin."""
-NEW_KINDS = frozenset({"known_item"})
-"""Kinds added since: their queries' origins are left out of the digest."""
 
 
 def digest(items) -> str:
@@ -69,7 +67,5 @@ def test_every_kind_mines_the_queries_it_mined_before(mined):
 
 def test_what_is_dropped_and_where_each_query_came_from_is_unchanged(mined):
     name, found = mined
-    kinds = {q.id: q.kind for q in found.queries}
-    origins = {i: o for i, o in found.origins.items() if kinds[i] not in NEW_KINDS}
-    assert digest([[q.as_dict() for q in found.dropped], found.junk, origins]) == \
+    assert digest([[q.as_dict() for q in found.dropped], found.junk, found.origins]) == \
         DROPPED_BEFORE[name]

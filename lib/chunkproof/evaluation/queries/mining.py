@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TypedDict
 
 from ...errors import QueryValidationError
-from .kinds import FREE_KINDS, body, headings, identifier, keyword, known_item, partial, xref
+from .kinds import FREE_KINDS, body, headings, identifier, keyword, partial, xref
 from .kinds.found import MIN_TERMS, Found
 from .queries import MAX_SOURCES, MINED_KINDS, GoldSpan, Query
 from .query_terms import surface_tokens
@@ -141,8 +141,8 @@ class Mined:
 
 ORIGINS = ("title", "section heading", "heading code span", "heading signature",
            "heading identifier", "definition list", "table", "body sentence", "keyword query",
-           "partial query", "xref query", "identifier query", "known_item query")
-"""Where a mined query was first found; the last five are the free kinds (``kinds.FREE``)."""
+           "partial query", "xref query", "identifier query")
+"""Where a mined query was first found; the last four are the free kinds (``kinds.FREE``)."""
 
 
 def _count(n: int) -> str:
@@ -225,7 +225,6 @@ def _free_found(reading: Reading, site: Site) -> Iterator[Found]:
     yield from partial.partial_queries(reading, site)
     yield from xref.xref_queries(reading, site)
     yield from identifier.identifier_queries(reading, site)
-    yield from known_item.known_item_queries(reading, site)
 
 
 def defined_symbols(mined: Mined) -> dict[str, GoldSpan]:
