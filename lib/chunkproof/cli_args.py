@@ -204,7 +204,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_overwrite_arg(report)
 
     study = command("study", "the same grid on every site of a study folder (its written "
-                             "questions), each site's paired effects pooled by random effects, "
+                             "questions, and with --mined its mined queries, each mined kind "
+                             "judged against them), each site's paired effects pooled by "
+                             "random effects, "
                              "the rule calibrated by simulation: the results file the verdict "
                              "reads as its prior")
     study.add_argument("folder", metavar="DIR", help="study folder: a subfolder per site "
