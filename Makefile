@@ -87,13 +87,15 @@ run: $(STAMP)
 		$(if $(filter default,$(CONTRASTS)),,$(if $(CONTRASTS),$(foreach c,$(CONTRASTS),--contrast $(c)),--contrast none)) \
 		$(if $(STRICT),--strict) --out results/$(RUN_NAME)
 
-# The study (docs/benchmarks.md): every site of data/study swept on its written questions, the
-# sites pooled and the rule calibrated into $(STUDY_OUT)/study.json, which is then shipped in the
-# package as the verdict's prior and the pages made from it are written (make docs).
+# The study (docs/benchmarks.md): every site of data/study swept on its written questions and on
+# its mined queries, the sites pooled, every mined kind judged against the written questions
+# (which may decide: docs/queries.md) and the rule calibrated into $(STUDY_OUT)/study.json, which
+# is then shipped in the package as the verdict's prior and the pages made from it are written
+# (make docs).
 STUDY_OUT ?= results/study
 STUDY_SHIPPED := lib/chunkproof/evaluation/study/study.json
 study: $(STAMP)
-	$(PY) -m chunkproof study data/study --out $(STUDY_OUT)
+	$(PY) -m chunkproof study data/study --mined --out $(STUDY_OUT)
 	cp $(STUDY_OUT)/study.json $(STUDY_SHIPPED)
 	$(PY) -m chunkproof.docs docs
 

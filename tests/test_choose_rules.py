@@ -134,3 +134,25 @@ def test_notebook_text_names_what_was_excluded_not_binding_and_identical(run):
     assert only.chosen["strategy"] == "ast_breadcrumb"
     assert f"identical to the chosen config (the same chunks, scored once): " \
            f"structure_routed/{only.chosen['size']}" in cx.constraints_text(only)
+
+
+def _study(*rows):
+    from chunkproof.evaluation.study.prior import Prior
+    from chunkproof.evaluation.study.results import StudyResults
+
+    return StudyResults(Prior(()), tables={"kinds": list(rows)})
+
+
+def test_mined_queries_decide_in_the_kinds_the_study_admits_and_the_page_says_why(run):
+    from chunkproof.evaluation.choice.user_evidence import user_evidence
+
+    admitted = {"kind": "keyword", "rho": 0.8, "admitted": True,
+                "why": "pooled rho 0.80 [0.62, 0.90], top config inside the written set on 7 "
+                       "of 8 sites"}
+    refused = {"kind": "partial", "rho": 0.3, "admitted": False, "why": "pooled rho 0.30 < 0.6"}
+    used = user_evidence(run, rule(), _study(admitted, refused))
+    assert used.kinds == ("keyword",) and used.name == "mined questions"
+    assert f"keyword: {admitted['why']}" in used.reason and "partial" not in used.reason
+    none = user_evidence(run, rule(), _study({**admitted, "admitted": False}, refused))
+    assert not none.used and none.kinds == ()
+    assert f"the closest, keyword: {admitted['why']}" in none.reason

@@ -8,16 +8,12 @@ from __future__ import annotations
 import pytest
 
 from chunkproof.document.corpus import load_corpus
-from chunkproof.evaluation.queries.free_queries import (
-    FREE_KINDS,
-    free_queries,
-    keyword_text,
-    mine_all,
-    resolve_link,
-    sentences,
-)
-from chunkproof.evaluation.queries.query_terms import HeadingPaths, rarity, stem_set, terms
+from chunkproof.evaluation.queries.kinds import FREE_KINDS
+from chunkproof.evaluation.queries.kinds.keyword import keyword_text
+from chunkproof.evaluation.queries.mining import free_queries, mine_all
+from chunkproof.evaluation.queries.query_terms import stem_set, terms
 from chunkproof.evaluation.queries.question_check import answer_problems
+from chunkproof.evaluation.queries.reading import Reading, Site, resolve_link
 
 GUIDE = """# Deploying the relay
 
@@ -91,14 +87,13 @@ def test_no_query_holds_a_word_of_a_heading_its_gold_chunks_may_carry(found, cor
     docs = {d.id: d for d in corpus}
     for query in found:
         [gold] = query.gold_spans
-        banned = HeadingPaths(docs[gold.doc]).span_stems(gold.start, gold.end)
+        banned = Reading(docs[gold.doc]).span_stems(gold.start, gold.end)
         assert not stem_set([query.query]) & banned, (query.kind, query.query)
 
 
 def test_no_query_copies_a_sentence_whole(found, corpus):
     whole = {" ".join(s.plain.split()).casefold() for doc in corpus
-             for block in doc.blocks if block.kind == "paragraph"
-             for s in sentences(doc, block)}
+             for paragraph in Reading(doc).paragraphs for s in paragraph.sentences}
     assert not [q.query for q in found if q.query.casefold() in whole]
 
 
@@ -121,12 +116,12 @@ def test_a_code_span_naming_a_symbol_another_page_defines_gives_an_identifier_qu
 
 
 def test_keyword_query_takes_the_rarest_terms_out_of_sentence_order(corpus):
-    doc = next(d for d in corpus if d.id == "guide.md")
-    block = next(b for b in doc.blocks if b.kind == "paragraph" and "ninety" in
-                 doc.text[b.start:b.end])
-    sentence = sentences(doc, block)[0]
-    rare = rarity(corpus)
-    text = keyword_text(sentence, frozenset({"rotat", "credenti"}), rare)
+    site = Site(corpus)
+    reading = site.reading("guide.md")
+    sentence = next(p.sentences[0] for p in reading.paragraphs
+                    if "ninety" in p.sentences[0].plain)
+    text = keyword_text(reading.sentence_terms(sentence), frozenset({"rotat", "credenti"}),
+                        site.rarity)
     words = text.split()
     assert 3 <= len(words) <= 4
     order = [w for w, _s in terms(sentence.plain)]

@@ -87,3 +87,13 @@ def test_the_load_s_warnings_are_counted_with_the_first_few_and_a_link(tmp_path)
 
 def test_no_warnings_section_without_the_file(tmp_path):
     assert "document_warnings.csv" not in index_text(tmp_path, meets_rule=True)
+
+
+def test_the_page_says_which_kinds_were_read_as_evidence_and_why(tmp_path):
+    why = ("the mined kinds the study admits, those that rank configs as written questions do "
+           "on its sites (Spearman of the configs' means): keyword: pooled rho 0.80")
+    (tmp_path / "query_kinds.csv").write_text("query_kind,queries,used\nkeyword,40,True\n"
+                                              "partial,30,False\n", encoding="utf-8")
+    page = index_text(tmp_path, meets_rule=True,
+                      evidence_kinds={"kinds": ["keyword"], "why": why})
+    assert f"Read as your evidence: {escape(why)}." in page

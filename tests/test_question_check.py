@@ -10,7 +10,7 @@ import json
 import pytest
 
 from chunkproof.cli import main
-from chunkproof.document.corpus import load_corpus
+from chunkproof.document.corpus import load_corpus, make_document
 from chunkproof.errors import QueryValidationError
 from chunkproof.evaluation.queries.question_book import QuestionBook
 from chunkproof.evaluation.queries.question_check import question_problems
@@ -143,6 +143,45 @@ def test_sections_are_labelled_by_what_most_of_them_is(corpus):
     # every kind gets one before a larger remainder gets a second
     assert planned_counts({"prose": 0.8, "code": 0.15, "table": 0.05}, 10) == {
         "prose": 8, "code": 1, "table": 1}
+
+
+WRAPPED = """# Install
+
+## With a package manager
+
+::: code-group
+
+```sh [npm]
+npm add -D vitepress and the theme packages it needs at build time
+```
+
+```sh [pnpm]
+pnpm add -D vitepress and the theme packages it needs at build time
+```
+
+:::
+
+Pick one.
+
+## Caution
+
+!!! warning "Before you start"
+
+    The installer replaces an older copy in the same folder without asking first, so keep
+    a backup of any theme files you changed by hand.
+
+## Fenced note
+
+> ```sh
+> vitepress dev docs --port 8080 --open --strictPort --base /guide/
+> ```
+"""
+
+
+def test_a_container_or_quote_counts_by_what_it_holds():
+    kinds = {s.heading: s.kind for s in document_sections(make_document("i.md", WRAPPED))}
+    assert kinds == {"With a package manager": "code", "Caution": "prose",
+                     "Fenced note": "code"}
 
 
 def test_the_book_appends_checked_questions_and_resumes(corpus, tmp_path):

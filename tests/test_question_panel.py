@@ -8,8 +8,10 @@ import json
 
 import pytest
 
-from chunkproof.document.corpus import load_corpus
+from chunkproof.cli import main
+from chunkproof.document.corpus import load_corpus, make_document
 from chunkproof.errors import ConfigError
+from chunkproof.evaluation.queries.pasted import source_span
 from chunkproof.evaluation.queries.question_book import QuestionBook
 from chunkproof.notebooks import question_writing
 from chunkproof.viz.question_panel import QuestionPanel
@@ -77,3 +79,75 @@ def test_notebook_07_setup_coverage_and_export(root, tmp_path):
     with pytest.raises(ConfigError, match="QUERIES"):
         question_writing.validate(CORPUS=str(root), QUERIES=str(tmp_path / "bad.jsonl"),
                                   OUT_DIR=str(out))
+
+
+RENDERED = """# Deploying
+
+Run `vitepress build` to write the site; see [the deploy guide](./guide.md#limits) for
+**hosting** it on *any* static host.
+"""
+
+
+def test_an_answer_pasted_from_the_rendered_page_is_stored_as_its_source_span(root, tmp_path):
+    (root / "deploy.md").write_text(RENDERED, encoding="utf-8")
+    path = tmp_path / "q.jsonl"
+    book = QuestionBook(path, load_corpus(root))
+    panel = QuestionPanel(book)
+    panel.section = next(s for s in book.sections if s.doc_id == "deploy.md")
+    pasted = "see the deploy guide for hosting it on any static host."
+    type_in(panel, "Where do I read about putting the site on a host?", pasted)
+    assert "ready to add" in panel.status.value and "stored as" in panel.status.value
+    panel.add_button.click()
+    [record] = [json.loads(line) for line in path.read_text().splitlines()]
+    assert record["answer"] == ("see [the deploy guide](./guide.md#limits) for\n**hosting** "
+                                "it on *any* static host.")
+    assert main(["queries", "check", str(path), "--corpus", str(root)]) == 0
+
+
+class Shown:
+    """A display handle that keeps what it was last given."""
+
+    def __init__(self) -> None:
+        self.shown: list = []
+
+    def display(self, value) -> None:
+        self.shown.append(value)
+
+    update = display
+
+
+def test_coverage_and_the_check_are_drawn_again_as_questions_are_added(root, tmp_path,
+                                                                       monkeypatch):
+    handles: list[Shown] = []
+    monkeypatch.setattr("IPython.display.DisplayHandle",
+                        lambda: handles.append(Shown()) or handles[-1])
+    setup = question_writing.validate(CORPUS=str(root), QUERIES=str(tmp_path / "q.jsonl"),
+                                      OUT_DIR=str(tmp_path / "out"), TARGET=2, SEED=0)
+    question_writing.show_coverage(setup)
+    written = question_writing.show_export(setup)
+    coverage, check = handles
+    assert "no questions written yet" in written.read_text()
+    notes = next(s for s in setup.book.sections if s.doc_id == "notes.md")
+    setup.book.add("Where are gateway visits logged?", "in the maintenance register", notes)
+    assert coverage.shown[-1].set_index("kind").loc["prose", "written"] == 1
+    assert len(check.shown) == 1 and "no questions written yet" in written.read_text()
+    guide = next(s for s in setup.book.sections if s.heading == "Limits")
+    setup.book.add("How many readings can wait before uploads stop?",
+                   "forty thousand before uploads pause", guide)  # the target: 2
+    assert coverage.shown[-1]["written"].sum() == 2
+    assert written.read_text() == "2 questions, every one passes\n"
+    assert "2 questions, every one passes" in check.shown[-1].data
+
+
+@pytest.mark.parametrize(("pasted", "stored"), [
+    ("Run vitepress build to write the site", "Run `vitepress build` to write the site"),
+    ("Run `vitepress build` to write", "Run `vitepress build` to write"),  # as written
+    ("hosting it on any static host", "**hosting** it on *any* static host"),
+    ("Set base when served from a sub path.", "Set `base` when served from a [sub path][sub]."),
+    ("Use base here.", None),  # two spans render so: no one span
+    ("write the site with vitepress", None),  # not in the page
+])
+def test_the_source_span_of_a_pasted_answer(pasted, stored):
+    doc = make_document("d.md", RENDERED + "\n- Set `base` when served from a [sub path][sub].\n"
+                                 "\n[sub]: ./sub.md\n\nUse `base` here. Use *base* here.\n")
+    assert source_span(pasted, doc) == stored

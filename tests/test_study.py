@@ -1,7 +1,8 @@
 """``chunkproof study`` end to end on three small sites, the pooled numbers checked against an
 independent computation (each site's effect and its cluster-robust standard error worked
-out here, pooled by statsmodels' combine_effects or by hand), and the results file: the same
-study gives the same bytes, and a damaged file is refused in one line."""
+out here, pooled by statsmodels' combine_effects or by hand), the mined kinds' agreement
+pooled and judged (``--mined``), and the results file: the same study gives the same bytes,
+and a damaged file is refused in one line."""
 
 from __future__ import annotations
 
@@ -11,8 +12,15 @@ import math
 import numpy as np
 import pytest
 
-from chunkproof.errors import StudyError
+from chunkproof.errors import ConfigError, StudyError
 from chunkproof.evaluation.run.engine import Engine
+from chunkproof.evaluation.run.runs import load_run
+from chunkproof.evaluation.study.kinds import (
+    admitted_without,
+    evidence_by_site,
+    judge_all,
+    kind_tables,
+)
 from chunkproof.evaluation.study.pooling import pool
 from chunkproof.evaluation.study.results import read_results
 from chunkproof.evaluation.study.sites import find_sites, read_source
@@ -21,7 +29,7 @@ from study_sites import make_study
 
 pytestmark = pytest.mark.slow
 GRID = {"strategies": ("rct", "ast_breadcrumb"), "sizes": (300, 600),
-        "budgets": (512, 1024, 2048), "draws": 4}
+        "budgets": (512, 1024, 2048), "draws": 4, "mined": True}
 
 
 @pytest.fixture(scope="module")
@@ -147,3 +155,110 @@ def test_sites_need_their_source_header(tmp_path):
     with pytest.raises(StudyError, match="no site 'delta'"):
         find_sites(folder, ("delta",))
     assert read_source(folder / "alpha" / "SOURCE.md")["licence"] == "MIT"
+
+
+def test_every_mined_kind_is_judged_on_every_site(study):
+    folder, _, results = study
+    per_site = results.table("kind_sites")
+    for name in ("alpha", "beta", "gamma"):
+        assert (folder.parent / "run" / "sites" / name / "mined" / "per_query.parquet").is_file()
+    mined = {(r["site"], r["kind"]) for r in per_site}
+    assert {k for _, k in mined} >= {"keyword", "partial", "title"}
+    assert {r["kind"] for r in results.table("kinds")} == {k for _, k in mined}
+    assert (folder.parent / "run" / "kinds.csv").read_text().startswith("kind,rho,")
+    keyword = [r for r in per_site if r["kind"] == "keyword"]
+    assert all("/" in r["written_best"] for r in keyword)  # study names, not config ids
+
+
+def test_a_site_rho_is_the_rank_correlation_of_the_two_runs_config_means(study):
+    folder, _, results = study
+    scipy_stats = pytest.importorskip("scipy.stats")
+    pandas = pytest.importorskip("pandas")
+    site = folder.parent / "run" / "sites" / "alpha"
+
+    def means(kind_or_none, which):
+        rows = pandas.read_parquet(site / which / "per_query.parquet")
+        rows = rows[(rows["retriever"] == "bm25") & (rows["metric"] == "answer_hit@b1024")]
+        if kind_or_none:
+            rows = rows[rows["query_kind"] == kind_or_none]
+        return rows.pivot(index="query_id", columns="config_id", values="value").dropna().mean()
+
+    written = means(None, "written")
+    for row in results.table("kind_sites"):
+        if row["site"] != "alpha" or not _defined(row["spearman"]):
+            continue
+        kind = means(row["kind"], "mined")
+        expected = scipy_stats.spearmanr(kind[written.index], written).statistic
+        assert row["spearman"] == pytest.approx(expected, abs=1e-6)
+
+
+def test_a_kinds_pooled_rho_is_random_effects_on_fishers_z(study):
+    _, _, results = study
+    meta = pytest.importorskip("statsmodels.stats.meta_analysis")
+    pooled = [r for r in results.table("kinds") if r["sites"] >= 2]
+    assert pooled
+    for row in pooled:
+        sites = [r for r in results.table("kind_sites")
+                 if r["kind"] == row["kind"] and _defined(r["spearman"])]
+        z = np.arctanh(np.clip([r["spearman"] for r in sites], -0.999, 0.999))
+        variances = np.array([1.06 / (r["configs"] - 3) for r in sites])
+        found = meta.combine_effects(z, variances, method_re="chi2")
+        effect = found.mean_effect_re if found.tau2 > 0 else (
+            (z / variances).sum() / (1 / variances).sum())
+        assert row["rho"] == pytest.approx(math.tanh(effect), abs=1e-6)
+
+
+def _defined(value):
+    return value is not None and not math.isnan(value)
+
+
+def _rows(kind, rhos, inside, configs=16):
+    return [{"site": f"s{i}", "kind": kind, "queries": 50, "scored": 50, "configs": configs,
+             "spearman": rho, "kendall": rho, "kind_best": "a", "written_best": "a",
+             "pick_inside": ok} for i, (rho, ok) in enumerate(zip(rhos, inside, strict=True))]
+
+
+def test_a_kind_is_admitted_by_its_pooled_rho_interval_and_picks():
+    good = _rows("good", [0.8, 0.75, 0.9, 0.7], [True, True, True, False])
+    weak = _rows("weak", [0.5, 0.55, 0.6, 0.5], [True] * 4)
+    astray = _rows("astray", [0.9, 0.85, 0.9, 0.8], [True, False, False, False])
+    noisy = _rows("noisy", [0.9, 0.7], [True, True], configs=4)
+    verdicts = judge_all(good + weak + astray + noisy)
+    assert verdicts["good"].admitted and verdicts["good"].rho >= 0.6
+    assert not verdicts["weak"].admitted and "< 0.6" in verdicts["weak"].why
+    assert not verdicts["astray"].admitted and "on 1 of 4 sites" in verdicts["astray"].why
+    assert not verdicts["noisy"].admitted and "reaches 0" in verdicts["noisy"].why
+    unscored = [{**r, "scored": 0, "spearman": math.nan} for r in _rows("title", [0, 0],
+                                                                         [False, False])]
+    assert "no query of it has an answer span" in judge_all(unscored)["title"].why
+
+
+def test_each_site_is_judged_by_the_kinds_admitted_without_it():
+    # admitted overall, but only because of s0: left out, the other three fail it
+    rows = _rows("lucky", [0.95, 0.3, 0.35, 0.3], [True, True, False, True])
+    overall, per_site = kind_tables(rows + _rows("good", [0.8, 0.85, 0.9, 0.8], [True] * 4))
+    assert {r["kind"]: r["admitted"] for r in overall} == {"good": True, "lucky": False}
+    without = admitted_without(per_site)
+    assert without == {f"s{i}": ("good",) for i in range(4)}
+    assert all("admitted" not in r for r in per_site)  # admitted_kinds reads the overall rows
+
+
+def test_mined_evidence_is_the_admitted_kinds_queries_under_study_names(study):
+    folder, _, results = study
+    run = load_run(folder.parent / "run" / "sites" / "beta" / "mined")
+    rows = [{"site": "beta", "kind": "keyword", "admitted_without_site": True},
+            {"site": "beta", "kind": "partial", "admitted_without_site": False}]
+    found = evidence_by_site({"beta": run}, rows, "bm25", "answer_hit@b1024")["beta"]
+    keyword = run.per_query[(run.per_query["query_kind"] == "keyword")]
+    assert found is not None and found.name == "mined questions"
+    assert set(found.values.index) == set(keyword["query_id"])
+    assert set(found.values.columns) == set(results.prior.configs("bm25", "answer_hit@b1024"))
+    none = [{**r, "admitted_without_site": False} for r in rows]
+    assert evidence_by_site({"beta": run}, none, "bm25", "answer_hit@b1024") == {"beta": None}
+
+
+def test_mined_kinds_need_bm25(tmp_path):
+    folder = make_study(tmp_path)
+    plan = StudyPlan(str(folder), str(tmp_path / "run"), retrievers=("dense",), mined=True)
+    with pytest.raises(ConfigError, match="--mined: the kinds are judged under bm25"):
+        run_study(plan, progress=lambda _: None)

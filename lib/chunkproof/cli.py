@@ -256,7 +256,7 @@ def cmd_queries_check(args) -> int:
 
 def cmd_queries_mine(args) -> int:
     from .document.corpus import load_corpus
-    from .evaluation.queries.free_queries import mine_all
+    from .evaluation.queries.mining import mine_all
     from .evaluation.queries.queries import save_queries
 
     out_file(args.out, "queries.jsonl")
@@ -402,7 +402,7 @@ def cmd_study(args) -> int:
                      strategies=tuple(_split(args.strategies)), sizes=tuple(_sizes(args.sizes)),
                      retrievers=tuple(_split(args.retrievers)),
                      budgets=tuple(_budgets(args.budgets)), draws=args.draws,
-                     engine=engine_from_args(args))
+                     mined=args.mined, engine=engine_from_args(args))
     results = run_study(plan, progress=lambda line: print(line, file=sys.stderr, flush=True))
     meta = results.meta
     print(f"{len(meta['sites'])} sites, {meta['questions']} written questions: "

@@ -214,7 +214,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_overwrite_arg(report)
 
     study = command("study", "the same grid on every site of a study folder (its written "
-                             "questions), each site's paired effects pooled by random effects, "
+                             "questions, and with --mined its mined queries, each mined kind "
+                             "judged against them), each site's paired effects pooled by "
+                             "random effects, "
                              "the rule calibrated by simulation: the results file the verdict "
                              "reads as its prior")
     study.add_argument("folder", metavar="DIR", help="study folder: a subfolder per site "
@@ -232,6 +234,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="comma-separated token budgets")
     study.add_argument("--draws", type=int, default=60,
                        help="simulated draws of questions per site and size")
+    study.add_argument("--mined", action="store_true",
+                       help="also sweep each site's mined queries and judge every mined kind "
+                            "by how it ranks configs against the site's written questions "
+                            "(the kinds table: which kinds the verdict may decide on)")
     add_engine_args(study, pairs=False)
     study.add_argument("--out", required=True, help="study folder to write: a run folder per "
                                                     "site, study.json, its tables as CSV and "

@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from .errors import GridWarning
+from .errors import ConfigError, GridWarning
 from .evaluation.choice.calibration import calibration_table, simulate, validation_table
 from .evaluation.choice.candidates import bundle_tokens
 from .evaluation.choice.mode_candidates import by_candidate
@@ -30,6 +30,14 @@ from .evaluation.run.engine import Engine
 from .evaluation.run.runs import SweepParams, versions
 from .evaluation.run.sweep import run_sweep
 from .evaluation.study.evidence import METRICS, SiteEvidence, site_evidence
+from .evaluation.study.kinds import (
+    AGREEMENT,
+    KIND_COLUMNS,
+    SITE_COLUMNS,
+    evidence_by_site,
+    kind_tables,
+    site_kind_rows,
+)
 from .evaluation.study.prior import REFERENCE, Prior, pooled_table, separated
 from .evaluation.study.results import StudyResults
 from .evaluation.study.rule import TIE_MARGIN
@@ -53,25 +61,39 @@ class StudyPlan:
     retrievers: tuple[str, ...] = DEFAULT_RETRIEVERS
     budgets: tuple[int, ...] = DEFAULT_BUDGETS
     draws: int = 60
+    mined: bool = False
+    """Also sweep each site's mined queries and judge every mined kind against its written
+    questions (the ``kinds`` tables)."""
     engine: Engine = field(default_factory=Engine)
 
 
-def site_params(plan: StudyPlan, site: Site) -> SweepParams:
-    return SweepParams(corpus=str(site.docs), queries=str(site.queries),
+WRITTEN, MINED = "written", "mined"
+
+
+def site_params(plan: StudyPlan, site: Site, queries: str = WRITTEN) -> SweepParams:
+    """The site's sweep of its written questions, or of the queries mined from its pages."""
+    return SweepParams(corpus=str(site.docs),
+                       queries=str(site.queries) if queries == WRITTEN else "",
                        strategies=plan.strategies, sizes=plan.sizes,
                        retrievers=plan.retrievers, budgets=plan.budgets, contrasts=(),
                        k=DEFAULT_K)
 
 
-def run_site(plan: StudyPlan, site: Site) -> SiteEvidence:
-    """The site's written questions swept into ``out/sites/<site>/written`` (an identical
-    finished run there is reused) and read as evidence."""
+def sweep_site(plan: StudyPlan, site: Site, queries: str = WRITTEN):
+    """The site's sweep into ``out/sites/<site>/<queries>`` (an identical finished run there
+    is reused)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", GridWarning)
-        result = run_sweep(site_params(plan, site), Path(plan.out) / "sites" / site.name /
-                           "written", engine=plan.engine, progress=False, overwrite=True)
+        return run_sweep(site_params(plan, site, queries),
+                         Path(plan.out) / "sites" / site.name / queries,
+                         engine=plan.engine, progress=False, overwrite=True)
+
+
+def run_site(plan: StudyPlan, site: Site) -> tuple[SiteEvidence, Any]:
+    """The site's written questions swept and read as evidence (with the run)."""
+    result = sweep_site(plan, site)
     bundle = bundle_tokens(by_candidate(result), "bm25") if "bm25" in plan.retrievers else {}
-    return site_evidence(site.name, result, bundle_tokens=dict(bundle))
+    return site_evidence(site.name, result, bundle_tokens=dict(bundle)), result
 
 
 def data_commit(folder: str | os.PathLike) -> str:
@@ -127,13 +149,17 @@ def site_effect_rows(prior: Prior, retriever: str, metric: str) -> list[dict[str
     return rows
 
 
-def calibrate(prior: Prior, plan: StudyPlan) -> tuple[list[dict], list[dict]]:
+def calibrate(prior: Prior, plan: StudyPlan, mined_runs: dict[str, Any] | None = None,
+              kind_sites: list[dict] | None = None) -> tuple[list[dict], list[dict]]:
     """The calibration table at every retriever and metric, and the leave-one-site-out
-    validation at ``PRIMARY``."""
+    validation at ``PRIMARY``; with ``mined_runs``, each held-out site's "mined questions
+    only" row reads its queries of the kinds admitted without it (``kind_sites``)."""
     calibration, validation = [], []
     for retriever in plan.retrievers:
         for metric in METRICS:
-            simulated = simulate(prior, retriever, metric, draws=plan.draws)
+            mined = (evidence_by_site(mined_runs, kind_sites or [], retriever, metric)
+                     if mined_runs else None)
+            simulated = simulate(prior, retriever, metric, draws=plan.draws, mined=mined)
             table = calibration_table(simulated).assign(retriever=retriever, metric=metric)
             calibration += table.to_dict("records")
             if (retriever, metric) == PRIMARY:
@@ -145,11 +171,19 @@ def run_study(plan: StudyPlan, *, progress=print) -> StudyResults:
     """Every site run, pooled and calibrated; the results file written to
     ``out/study.json`` with its tables as CSV beside it."""
     sites = find_sites(plan.folder, plan.sites)
-    evidence = []
+    if plan.mined and AGREEMENT[0] not in plan.retrievers:
+        raise ConfigError(f"--mined: the kinds are judged under {AGREEMENT[0]}; add it to "
+                          f"--retrievers (got {','.join(plan.retrievers)})")
+    evidence, kind_rows, mined_runs = [], [], {}
     for site in sites:
         progress(f"study: {site.name}: sweeping {len(site_params(plan, site).configs())} "
                  f"configs on its written questions")
-        evidence.append(run_site(plan, site))
+        found, written = run_site(plan, site)
+        evidence.append(found)
+        if plan.mined:
+            progress(f"study: {site.name}: sweeping them on its mined queries")
+            mined_runs[site.name] = sweep_site(plan, site, MINED)
+            kind_rows += site_kind_rows(site.name, written, mined_runs[site.name])
     prior = Prior(tuple(evidence), REFERENCE, study_meta(plan, sites, evidence))
     tables: dict[str, list[dict]] = {"pooled": [], "versus_best": [], "site_effects": []}
     for retriever in plan.retrievers:
@@ -157,13 +191,18 @@ def run_study(plan: StudyPlan, *, progress=print) -> StudyResults:
             tables["pooled"] += pooled_table(prior, retriever, metric)
             tables["versus_best"] += versus_best(prior, retriever, metric)
             tables["site_effects"] += site_effect_rows(prior, retriever, metric)
+    if plan.mined:
+        tables["kinds"], tables["kind_sites"] = kind_tables(kind_rows)
     progress("study: calibrating the rule by simulation")
-    tables["calibration"], tables["validation"] = calibrate(prior, plan)
+    tables["calibration"], tables["validation"] = calibrate(
+        prior, plan, mined_runs, tables.get("kind_sites"))
     results = StudyResults(prior, {s.name: s.source for s in sites}, tables)
     out = Path(plan.out)
     results.write(out / "study.json")
+    columns = {"kinds": KIND_COLUMNS, "kind_sites": SITE_COLUMNS}
     for name, rows in tables.items():
-        write_text_atomic(out / f"{name}.csv", csv_text(pd.DataFrame(rows)))
+        write_text_atomic(out / f"{name}.csv",
+                          csv_text(pd.DataFrame(rows, columns=columns.get(name))))
     for name, svg in forest_svgs(results).items():
         write_text_atomic(out / name, svg)
     return results

@@ -29,7 +29,7 @@ from ..evaluation.choice.rules import (
 )
 from ..evaluation.choice.user_evidence import UserEvidence
 from ..evaluation.choice.verdict import study_keys
-from ..evaluation.queries.free_queries import mine_all
+from ..evaluation.queries.mining import mine_all
 from ..evaluation.queries.queries import Query
 from ..evaluation.run.runs import load_run
 from ..evaluation.run.sweep import SweepResult

@@ -187,6 +187,12 @@ def run_notes(run: SweepResult | None) -> list[str]:
     return [str(item) for item in items if item]
 
 
+def evidence_why(data: dict) -> str:
+    """Why the verdict read the queries it read (chosen_config.yaml's ``evidence_kinds``)."""
+    found = data.get("evidence_kinds") if isinstance(data, dict) else None
+    return str(found.get("why") or "") if isinstance(found, dict) else ""
+
+
 def kinds_html(out_dir: Path) -> str:
     """query_kinds.csv (what each query kind can tell) as a table, the kinds used
     highlighted; "" when 06 wrote none."""
@@ -287,7 +293,7 @@ def write_index(out_dir: Path, runs, params, *, notes: Sequence[str] = ()) -> Pa
         choice=choice_view(out_dir, data) if data else None,
         no_choice=problem or "No chosen_config.yaml was written (see notebook 06).",
         picture=picture, candidates=candidates, notes=[*notes, *run_notes(run)],
-        kinds=kinds_html(out_dir),
+        kinds=kinds_html(out_dir), evidence_why=evidence_why(data),
         load_warnings=load_warnings(out_dir),
         headline=headline_table(run, chosen_candidate(data)),
         views=[p.name for p in sorted(out_dir.glob("*.html")) if p.name not in notebook_pages],

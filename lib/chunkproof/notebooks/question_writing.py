@@ -1,5 +1,6 @@
 """Notebook 07, write questions: its parameters, the question book and panel they open, what
-the file holds so far against what the corpus's sections ask for, and its check."""
+the file holds so far against what the corpus's sections ask for (redrawn as questions are
+added), and its check (written again once the target is reached)."""
 
 from __future__ import annotations
 
@@ -75,6 +76,32 @@ def coverage(setup: WriteSetup) -> pd.DataFrame:
     written = Counter(q.kind for q in book.written)
     return pd.DataFrame([{"kind": kind, "sections": sections[kind], "asked for": plan.get(kind, 0),
                           "written": written[kind]} for kind in SECTION_KINDS])
+
+
+def show_coverage(setup: WriteSetup) -> None:
+    """Show ``coverage`` and draw it again each time the panel adds a question."""
+    from IPython.display import DisplayHandle
+
+    handle = DisplayHandle()
+    handle.display(coverage(setup))
+    setup.book.watchers.append(lambda _query: handle.update(coverage(setup)))
+
+
+def show_export(setup: WriteSetup) -> Path:
+    """Write the check (``export``) and print it; write and print it again each time a
+    question is added once the file holds the target's number of questions."""
+    from IPython.display import DisplayHandle, Pretty
+
+    written = export(setup)
+    handle = DisplayHandle()
+    handle.display(Pretty(written.read_text()))
+
+    def again(_query) -> None:
+        if setup.book.reached:
+            handle.update(Pretty(export(setup).read_text()))
+
+    setup.book.watchers.append(again)
+    return written
 
 
 def export(setup: WriteSetup) -> Path:

@@ -1,6 +1,7 @@
 """The question-writing panel (ipywidgets): a section of the corpus, a question and its answer
-typed or pasted in, checked as they are typed, added to the question file with one click, and
-the file's progress; every rule is the question book's (``evaluation.queries.question_book``)."""
+typed or pasted in (from the page's source, or as the site renders it), checked as they are
+typed, added to the question file with one click, and the file's progress; every rule is the
+question book's (``evaluation.queries.question_book``)."""
 
 from __future__ import annotations
 
@@ -31,9 +32,13 @@ def section_html(section: Section | None, doc) -> str:
             f"background:#f8fafc;padding:8px;border:1px solid #cbd5e1'>{shown}</pre>{note}")
 
 
-def problems_html(problems: list[str]) -> str:
+def problems_html(problems: list[str], stored: str = "") -> str:
+    """The checks' verdict; ``stored``: the source text a pasted answer renders from, shown
+    when it differs from what was pasted."""
     if not problems:
-        return "<span style='color:#15803d'>ready to add</span>"
+        note = (f" · stored as the page's source text: <code>{html.escape(stored)}</code>"
+                if stored else "")
+        return f"<span style='color:#15803d'>ready to add</span>{note}"
     items = "".join(f"<li>{html.escape(p)}</li>" for p in problems)
     return f"<ul style='color:#b91c1c;margin:0'>{items}</ul>"
 
@@ -88,7 +93,12 @@ class QuestionPanel:
         return self.book.check(self.question.value, self.answer.value, self.section)
 
     def _changed(self, _change=None) -> None:
-        self.status.value = problems_html(self.problems())
+        problems = self.problems()
+        stored = ""
+        if not problems and self.section is not None:
+            found = self.book.source_answer(self.answer.value, self.section)
+            stored = found if found != self.answer.value else ""
+        self.status.value = problems_html(problems, stored)
 
     def add(self) -> bool:
         """Add what is typed when it passes every check, then show the next section."""

@@ -32,6 +32,23 @@ def admitted_kinds(study: StudyResults | None) -> tuple[str, ...]:
     return tuple(sorted({str(r["kind"]) for r in study.table("kinds") if r.get("admitted")}))
 
 
+def kind_why(study: StudyResults, kinds: Sequence[str]) -> str:
+    """What the study's ``kinds`` table says of each of ``kinds`` ("kind: why", joined)."""
+    rows = {str(r["kind"]): r for r in study.table("kinds")}
+    return "; ".join(f"{k}: {rows[k].get('why', '')}" for k in kinds if k in rows)
+
+
+def closest_kind(study: StudyResults, present: set[str]) -> str:
+    """The present kind the study found closest to written questions (highest pooled rho),
+    with what the study says of it; "" when the study measured none of them."""
+    rows = [r for r in study.table("kinds") if str(r["kind"]) in present
+            and isinstance(r.get("rho"), (int, float)) and r["rho"] == r["rho"]]
+    if not rows:
+        return ""
+    best = max(rows, key=lambda r: (r["rho"], str(r["kind"])))
+    return kind_why(study, [str(best["kind"])])
+
+
 @dataclass
 class UserEvidence:
     """The queries the verdict reads first, and why those."""
@@ -64,13 +81,17 @@ def user_evidence(run, rule: ChoiceRule, study: StudyResults | None, *,
         return UserEvidence((), YOUR_QUESTIONS, "every written question of the query file",
                             figures)
     admitted = tuple(k for k in admitted_kinds(study) if k in present)
-    if admitted:
-        return UserEvidence(admitted, MINED_QUESTIONS, "the mined kinds the study admits "
-                            f"(they rank configs as written questions do): "
-                            f"{', '.join(admitted)}", figures)
-    why = ("no mined kind ranks configs as written questions do on the study's sites, so no "
-           "mined query decides" if study is not None else
-           "no study is shipped to say which mined kinds can be trusted, so none decides")
+    if study is not None and admitted:
+        return UserEvidence(admitted, MINED_QUESTIONS, "the mined kinds the study admits, "
+                            "those that rank configs as written questions do on its sites "
+                            f"(Spearman of the configs' means): {kind_why(study, admitted)}",
+                            figures)
+    if study is None:
+        why = "no study is shipped to say which mined kinds can be trusted, so none decides"
+    else:
+        closest = closest_kind(study, present)
+        why = ("no mined kind ranks configs as written questions do on the study's sites, so "
+               "no mined query decides" + (f" (the closest, {closest})" if closest else ""))
     return UserEvidence((), "", why, figures)
 
 

@@ -1,38 +1,28 @@
-"""Queries mined from a corpus, each with the sections that answer it: document titles (the
-lead section), section headings and API symbols (the section the heading opens, or the one
-holding a definition list or option table), and body sentences (their section), with what
-was dropped and why, and how many queries each source gave."""
+"""Queries mined from a corpus, each with the sections that answer it, with what was dropped
+and why, and how many queries each source gave. Each document is read once (``reading``) and
+each kind (``kinds``) chooses from that reading: document titles (the lead section), section
+headings and API symbols (the section the heading opens, or the one holding a definition list
+or option table), body sentences (their section), and the free kinds, each with an answer span:
+keyword, partial, xref and identifier queries."""
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
 from typing import TypedDict
 
-from ...chunking.sentences import sentence_spans
-from ...document.inline import plain_text
-from ...document.sections import Sections
-from ...document.terms import defined_terms
-from ...errors import QueryValidationError, SegmenterError
-from .queries import MAX_SOURCES, MINED_KINDS, GoldSpan, Query, documents_by_id
-from .query_text import (
-    heading_text,
-    is_navigational,
-    junk_reason,
-    key,
-    only_symbols,
-    symbol_key,
-    symbols,
-)
+from ...errors import QueryValidationError
+from .kinds import FREE_KINDS, body, headings, identifier, keyword, partial, xref
+from .kinds.found import MIN_TERMS, Found
+from .queries import MAX_SOURCES, MINED_KINDS, GoldSpan, Query
+from .query_terms import surface_tokens
+from .query_text import junk_reason, key, symbol_key
+from .reading import Reading, Site
 
-BODY_WORDS = (6, 30)
-"""A body query is the first sentence of a section's first paragraph with this many words
-(inclusive): shorter ones ask nothing, longer ones are paragraphs."""
 _SPACE = {"title": "text", "section": "text", "symbol": "symbol", "body": "body"}
 """Kinds sharing a space share gold: a title and a heading with the same text are one topic."""
 TOO_MANY = "too many gold documents"
-NAVIGATIONAL_HEADING = "navigational heading"
 
 
 class DroppedQueries(TypedDict):
@@ -152,7 +142,7 @@ class Mined:
 ORIGINS = ("title", "section heading", "heading code span", "heading signature",
            "heading identifier", "definition list", "table", "body sentence", "keyword query",
            "partial query", "xref query", "identifier query")
-"""Where a mined query was first found; the last four are the free kinds (``free_queries``)."""
+"""Where a mined query was first found; the last four are the free kinds (``kinds.FREE``)."""
 
 
 def _count(n: int) -> str:
@@ -163,14 +153,7 @@ def mine(corpus, *, max_sources: int = MAX_SOURCES) -> Mined:
     """``mine_queries``, keeping what it drops (too many gold documents, file names, URLs,
     too short, navigational headings) and where each query came from, so a run can say how
     many and why."""
-    miner = _Miner()
-    for doc in documents_by_id(corpus).values():
-        _mine_document(miner, doc)
-    found, origins = miner.queries()
-    keep = [q for q in found if len(q.sources) <= max_sources]
-    dropped = [q for q in found if len(q.sources) > max_sources]
-    return Mined(keep, dropped, max_sources, miner.junk,
-                 {q.id: origins[q.id] for q in keep})
+    return _headed(Site(corpus), max_sources)
 
 
 def mine_queries(corpus, *, max_sources: int = MAX_SOURCES) -> list[Query]:
@@ -189,109 +172,90 @@ def mine_queries(corpus, *, max_sources: int = MAX_SOURCES) -> list[Query]:
     return mine(corpus, max_sources=max_sources).queries
 
 
-def _mine_document(miner: _Miner, doc) -> None:
-    sections = Sections(doc.blocks)
-    title = _doc_title(doc)
-    title_heading = _title_heading(doc, sections)
-    lead = lead_span(doc, sections, title_heading)
-    if title and not is_navigational(doc.title):
-        miner.add("title", title, lead, "title")
-    elif title:
-        miner.drop(NAVIGATIONAL_HEADING, title)
-    for heading in sections.headings:
-        span = GoldSpan(doc.id, *sections.span(heading))
-        _mine_heading(miner, heading, span, skip_text=heading is title_heading)
-    terms = defined_terms(doc.text, doc.lines)
-    for term in terms:
-        span = _holding(doc, sections, term.offset, title_heading, lead)
-        found = symbols(term.raw)
-        if found and only_symbols(term.raw, found):
-            for symbol, _where, _text in found:
-                miner.add("symbol", symbol, span, term.where)
-    _mine_bodies(miner, doc, sections, (title_heading, lead), {t.offset for t in terms})
+def mine_all(corpus, *, max_sources: int = MAX_SOURCES) -> Mined:
+    """``mine`` with the free kinds added (each named where it was found), every document
+    read once for both."""
+    site = Site(corpus)
+    mined = _headed(site, max_sources)
+    free = _free(site, mined)
+    origins = {**mined.origins, **{q.id: f"{q.kind} query" for q in free}}
+    return Mined([*mined.queries, *free], mined.dropped, mined.max_sources, mined.junk, origins)
 
 
-def _holding(doc, sections: Sections, offset: int, title_heading, lead: GoldSpan) -> GoldSpan:
-    """The innermost section holding ``offset`` (the lead, under the title heading)."""
-    heading, start, end = sections.holding(offset)
-    if heading is None or heading is title_heading:
-        return lead
-    return GoldSpan(doc.id, start, end)
+def free_queries(corpus, mined: Mined | None = None) -> list[Query]:
+    """Every free query of ``corpus`` (``mined``: its mined queries, for the defined symbols)."""
+    site = Site(corpus)
+    return _free(site, mined or _headed(site, MAX_SOURCES))
 
 
-def _title_heading(doc, sections: Sections):
-    """The first heading when it is the level-1 heading the document's title repeats."""
-    first = sections.headings[0] if sections.headings else None
-    if first is not None and first.level == 1 and key(first.title) == key(doc.title):
-        return first
-    return None
+def _headed(site: Site, max_sources: int) -> Mined:
+    miner = _Miner()
+    for reading in site.readings():
+        for found in _headed_found(reading, site):
+            if found.dropped:
+                miner.drop(found.dropped, found.text)
+            else:
+                assert found.gold is not None
+                miner.add(found.kind, found.text, found.gold, found.origin)
+    queries, origins = miner.queries()
+    keep = [q for q in queries if len(q.sources) <= max_sources]
+    dropped = [q for q in queries if len(q.sources) > max_sources]
+    return Mined(keep, dropped, max_sources, miner.junk, {q.id: origins[q.id] for q in keep})
 
 
-def lead_span(doc, sections: Sections, title_heading=None) -> GoldSpan:
-    """A title's gold: the lead section, from the title heading (or the first block) up to
-    the first heading below it; the whole document (scope ``document``) when the lead holds
-    no content or no heading follows the title."""
-    headings = [h for h in sections.headings if h is not title_heading]
-    whole = GoldSpan(doc.id, sections.begin, max(sections.end, sections.begin + 1), "document")
-    if not headings:
-        return whole
-    start = title_heading.start if title_heading is not None else sections.begin
-    end = sections.ended_by(headings[0].start)
-    if end <= start or not sections.has_body(start, end):
-        return whole
-    return GoldSpan(doc.id, start, end, "lead")
+def _free(site: Site, mined: Mined) -> list[Query]:
+    site.symbols = defined_symbols(mined)
+    collected = _Free()
+    for reading in site.readings():
+        for found in _free_found(reading, site):
+            collected.add(found)
+    return collected.queries()
 
 
-def _doc_title(doc) -> str:
-    """The title as query text; a file-stem fallback ``q2-notes`` reads ``q2 notes``."""
-    if doc.title == PurePosixPath(doc.id).stem:
-        return " ".join(doc.title.replace("_", " ").replace("-", " ").split())
-    return heading_text(doc.title)
+def _headed_found(reading: Reading, site: Site) -> Iterator[Found]:
+    """What the kinds sharing gold by text find in one document: its headings (title, section,
+    symbol), then its body sentences."""
+    yield from headings.heading_queries(reading, site)
+    yield from body.body_queries(reading, site)
 
 
-def _mine_heading(miner: _Miner, heading, span: GoldSpan, *, skip_text: bool) -> None:
-    """Symbols of the heading as written (code spans kept in ``raw_title``), then its plain
-    text (``title``, inline Markdown rendered) as a section query."""
-    raw = heading.raw_title or heading.title
-    found = symbols(raw)
-    for symbol, where, _text in found:
-        miner.add("symbol", symbol, span, where)
-    text = heading_text(heading.title)
-    if skip_text or not text or (found and only_symbols(raw, found)):
-        return
-    if is_navigational(text):
-        miner.drop(NAVIGATIONAL_HEADING, text)
-        return
-    miner.add("section", text, span, "section heading")
+def _free_found(reading: Reading, site: Site) -> Iterator[Found]:
+    """What the free kinds find in one document, each with an answer span."""
+    yield from keyword.keyword_queries(reading, site)
+    yield from partial.partial_queries(reading, site)
+    yield from xref.xref_queries(reading, site)
+    yield from identifier.identifier_queries(reading, site)
 
 
-def _mine_bodies(miner: _Miner, doc, sections: Sections, title: tuple,
-                 terms: set[int]) -> None:
-    """A body query per section: the first sentence of its first top-level paragraph with
-    ``BODY_WORDS`` words, rendered as plain text; its gold is that section. A paragraph
-    holding a definition-list term (``terms``: where their lines start) is a definition list,
-    not prose."""
-    used: set[tuple[int, int]] = set()
-    for block in doc.blocks:
-        if block.kind != "paragraph" or any(block.start <= t < block.end for t in terms):
-            continue
-        span = _holding(doc, sections, block.start, *title)
-        if (span.start, span.end) in used:
-            continue
-        sentence = _sentence(doc, block)
-        if sentence:
-            used.add((span.start, span.end))
-            miner.add("body", sentence, span, "body sentence")
+def defined_symbols(mined: Mined) -> dict[str, GoldSpan]:
+    """Symbol (casefolded) -> the one section defining it, for symbols one section defines."""
+    found = {}
+    for query in mined.queries:
+        if query.kind == "symbol" and len(query.gold_spans) == 1:
+            found[query.query.casefold().removesuffix("()")] = query.gold_spans[0]
+    return found
 
 
-def _sentence(doc, block) -> str | None:
-    try:
-        spans = sentence_spans(doc.text, block.start, block.end)
-    except SegmenterError:  # no native sentence breaker on this platform: no body queries
-        return None
-    low, high = BODY_WORDS
-    for start, end in spans:
-        text = plain_text(doc.text[start:end], doc.references)
-        if low <= len(text.split()) <= high and not junk_reason(text):
-            return text
-    return None
+class _Free:
+    """Collects free queries of every kind, numbered per kind in first-seen order; a text
+    with fewer than ``MIN_TERMS`` terms, or seen before for its kind, is left out."""
+
+    def __init__(self) -> None:
+        self.found: dict[str, list[Query]] = {kind: [] for kind in FREE_KINDS}
+        self.seen: set[tuple[str, str]] = set()
+
+    def add(self, found: Found) -> None:
+        text = " ".join(found.text.split())
+        if junk_reason(text) or len(surface_tokens([text])[0]) < MIN_TERMS:
+            return
+        if (found.kind, text.casefold()) in self.seen:
+            return
+        assert found.answer is not None and found.gold is not None
+        self.seen.add((found.kind, text.casefold()))
+        number = len(self.found[found.kind]) + 1
+        self.found[found.kind].append(Query(
+            id=f"mined-{found.kind}-{number:04d}", query=text, sources=(found.gold.doc,),
+            answer=found.answer.raw, kind=found.kind, gold_spans=(found.gold,)))
+
+    def queries(self) -> list[Query]:
+        return [q for kind in FREE_KINDS for q in self.found[kind]]

@@ -1,6 +1,6 @@
 """Terms as the BM25 retriever sees them (bm25s's tokenizer, English stop words dropped,
-PyStemmer's English stems), their rarity across a corpus's sections, the stems of the heading
-path a section's chunks may carry as an injected prefix, and a text with chosen terms removed."""
+PyStemmer's English stems), their rarity across a corpus's sections, and a text with chosen
+terms removed."""
 
 from __future__ import annotations
 
@@ -9,8 +9,6 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-
-from ...document.sections import Breadcrumbs, Sections
 
 
 @lru_cache(maxsize=1)
@@ -73,47 +71,10 @@ class Rarity:
         return math.log(self.sections / max(self.df.get(stem, 0), 1))
 
 
-def section_texts(doc) -> list[str]:
-    """The text of each heading-to-heading stretch of ``doc`` (its leaf sections)."""
-    cuts = [b.start for b in doc.blocks if b.is_heading]
-    bounds = [0, *cuts, len(doc.text)]
-    return [doc.text[a:b] for a, b in zip(bounds, bounds[1:], strict=False) if b > a]
-
-
-def rarity(docs: Iterable) -> Rarity:
-    """Section frequencies of every stem of ``docs``."""
-    texts = [t for doc in docs for t in section_texts(doc)]
+def rarity(texts: Iterable[str]) -> Rarity:
+    """Section frequencies of every stem of ``texts`` (a site's sections)."""
+    texts = list(texts)
     df: Counter[str] = Counter()
     for words in surface_tokens(texts):
         df.update(set(stems(words)))
     return Rarity(dict(df), max(len(texts), 1))
-
-
-class HeadingPaths:
-    """For one document: the stems of the heading path in force at an offset (its title, then
-    every heading above the offset), the words any strategy's breadcrumb may inject there."""
-
-    def __init__(self, doc):
-        self.doc = doc
-        self.sections = Sections(doc.blocks)
-        self.crumbs = Breadcrumbs(doc.blocks)
-        self._cache: dict[tuple[str, ...], frozenset[str]] = {}
-
-    def path(self, offset: int) -> tuple[str, ...]:
-        return (self.doc.title, *self.crumbs.at(offset))
-
-    def stems(self, offset: int) -> frozenset[str]:
-        """The stems of the heading path in force at ``offset``."""
-        return self._stems(self.path(offset))
-
-    def span_stems(self, start: int, end: int) -> frozenset[str]:
-        """The stems of every heading path in force inside [start, end): the path at
-        ``start`` and the titles of the headings within the span (a chunk of a subsection
-        carries its heading too)."""
-        inner = tuple(h.title for h in self.sections.headings if start < h.start < end)
-        return self._stems((*self.path(start), *inner))
-
-    def _stems(self, titles: tuple[str, ...]) -> frozenset[str]:
-        if titles not in self._cache:
-            self._cache[titles] = stem_set(titles)
-        return self._cache[titles]

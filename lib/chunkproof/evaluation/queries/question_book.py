@@ -1,7 +1,9 @@
 """A file of written questions as it grows: the sections still to ask about (drawn so each
 section kind gets its share and documents not yet asked about come first), each new question
-checked (``question_check``) and appended atomically in the format the sweep reads, progress
-so far, and the file read back so writing resumes where it stops."""
+checked (``question_check``; an answer pasted from the rendered site stored as the source span
+it renders from, ``pasted``) and appended atomically in the format the sweep reads, progress so
+far, whoever watches the file told of each question added, and the file read back so writing
+resumes where it stops."""
 
 from __future__ import annotations
 
@@ -9,11 +11,13 @@ import json
 import os
 import random
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...errors import QueryValidationError
 from ...util.atomic import write_text_atomic
+from .pasted import source_span
 from .queries import Query, documents_by_id, query_lines
 from .question_check import question_problems
 from .question_sections import (
@@ -74,6 +78,8 @@ class QuestionBook:
     docs: dict = field(init=False)
     sections: list[Section] = field(init=False)
     written: list[Query] = field(init=False)
+    watchers: list[Callable[[Query], None]] = field(init=False, default_factory=list)
+    """Called with each question once it is in the file."""
 
     def __post_init__(self) -> None:
         self.path = Path(self.path)
@@ -112,8 +118,20 @@ class QuestionBook:
                 return rng.choice(pool)
         return None
 
+    def source_answer(self, answer: str, section: Section) -> str:
+        """The answer as the file stores it: the text as typed when the document holds it,
+        else the one source span the pasted text is as the site renders it (links, code marks
+        and emphasis gone), else the text as typed (its check then says it is not found)."""
+        return source_span(answer, self.docs[section.doc_id]) or answer
+
+    @property
+    def reached(self) -> bool:
+        """Whether the file holds the target's number of questions."""
+        return len(self.written) >= self.target
+
     def check(self, question: str, answer: str, section: Section) -> list[str]:
         """Every problem of a question about ``section``'s document (empty: it can be added)."""
+        answer = self.source_answer(answer, section)
         problems = question_problems(question, answer, self.docs[section.doc_id])
         if any(q.query.strip().casefold() == question.strip().casefold() for q in self.written):
             problems.append("the file already holds this question")
@@ -121,11 +139,13 @@ class QuestionBook:
 
     def add(self, question: str, answer: str, section: Section) -> Query:
         """Append the question to the file, atomically (the file is rewritten whole through a
-        temporary file): kind = the kind of the section holding the answer. Raises
-        QueryValidationError with every problem instead when ``check`` finds one."""
+        temporary file), its answer the source span (``source_answer``): kind = the kind of
+        the section holding the answer; then tell the watchers. Raises QueryValidationError
+        with every problem instead when ``check`` finds one."""
         problems = self.check(question, answer, section)
         if problems:
             raise QueryValidationError(str(self.path), problems)
+        answer = self.source_answer(answer, section)
         query = Query(id=self._next_id(), query=" ".join(question.split()),
                       sources=(section.doc_id,), answer=answer,
                       kind=self._kind_of(answer, section))
@@ -135,6 +155,8 @@ class QuestionBook:
         data = {k: v for k, v in query.as_dict().items() if k != "gold_spans"}
         write_text_atomic(self.path, old + json.dumps(data, ensure_ascii=False) + "\n")
         self.written.append(query)
+        for watcher in self.watchers:
+            watcher(query)
         return query
 
     def _next_id(self) -> str:

@@ -8,9 +8,13 @@ from collections import Counter
 from dataclasses import dataclass
 
 SECTION_KINDS = ("prose", "list", "code", "table")
-"""What a section mostly holds, by the chars of its blocks."""
+"""What a section mostly holds, by the chars of its blocks (a container's or quote's by what
+is inside it)."""
 _KIND_OF_BLOCK = {"paragraph": "prose", "list": "list", "fence": "code", "code": "code",
                   "table": "table", "blockquote": "prose", "container": "prose"}
+_WRAPPERS = frozenset({"blockquote", "container"})
+"""Blocks that count by what they hold: a tab, an admonition or a ``::: code-group`` of fences
+is code, one of paragraphs prose (an empty one is prose)."""
 MIN_SECTION_CHARS = 80
 """A section with less text than this has nothing to ask about."""
 
@@ -31,13 +35,19 @@ class Section:
 
 
 def section_kind(blocks) -> str:
-    """The kind holding most chars among ``blocks`` (prose when none counts)."""
+    """The kind holding most chars among ``blocks`` (prose when none counts), a quote or a
+    container counted by the blocks inside it."""
     chars: Counter[str] = Counter()
-    for block in blocks:
-        kind = _KIND_OF_BLOCK.get(block.kind)
-        if kind:
-            chars[kind] += block.end - block.start
+    _count_kinds(blocks, chars)
     return max(SECTION_KINDS, key=lambda k: (chars[k], -SECTION_KINDS.index(k)))
+
+
+def _count_kinds(blocks, chars: Counter[str]) -> None:
+    for block in blocks:
+        if block.kind in _WRAPPERS and block.children:
+            _count_kinds(block.children, chars)
+        elif kind := _KIND_OF_BLOCK.get(block.kind):
+            chars[kind] += block.end - block.start
 
 
 def document_sections(doc) -> list[Section]:

@@ -23,7 +23,7 @@ from ...document.corpus import Corpus, load_corpus
 from ...errors import GridWarning
 from ...util.paths import real_path, repo_root, shown_path
 from ...util.progress import progress_bar
-from ..queries.free_queries import mine_all
+from ..queries.mining import mine_all
 from ..queries.queries import QuerySplit, given_split, load_queries, query_group, split_queries
 from ..retrieval import budget, embedding, modes
 from ..retrieval.retrieve import EmbeddingCache, default_cache_dir
