@@ -20,6 +20,7 @@ from chunkproof.evaluation.study.kinds import (
     evidence_by_site,
     judge_all,
     kind_tables,
+    pooled_all,
 )
 from chunkproof.evaluation.study.pooling import pool
 from chunkproof.evaluation.study.results import read_results
@@ -231,6 +232,18 @@ def test_a_kind_is_admitted_by_its_pooled_rho_interval_and_picks():
     unscored = [{**r, "scored": 0, "spearman": math.nan} for r in _rows("title", [0, 0],
                                                                          [False, False])]
     assert "no query of it has an answer span" in judge_all(unscored)["title"].why
+
+
+def test_a_kind_that_does_not_hold_on_a_site_left_out_is_not_admitted():
+    # the pooled rule admits it (five sites agree strongly), but admitted without s5 it
+    # would rank s5's configs against its written questions at 0.4: it does not decide
+    rows = _rows("mostly", [0.9, 0.9, 0.85, 0.9, 0.95, 0.4], [True] * 6)
+    assert pooled_all(rows)["mostly"].admitted and pooled_all(rows, leave_out="s5")[
+        "mostly"].admitted
+    verdict = judge_all(rows)["mostly"]
+    assert not verdict.admitted and "on 5 of 6 sites (not on s5)" in verdict.why
+    steady = _rows("steady", [0.9, 0.9, 0.85, 0.9, 0.95, 0.7], [True] * 6)
+    assert judge_all(steady)["steady"].admitted
 
 
 def test_each_site_is_judged_by_the_kinds_admitted_without_it():

@@ -24,6 +24,8 @@ VALIDATION = ("<!-- validation: made from the shipped study by chunkproof.docs -
               "<!-- end of validation -->")
 FINDING = ("<!-- finding: made from the shipped study by chunkproof.docs -->",
            "<!-- end of finding -->")
+KINDS = ("<!-- kinds: made from the shipped study by chunkproof.docs -->",
+         "<!-- end of kinds -->")
 FOREST_DIR = "img/study"
 
 
@@ -156,6 +158,9 @@ def pages(docs: Path) -> dict[Path, str]:
     if found is not None:
         made[statistics] = between(statistics.read_text(encoding="utf-8"), VALIDATION,
                                    study.validation_markdown(found))
+        queries = docs / "queries.md"
+        made[queries] = between(queries.read_text(encoding="utf-8"), KINDS,
+                                study.kinds_markdown(found))
         if readme.is_file():
             made[readme] = between(readme.read_text(encoding="utf-8"), FINDING,
                                    study.finding(found))

@@ -2,9 +2,10 @@
 questions of every study site (``scoring.agreement``: Spearman of the configs' means at
 ``AGREEMENT``), pooled over the sites by random effects on Fisher's z, and the kind admitted
 when the pooled rho is at least ``MIN_RHO``, its interval excludes 0 and its top config lies
-among those the written questions cannot separate from their best on most sites. The same
-rule is applied with each site left out, so the kinds a held-out site is judged with were
-admitted without it."""
+among those the written questions cannot separate from their best on most sites, and it
+holds out of sample: on every site it would be admitted without, it ranks that site's configs
+with rho at least ``MIN_RHO`` (``held_out``). The same rule is applied with each site left
+out, so the kinds a held-out site is judged with were admitted without it."""
 
 from __future__ import annotations
 
@@ -113,11 +114,37 @@ def judge(kind: str, rows: Sequence[dict]) -> KindVerdict:
                        not failed, why)
 
 
-def judge_all(rows: Sequence[dict], *, leave_out: str = "") -> dict[str, KindVerdict]:
-    """Every kind of ``rows`` judged on its sites (``leave_out``: that site left out)."""
+def pooled_all(rows: Sequence[dict], *, leave_out: str = "") -> dict[str, KindVerdict]:
+    """Every kind of ``rows`` judged by the pooled rule on its sites (``leave_out``: that
+    site left out)."""
     kept = [r for r in rows if r["site"] != leave_out]
     kinds = sorted({r["kind"] for r in rows})
     return {k: judge(k, [r for r in kept if r["kind"] == k]) for k in kinds}
+
+
+def judge_all(rows: Sequence[dict], *, leave_out: str = "") -> dict[str, KindVerdict]:
+    """Every kind of ``rows`` judged on its sites (``leave_out``: that site left out): the
+    pooled rule, then ``held_out``."""
+    kept = [r for r in rows if r["site"] != leave_out]
+    return {k: held_out(v, kept) for k, v in pooled_all(rows, leave_out=leave_out).items()}
+
+
+def held_out(verdict: KindVerdict, rows: Sequence[dict]) -> KindVerdict:
+    """``verdict`` kept only if the kind holds on sites the pooling did not see: on every
+    site of ``rows`` whose absence would still admit it, its rho there is at least
+    ``MIN_RHO`` (a kind that ranks a new site's configs as written questions do only now and
+    then must not decide)."""
+    if not verdict.admitted:
+        return verdict
+    checked = [r for r in rows if r["kind"] == verdict.kind
+               and pooled_all(rows, leave_out=r["site"])[verdict.kind].admitted]
+    missed = [r["site"] for r in checked if not r["spearman"] >= MIN_RHO]
+    if not missed:
+        return verdict
+    why = (f"{verdict.why}; but held out it ranks configs with rho >= {MIN_RHO} on "
+           f"{len(checked) - len(missed)} of {len(checked)} sites (not on "
+           f"{', '.join(sorted(missed))})")
+    return KindVerdict(**{**verdict.as_dict(), "admitted": False, "why": why})
 
 
 def kind_tables(rows: Sequence[dict]) -> tuple[list[dict], list[dict]]:

@@ -152,3 +152,34 @@ def heterogeneity(results: StudyResults, retriever: str, metric: str) -> dict[st
     return {"i2_median": float(pooled["i2"].median()), "i2_max": float(pooled["i2"].max()),
             "tau_max": float(pooled["tau2"].max() ** 0.5),
             "zero": int((pooled["tau2"] == 0).sum()), "configs": len(pooled)}
+
+
+def kinds_markdown(results: StudyResults) -> str:
+    """Each mined kind on each site (Spearman against the written questions; a check mark
+    where its best config is inside the written set), pooled, and whether it decides and
+    why (the ``kinds`` and ``kind_sites`` tables)."""
+    kinds, per_site = results.table("kinds"), pd.DataFrame(results.table("kind_sites"))
+    if not kinds or per_site.empty:
+        return "The shipped study measured no mined kind (it was run without `--mined`)."
+    sites = sorted(set(per_site["site"]))
+    lines = ["| kind | " + " | ".join(sites) + " | pooled rho [95% CI] | decides |",
+             "|---|" + "---|" * (len(sites) + 2)]
+    for row in sorted(kinds, key=lambda r: (-_or(r["rho"], -9.0), r["kind"])):
+        mine = per_site[per_site["kind"] == row["kind"]].set_index("site")
+        cells = [_site_cell(mine, site) for site in sites]
+        pooled = ("" if row["rho"] != row["rho"] else
+                  f"{row['rho']:+.2f} [{row['ci_low']:+.2f}, {row['ci_high']:+.2f}]")
+        verdict = "yes" if row["admitted"] else f"no: {row['why']}"
+        lines.append(f"| `{row['kind']}` | " + " | ".join(cells) + f" | {pooled} | {verdict} |")
+    return "\n".join(lines)
+
+
+def _or(value: Any, default: float) -> float:
+    return default if value is None or value != value else float(value)
+
+
+def _site_cell(rows: pd.DataFrame, site: str) -> str:
+    if site not in rows.index or rows.loc[site, "spearman"] != rows.loc[site, "spearman"]:
+        return ""
+    mark = " ✓" if rows.loc[site, "pick_inside"] else ""
+    return f"{float(rows.loc[site, 'spearman']):+.2f}{mark}"
