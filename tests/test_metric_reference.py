@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+
 from metric_reference import CASES, FOLDER, job_inputs, score
 
 pytestmark = pytest.mark.needs("tokenizer")
@@ -23,7 +24,7 @@ def test_scores_equal_the_reference(case):
         expected = pd.read_parquet(FOLDER / f"{case}.{name}.parquet")
         got = pd.concat(frames, ignore_index=True)
         assert list(got.columns) == list(expected.columns)
-        assert len(got) == len(expected), f"{case} {name}: {len(got)} rows, {len(expected)} recorded"
+        assert len(got) == len(expected), f"{case} {name}: {len(got)} rows, not {len(expected)}"
         assert set(expected["mode"]) == {"plain", "boost", "expand=parent", "expand=siblings"}
         for column in expected.columns:
             pd.testing.assert_series_equal(got[column], expected[column], check_dtype=False,

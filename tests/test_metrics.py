@@ -17,14 +17,13 @@ from chunkproof.document.corpus import make_document
 from chunkproof.errors import MetricError
 from chunkproof.evaluation.queries.queries import Query
 from chunkproof.evaluation.run.sweep import summary_table
+from chunkproof.evaluation.scoring.bundles import fences_balanced
+from chunkproof.evaluation.scoring.chunk_stats import chunk_stats, lost_characters
 from chunkproof.evaluation.scoring.metrics import (
     answer_metrics,
     bundle_metrics,
-    chunk_stats,
     distinct_docs,
-    fences_balanced,
     file_metrics,
-    lost_characters,
     score_run,
 )
 

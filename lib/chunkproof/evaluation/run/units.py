@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ...chunking.build import chunk_document
@@ -19,7 +20,7 @@ from ...document.corpus import Document
 from ..queries.queries import Query
 from ..retrieval import budget, modes
 from ..retrieval.retrieve import make_retriever
-from ..scoring import metrics
+from ..scoring import chunk_stats, metrics
 from . import grid, tables
 from .runs import config_columns
 
@@ -65,9 +66,9 @@ def digest(config: ChunkerConfig, chunks: Sequence[Chunk]) -> Digest:
 
 
 def config_stats(config: ChunkerConfig, chunks: Sequence[Chunk], docs: Any) -> dict[str, Any]:
-    """The config's row of chunk_stats.csv (``metrics.chunk_stats``)."""
+    """The config's row of chunk_stats.csv (``chunk_stats.chunk_stats``)."""
     return {**config_columns(config),
-            **metrics.chunk_stats(chunks, config, docs=docs).as_dict()}
+            **chunk_stats.chunk_stats(chunks, config, docs=docs).as_dict()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,34 +96,52 @@ class Scored:
 
 def score_config(job: ScoreJob, chunks: Sequence[Chunk], queries: Sequence[Query],
                  docs: Any) -> Scored:
-    """Index ``chunks``, rank them for every query deep enough to fill each budget, and
-    score the top-k and budget bundles (``metrics.score_run``) of each retrieval mode on that
-    one ranking (a boost reorders it, an expansion fills the budgets from each hit's section,
-    and is not scored at k); rankings kept as deep as a bundle reached."""
+    """Index ``chunks``, rank them once for every query, deep enough to fill each budget
+    (and, with ``boost``, to reorder), and score the top-k and budget bundles of each
+    retrieval mode on that one ranking, every query at once (``metrics.Scorer``): a boost
+    reorders it, an expansion fills the budgets from each hit's section (and is not scored
+    at k). Rankings are kept as deep as a bundle reached."""
     chunks = list(chunks)
     retriever = make_retriever(job.retriever, **job.options)
     retriever.index(chunks)
-    tokens = [budget.cost(c) for c in chunks]
+    scorer = metrics.Scorer(chunks, queries, docs)
+    tokens = scorer.table.cost[:scorer.table.ranked]
     deep = max([job.k, *(budget.depth(tokens, b) for b in job.budgets)])
     pool = max(deep, modes.BOOST_POOL) if modes.BOOST in job.modes else deep
     texts = [q.query for q in queries]
     found = retriever.search(texts, pool)
-    size = {c.id: t for c, t in zip(chunks, tokens, strict=True)}
     columns = {**config_columns(job.config), "retriever": job.retriever}
     rows, retrieved = [], []
     for mode in job.modes:
         results = ([h[:deep] for h in modes.boost_all(found, texts, modes.heading_terms(chunks))]
                    if mode == modes.BOOST else [h[:deep] for h in found])
         expands = mode in modes.EXPANSIONS
-        rows += [{**columns, "mode": mode, **r} for r in metrics.score_run(
-            results, queries, chunks, docs=docs, ks=() if expands else (job.k,),
-            budgets=job.budgets, config_id=job.config.config_id,
-            reader=modes.reader(mode, chunks))]
-        for q, hits in zip(queries, results, strict=True):
-            used = max([job.k, *(budget.reach([size[h[0]] for h in hits], b)
-                                 for b in job.budgets)])
-            retrieved += [{**columns, "mode": mode, "query_id": q.id, "rank": rank,
-                           "chunk_id": chunk_id, "score": float(score)}
-                          for rank, (chunk_id, score) in enumerate(hits[:used], start=1)]
+        rows.append(scorer.frame(results, ks=() if expands else (job.k,), budgets=job.budgets,
+                                 config_id=job.config.config_id,
+                                 reader=modes.reader(mode, chunks),
+                                 leading={**columns, "mode": mode}))
+        retrieved.append(ranked_rows(scorer, results, job, {**columns, "mode": mode}))
     cache = dict(getattr(retriever, "cache_stats", None) or {})
-    return Scored(pd.DataFrame(rows), tables.RETRIEVED.frame(retrieved), cache)
+    return Scored(pd.concat(rows, ignore_index=True),
+                  tables.RETRIEVED.frame_of(pd.concat(retrieved, ignore_index=True)), cache)
+
+
+def ranked_rows(scorer: metrics.Scorer, results: Sequence, job: ScoreJob,
+                leading: dict[str, Any]) -> pd.DataFrame:
+    """retrieved.parquet's rows of one mode: each query's ranking as deep as its top k or a
+    budget bundle reached (``budget.reaches``)."""
+    ranking = scorer.ranking(results)
+    lengths = (ranking >= 0).sum(axis=1)
+    sizes = scorer.table.cost[np.maximum(ranking, 0)]
+    used = np.full(len(ranking), job.k)
+    for b in job.budgets:
+        used = np.maximum(used, budget.reaches(sizes, lengths, b))
+    query, column = np.nonzero(np.arange(ranking.shape[1]) < np.minimum(used, lengths)[:, None])
+    scores = np.asarray([float(score) for hits in results for _, score in hits])
+    starts = np.cumsum(lengths) - lengths
+    ids = np.asarray([c.id for c in scorer.table.chunks], dtype=object)
+    return pd.DataFrame({**leading,
+                         "query_id": np.asarray([q.id for q in scorer.queries],
+                                                dtype=object)[query],
+                         "rank": column + 1, "chunk_id": ids[ranking[query, column]],
+                         "score": scores[starts[query] + column]})

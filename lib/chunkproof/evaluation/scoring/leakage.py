@@ -9,9 +9,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+import numpy as np
 import pandas as pd
 
 from ..queries.queries import Query
+from .bundles import ChunkTable, Targets
+from .ragged import INT, as_ints, overlaps, pairs
 from .spans import Target
 
 PREFIX, BODY = "query_in_prefix", "query_in_body"
@@ -33,24 +36,66 @@ def prefix_of(chunk) -> str:
     return embed[: len(embed) - len(text)] if embed != text and embed.endswith(text) else ""
 
 
-def gold_chunks(query: Query, by_doc: dict[str, list], targets: Sequence[Target] | None) -> list:
-    """The chunks that answer ``query``: those overlapping a target span (gold section or
-    answer), else every chunk of a gold document."""
-    if not targets:
-        return [c for doc in query.sources for c in by_doc.get(doc, [])]
-    return [c for doc, start, end in targets for c in by_doc.get(doc, [])
-            if c.start < end and c.end > start]
+def gold_rows(table: ChunkTable, sources: Sequence[Sequence[str]],
+              targets: Targets) -> tuple[np.ndarray, np.ndarray]:
+    """(query, row) pairs: the config's chunks that answer each query, those overlapping a
+    target span (gold section or answer) of a query that has one, else every chunk of a
+    gold document."""
+    rows = np.arange(table.ranked, dtype=INT)
+    width = int(max(table.end.max(initial=0), targets.hi.max(initial=0))) + 1
+    which, at = overlaps(targets.doc * width + targets.lo, targets.doc * width + targets.hi,
+                         table.doc[rows] * width + table.start[rows],
+                         table.doc[rows] * width + table.end[rows])
+    by_doc = np.argsort(table.doc[rows], kind="stable")
+    docs = table.doc[rows][by_doc]
+    wanted = [(q, table.key_of(doc)) for q, found in enumerate(sources)
+              if not targets.has[q] for doc in found]
+    query, key = (as_ints(v) for v in zip(*wanted, strict=True)) if wanted \
+        else (as_ints([]), as_ints([]))
+    first = np.searchsorted(docs, key, side="left")
+    owner, at_doc = pairs(first, np.searchsorted(docs, key, side="right") - first)
+    return (np.concatenate([targets.query[which], query[owner]]),
+            np.concatenate([rows[at], rows[by_doc[at_doc]]]))
+
+
+def leak_columns(table: ChunkTable, queries: Sequence[Query],
+                 targets: Targets) -> dict[str, np.ndarray]:
+    """``query_in_prefix`` and ``query_in_body`` of every query under one config's chunks:
+    1.0 when the query's words are in the prefix (``prefix_of``), or the text, of a chunk
+    that answers it (``gold_rows``)."""
+    query, rows = gold_rows(table, [q.sources for q in queries], targets)
+    needles = [words(q.query) for q in queries]
+    found = {PREFIX: np.zeros(len(queries)), BODY: np.zeros(len(queries))}
+    seen: dict[int, tuple[str, str]] = {}
+    for q, row in zip(query.tolist(), rows.tolist(), strict=True):
+        needle = needles[q]
+        if not needle.strip():
+            continue
+        if row not in seen:
+            chunk = table.chunks[row]
+            seen[row] = words(prefix_of(chunk)), words(chunk.text)
+        prefix, body = seen[row]
+        found[PREFIX][q] = max(found[PREFIX][q], float(needle in prefix))
+        found[BODY][q] = max(found[BODY][q], float(needle in body))
+    return found
+
+
+def gold_chunks(query: Query, by_doc: dict[str, list],
+                targets: Sequence[Target] | None) -> list:
+    """The chunks of ``by_doc`` (document id -> its chunks) that answer ``query``
+    (``gold_rows``)."""
+    table = ChunkTable([c for chunks in by_doc.values() for c in chunks], {})
+    _, rows = gold_rows(table, [query.sources], Targets.of(table, [targets]))
+    return [table.chunks[row] for row in rows.tolist()]
 
 
 def leak_values(query: Query, by_doc: dict[str, list],
                 targets: Sequence[Target] | None) -> dict[str, float]:
-    """``query_in_prefix`` and ``query_in_body`` for one query under one config's chunks."""
-    needle = words(query.query)
-    if not needle.strip():
-        return {PREFIX: 0.0, BODY: 0.0}
-    gold = gold_chunks(query, by_doc, targets)
-    return {PREFIX: float(any(needle in words(prefix_of(c)) for c in gold)),
-            BODY: float(any(needle in words(c.text) for c in gold))}
+    """``query_in_prefix`` and ``query_in_body`` for one query under one config's chunks
+    (``leak_columns``)."""
+    table = ChunkTable([c for chunks in by_doc.values() for c in chunks], {})
+    found = leak_columns(table, [query], Targets.of(table, [targets]))
+    return {name: float(values[0]) for name, values in found.items()}
 
 
 def leak_table(per_query: pd.DataFrame) -> pd.DataFrame:
