@@ -301,9 +301,10 @@ def _annotate(per_query: pd.DataFrame, queries, corpus: Corpus,
     sources = per_query["query_id"].map(first_source)
     per_query = per_query.copy()
     per_query["structure_source"] = sources.map(structure)
-    per_query["applied_strategy"] = [
-        applied[c].get(s, "") for c, s in zip(per_query["config_id"], sources, strict=True)
-    ]
+    strategy = pd.Series("", index=per_query.index, dtype=object)
+    for config_id, rows in per_query.groupby("config_id", sort=False).groups.items():
+        strategy[rows] = sources[rows].map(applied[config_id]).fillna("")
+    per_query["applied_strategy"] = strategy.astype("str")
     per_query["query_set"] = per_query["query_id"].map(split.sets)
     per_query["query_group"] = per_query["query_kind"].map(query_group)
     return per_query

@@ -116,21 +116,22 @@ def score_config(job: ScoreJob, chunks: Sequence[Chunk], queries: Sequence[Query
         results = ([h[:deep] for h in modes.boost_all(found, texts, modes.heading_terms(chunks))]
                    if mode == modes.BOOST else [h[:deep] for h in found])
         expands = mode in modes.EXPANSIONS
-        rows.append(scorer.frame(results, ks=() if expands else (job.k,), budgets=job.budgets,
+        ranking = scorer.ranking(results)
+        rows.append(scorer.frame(ranking, ks=() if expands else (job.k,), budgets=job.budgets,
                                  config_id=job.config.config_id,
                                  reader=modes.reader(mode, chunks),
                                  leading={**columns, "mode": mode}))
-        retrieved.append(ranked_rows(scorer, results, job, {**columns, "mode": mode}))
+        retrieved.append(ranked_rows(scorer, ranking, results, job, {**columns, "mode": mode}))
     cache = dict(getattr(retriever, "cache_stats", None) or {})
     return Scored(pd.concat(rows, ignore_index=True),
                   tables.RETRIEVED.frame_of(pd.concat(retrieved, ignore_index=True)), cache)
 
 
-def ranked_rows(scorer: metrics.Scorer, results: Sequence, job: ScoreJob,
-                leading: dict[str, Any]) -> pd.DataFrame:
-    """retrieved.parquet's rows of one mode: each query's ranking as deep as its top k or a
-    budget bundle reached (``budget.reaches``)."""
-    ranking = scorer.ranking(results)
+def ranked_rows(scorer: metrics.Scorer, ranking: np.ndarray, results: Sequence,
+                job: ScoreJob, leading: dict[str, Any]) -> pd.DataFrame:
+    """retrieved.parquet's rows of one mode (``results``, and the ``ranking`` of rows
+    ``scorer.ranking`` made of them): each query's ranking as deep as its top k or a budget
+    bundle reached (``budget.reaches``)."""
     lengths = (ranking >= 0).sum(axis=1)
     sizes = scorer.table.cost[np.maximum(ranking, 0)]
     used = np.full(len(ranking), job.k)

@@ -36,7 +36,7 @@ Column = tuple[str, np.ndarray, np.ndarray]
 
 def hit_ids(hits: Iterable) -> list[str]:
     """Chunk ids of a ranking given as (id, score) pairs or bare ids."""
-    return [h[0] if isinstance(h, tuple | list) else h for h in hits]
+    return [h if isinstance(h, str) else h[0] for h in hits]
 
 
 def distinct_docs(chunks: Sequence) -> list[str]:
@@ -139,14 +139,14 @@ class Scorer:
             ranked.append(ids)
         return self.table.ranking(ranked)
 
-    def columns(self, results: Sequence, *, ks: Sequence[int] = (5,),
+    def columns(self, ranking: np.ndarray, *, ks: Sequence[int] = (5,),
                 budgets: Sequence[int] = (),
                 reader: Callable[[list], list] | None = None) -> list[Column]:
-        """Every metric of every query, in the order a query's rows list them: at each k
+        """Every metric of every query (``ranking``: theirs, as ``ranking`` makes it), in the
+        order a query's rows list them: at each k
         the file, bundle, answer and section metrics of the top k; at each budget the same
         (hit in place of the file metrics) of the chunks that fill it, from what ``reader``
         (a retrieval mode's, ``modes.reader``) hands over; then precision-Omega and leakage."""
-        ranking = self.ranking(results)
         answers, sections, _ = self.targets()
         found: list[Column] = []
         everyone = np.ones(len(self.queries), dtype=bool)
@@ -206,12 +206,13 @@ class Scorer:
         return self.table.ranking([[c.id for c in reader([chunks[r] for r in row if r >= 0])]
                                    for row in ranking.tolist()])
 
-    def frame(self, results: Sequence, *, ks: Sequence[int] = (5,), budgets: Sequence[int] = (),
-              reader: Callable[[list], list] | None = None, config_id: str = "",
-              leading: dict | None = None) -> pd.DataFrame:
+    def frame(self, ranking: np.ndarray, *, ks: Sequence[int] = (5,),
+              budgets: Sequence[int] = (), reader: Callable[[list], list] | None = None,
+              config_id: str = "", leading: dict | None = None) -> pd.DataFrame:
         """One row ``{config_id, query_id, query_kind, metric, value}`` per query and metric,
-        query by query (``leading``: constant columns placed first)."""
-        found = self.columns(results, ks=ks, budgets=budgets, reader=reader)
+        query by query (``ranking``: as ``ranking`` makes it; ``leading``: constant columns
+        placed first)."""
+        found = self.columns(ranking, ks=ks, budgets=budgets, reader=reader)
         config_id = config_id or (self.table.chunks[0].config_id if self.table.ranked else "")
         n = len(self.queries)
         values = np.column_stack([v for _, v, _ in found]) if found else np.zeros((n, 0))
@@ -249,8 +250,9 @@ def score_run(
     ``precision_omega`` (one value per query, whatever k or B). ``reader`` (a retrieval
     mode's, ``modes.reader``) turns a ranking into what the budget fills with.
     """
-    frame = Scorer(chunks, queries, docs).frame(results, ks=ks, budgets=budgets,
-                                                reader=reader, config_id=config_id)
+    scorer = Scorer(chunks, queries, docs)
+    frame = scorer.frame(scorer.ranking(results), ks=ks, budgets=budgets, reader=reader,
+                         config_id=config_id)
     return frame.to_dict("records")
 
 
