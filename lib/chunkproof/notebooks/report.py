@@ -95,6 +95,12 @@ class NotebookRun:
     status: str = "missing"
     """``ok``, ``failed`` or ``missing`` (no notebook matched the name)."""
     seconds: float = 0.0
+    """Wall seconds: execution, then the HTML export."""
+    cpu: float = 0.0
+    """CPU seconds: the kernel and every process it started, and this process while it ran
+    and exported the notebook."""
+    export_cpu: float = 0.0
+    """CPU seconds of the export alone (this process)."""
     notebook: Path | None = None
     html: Path | None = None
     error: str = ""
@@ -117,12 +123,14 @@ class Report:
 
     def times(self) -> list[NotebookTime]:
         """Each executed notebook's time, split into kernel start, imports, cells, export."""
-        found = (notebook_time(r.name, r.notebook, r.seconds) for r in self.runs if r.notebook)
+        found = (notebook_time(r.name, r.notebook, r.seconds, cpu=r.cpu, export_cpu=r.export_cpu)
+                 for r in self.runs if r.notebook)
         return [t for t in found if t is not None]
 
     def time_lines(self) -> list[str]:
         """Where the time went: per notebook, the start share, the sweep's stages."""
-        return time_lines(self.times(), sweep_stages(self.out_dir), self.seconds)
+        return time_lines(self.times(), sweep_stages(self.out_dir), self.seconds,
+                          stage_cpu=sweep_stages(self.out_dir, "cpu_seconds"))
 
     @property
     def failed(self) -> list[NotebookRun]:
@@ -265,7 +273,7 @@ def run_notebook(name: str, source: Path, out_dir: Path, values: dict, *,
     notebook = out_dir / f"{name}.ipynb"
     run = NotebookRun(name, source, notebook=notebook)
     parameters = {k: v for k, v in values.items() if k in declared_parameters(source)}
-    began = time.perf_counter()
+    began, began_cpu = time.perf_counter(), time.process_time()
     bar = {"desc": progress, "leave": False, "disable": not sys.stderr.isatty()}
     cwd = repo_root() or Path.cwd()
 
@@ -274,6 +282,8 @@ def run_notebook(name: str, source: Path, out_dir: Path, values: dict, *,
             source_of = kernels or stack.enter_context(Kernels(cwd, 1))
             manager = source_of.take()
             stack.callback(source_of.done, manager)
+            watch = source_of.watch(manager)  # read before the kernel is asked to end (LIFO)
+            stack.callback(lambda: kernel_cpu.append(watch.cpu_seconds()))
             try:
                 with warnings.catch_warnings(), heartbeat(progress, began):
                     warnings.filterwarnings("ignore", message=".*does not end in one of")
@@ -294,19 +304,24 @@ def run_notebook(name: str, source: Path, out_dir: Path, values: dict, *,
                 if not tmp.stat().st_size:
                     raise
 
+    kernel_cpu: list[float] = []  # the kernel's CPU seconds when its notebook has run
     try:
         write_atomic(notebook, execute)
     except Exception as err:
         run.status = "failed"
         run.error = run.error or (str(err) if isinstance(err, WriteError) else _describe(err))
+    run.cpu = sum(kernel_cpu)
     executed = out_dir / f"{name}.ipynb"
     if executed.is_file():
+        exporting = time.process_time()
         try:
             share(executed, [out_dir, *(str(values.get(name, "")) for name in PATH_VALUES)])
             run.html = to_html(executed)
         except Exception as err:  # reported in the index, never fatal
             run.error = (run.error + "\n" if run.error else "") + f"HTML export: {err}"
+        run.export_cpu = time.process_time() - exporting
     run.seconds = time.perf_counter() - began
+    run.cpu += time.process_time() - began_cpu
     return run
 
 

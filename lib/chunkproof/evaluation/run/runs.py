@@ -260,6 +260,9 @@ class RunInfo(TypedDict):
     """The planned contrasts' primary metric (``significance.csv`` role primary)."""
     seconds: dict[str, float]
     """Wall time per stage."""
+    cpu_seconds: dict[str, float]
+    """CPU time per stage of the process that ran the sweep (the work its local or Ray
+    workers did is in ``costs``)."""
 
 
 def config_columns(config: ChunkerConfig) -> dict[str, Any]:

@@ -55,18 +55,20 @@ KEY_METRICS = ("recall@{k}", "hit@{k}", "answer_hit@{k}", "bundle_efficiency@{k}
 
 
 class _Stage:
-    """Accumulates wall time per stage for run.json."""
+    """Accumulates wall time and this process's CPU time per stage for run.json."""
 
     def __init__(self) -> None:
         self.seconds: dict[str, float] = {}
+        self.cpu: dict[str, float] = {}
 
     @contextmanager
     def __call__(self, name: str) -> Iterator[None]:
-        began = time.perf_counter()
+        began, began_cpu = time.perf_counter(), time.process_time()
         try:
             yield
         finally:
             self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - began
+            self.cpu[name] = self.cpu.get(name, 0.0) + time.process_time() - began_cpu
 
 
 def run_sweep(params: SweepParams, out_dir: str | os.PathLike | None = None, *,
@@ -168,6 +170,7 @@ def _sweep(params: SweepParams, out_dir: str | os.PathLike | None, inputs: Input
             "exploratory": exploratory_design(len(configs) - len(same), params.all_pairs),
             "primary_metric": primary,
             "seconds": {name: round(v, 3) for name, v in stage.seconds.items()},
+            "cpu_seconds": {name: round(v, 3) for name, v in stage.cpu.items()},
         }
         chunk_paths = [parts.path(c.config_id, "chunks") for c in configs]
         held = None if run_dir else tables.CHUNKS.conform(
