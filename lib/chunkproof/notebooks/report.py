@@ -8,6 +8,7 @@ import re
 import sys
 import threading
 import time
+import uuid
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -238,12 +239,39 @@ def html_exporter():
                             {"chunkproof_offline.html.j2": _OFFLINE_TEMPLATE})])
 
 
+RENDERED = ("text/html", "image/svg+xml")
+"""Outputs the notebook rendered itself (tables, views, charts drawn as SVG): placed in the page
+as they are."""
+
+
 def to_html(notebook: Path) -> Path:
-    """``notebook`` exported next to itself as HTML with nothing loaded from the network."""
+    """``notebook`` exported next to itself as HTML with nothing loaded from the network. What
+    the notebook already rendered (``RENDERED``) is set aside while nbconvert writes the page
+    around it and put back in place after: nbconvert parses every page it writes a second
+    time (to mark images and outputs for assistive tools), and the outputs, nearly all of a
+    page, are not parsed again."""
     import nbformat
 
-    body, _ = html_exporter().from_notebook_node(nbformat.read(notebook, as_version=4))
-    return write_text_atomic(notebook.with_suffix(".html"), body)
+    node = nbformat.read(notebook, as_version=4)
+    kept = set_aside(node, token := uuid.uuid4().hex)
+    body, _ = html_exporter().from_notebook_node(node)
+    found = re.compile(f'<span id="chunkproof-{token}-(\\d+)"></span>')
+    return write_text_atomic(notebook.with_suffix(".html"),
+                             found.sub(lambda m: kept[int(m[1])], body))
+
+
+def set_aside(node, token: str) -> list[str]:
+    """Each ``RENDERED`` output of the notebook ``node`` replaced by an empty element named
+    after ``token`` and its place in the returned list."""
+    kept: list[str] = []
+    for cell in node.cells:
+        for output in cell.get("outputs", ()):
+            data = output.get("data", {})
+            for mime in RENDERED:
+                if isinstance(data.get(mime), str):
+                    kept.append(data[mime])
+                    data[mime] = f'<span id="chunkproof-{token}-{len(kept) - 1}"></span>'
+    return kept
 
 
 PATH_VALUES = ("CORPUS", "QUERIES", "HELD_OUT_QUERIES", "GOLD")
