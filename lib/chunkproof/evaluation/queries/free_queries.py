@@ -17,6 +17,7 @@ import posixpath
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from urllib.parse import unquote, urlsplit
 
 from ...chunking.sentences import sentence_spans
@@ -57,14 +58,21 @@ def paragraphs(blocks) -> Iterator:
             yield from paragraphs(block.children)
 
 
-def sentences(doc, block) -> list[Sentence]:
-    """The sentences of a paragraph block (none when no sentence breaker is installed)."""
+def sentences(doc, block) -> tuple[Sentence, ...]:
+    """The sentences of a paragraph block (none when no sentence breaker is installed); each
+    paragraph is read once however many kinds of query look at it."""
+    return _sentences(doc.text, block.start, block.end, tuple(doc.references.items()))
+
+
+@lru_cache(maxsize=8192)
+def _sentences(text: str, start: int, end: int,
+               references: tuple[tuple[str, str], ...]) -> tuple[Sentence, ...]:
     try:
-        spans = sentence_spans(doc.text, block.start, block.end)
+        spans = sentence_spans(text, start, end)
     except SegmenterError:
-        return []
-    return [Sentence(a, b, doc.text[a:b], plain_text(doc.text[a:b], doc.references))
-            for a, b in spans]
+        return ()
+    return tuple(Sentence(a, b, text[a:b], plain_text(text[a:b], dict(references)))
+                 for a, b in spans)
 
 
 def first_answer(doc, start: int, end: int) -> Sentence | None:
