@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -261,19 +261,27 @@ class Targets:
     tok_hi: np.ndarray
 
     @classmethod
-    def of(cls, table: ChunkTable, spans: Sequence[Sequence[tuple[str, int, int]] | None]
-           ) -> Targets:
-        """Targets from each query's spans ((doc id, start, end)), None for a query without."""
-        flat = [(i, table.key_of(d), a, b) for i, found in enumerate(spans)
+    def of(cls, spans: Sequence[Sequence[tuple[str, int, int]] | None],
+           key_of: Callable[[str], int], axis: CorpusAxis | None = None) -> Targets:
+        """Targets from each query's spans ((doc id, start, end)), None for a query without;
+        documents known by ``key_of`` (``ChunkTable.key_of``), tokens placed on ``axis``
+        (none without it)."""
+        flat = [(i, key_of(d), a, b) for i, found in enumerate(spans)
                 for d, a, b in (found or ())]
         query, doc, lo, hi = (as_ints(column) for column in zip(*flat, strict=True)) \
             if flat else (as_ints([]),) * 4
-        known = doc < len(table.axis.docs)
-        tok_lo, tok_hi = table.axis.tokens(np.where(known, doc, 0), lo, hi) \
-            if len(table.axis.docs) else (np.zeros(len(doc), dtype=INT),) * 2
+        known = doc < (len(axis.docs) if axis else 0)
+        tok_lo, tok_hi = axis.tokens(np.where(known, doc, 0), lo, hi) if axis and axis.docs \
+            else (np.zeros(len(doc), dtype=INT),) * 2
         has = np.asarray([bool(found) for found in spans], dtype=bool).reshape(len(spans))
         return cls(has, query, doc, lo, hi, np.where(known, tok_lo, 0).astype(INT),
                    np.where(known, tok_hi, 0).astype(INT))
+
+    @classmethod
+    def of_table(cls, table: ChunkTable,
+                 spans: Sequence[Sequence[tuple[str, int, int]] | None]) -> Targets:
+        """``of`` with the documents and token axis of ``table``."""
+        return cls.of(spans, table.key_of, table.axis)
 
 
 def one_bundle(chunks: Sequence[Chunk], docs: dict | None = None) -> tuple[ChunkTable, Bundles]:

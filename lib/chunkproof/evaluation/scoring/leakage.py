@@ -14,7 +14,7 @@ import pandas as pd
 
 from ..queries.queries import Query
 from .bundles import ChunkTable, Targets
-from .ragged import INT, as_ints, overlaps, pairs
+from .ragged import as_ints, overlaps, pairs
 from .spans import Target
 
 PREFIX, BODY = "query_in_prefix", "query_in_body"
@@ -36,26 +36,23 @@ def prefix_of(chunk) -> str:
     return embed[: len(embed) - len(text)] if embed != text and embed.endswith(text) else ""
 
 
-def gold_rows(table: ChunkTable, sources: Sequence[Sequence[str]],
+def gold_rows(doc, start, end, sources: Sequence[Sequence[int]],
               targets: Targets) -> tuple[np.ndarray, np.ndarray]:
-    """(query, row) pairs: the config's chunks that answer each query, those overlapping a
-    target span (gold section or answer) of a query that has one, else every chunk of a
-    gold document."""
-    rows = np.arange(table.ranked, dtype=INT)
-    width = int(max(table.end.max(initial=0), targets.hi.max(initial=0))) + 1
+    """(query, chunk) pairs: the chunks (their document keys ``doc`` and spans) that answer
+    each query, those overlapping a target span (gold section or answer) of a query that has
+    one, else every chunk of a gold document (``sources``: each query's document keys)."""
+    doc, start, end = as_ints(doc), as_ints(start), as_ints(end)
+    width = int(max(end.max(initial=0), targets.hi.max(initial=0))) + 1
     which, at = overlaps(targets.doc * width + targets.lo, targets.doc * width + targets.hi,
-                         table.doc[rows] * width + table.start[rows],
-                         table.doc[rows] * width + table.end[rows])
-    by_doc = np.argsort(table.doc[rows], kind="stable")
-    docs = table.doc[rows][by_doc]
-    wanted = [(q, table.key_of(doc)) for q, found in enumerate(sources)
-              if not targets.has[q] for doc in found]
+                         doc * width + start, doc * width + end)
+    by_doc = np.argsort(doc, kind="stable")
+    wanted = [(q, key) for q, found in enumerate(sources) if not targets.has[q] for key in found]
     query, key = (as_ints(v) for v in zip(*wanted, strict=True)) if wanted \
         else (as_ints([]), as_ints([]))
-    first = np.searchsorted(docs, key, side="left")
-    owner, at_doc = pairs(first, np.searchsorted(docs, key, side="right") - first)
+    first = np.searchsorted(doc[by_doc], key, side="left")
+    owner, at_doc = pairs(first, np.searchsorted(doc[by_doc], key, side="right") - first)
     return (np.concatenate([targets.query[which], query[owner]]),
-            np.concatenate([rows[at], rows[by_doc[at_doc]]]))
+            np.concatenate([at, by_doc[at_doc]]))
 
 
 def leak_columns(table: ChunkTable, queries: Sequence[Query],
@@ -63,7 +60,9 @@ def leak_columns(table: ChunkTable, queries: Sequence[Query],
     """``query_in_prefix`` and ``query_in_body`` of every query under one config's chunks:
     1.0 when the query's words are in the prefix (``prefix_of``), or the text, of a chunk
     that answers it (``gold_rows``)."""
-    query, rows = gold_rows(table, [q.sources for q in queries], targets)
+    ranked = slice(0, table.ranked)
+    query, rows = gold_rows(table.doc[ranked], table.start[ranked], table.end[ranked],
+                            [[table.key_of(d) for d in q.sources] for q in queries], targets)
     needles = [words(q.query) for q in queries]
     found = {PREFIX: np.zeros(len(queries)), BODY: np.zeros(len(queries))}
     seen: dict[int, tuple[str, str]] = {}
@@ -82,11 +81,16 @@ def leak_columns(table: ChunkTable, queries: Sequence[Query],
 
 def gold_chunks(query: Query, by_doc: dict[str, list],
                 targets: Sequence[Target] | None) -> list:
-    """The chunks of ``by_doc`` (document id -> its chunks) that answer ``query``
-    (``gold_rows``)."""
-    table = ChunkTable([c for chunks in by_doc.values() for c in chunks], {})
-    _, rows = gold_rows(table, [query.sources], Targets.of(table, [targets]))
-    return [table.chunks[row] for row in rows.tolist()]
+    """The chunks of ``by_doc`` (document id -> its chunks; anything with ``doc_id``,
+    ``start`` and ``end``) that answer ``query`` (``gold_rows``), read from the documents of
+    its targets, else of its sources."""
+    named = dict.fromkeys(t[0] for t in targets) if targets else dict.fromkeys(query.sources)
+    chunks = [c for doc in named for c in by_doc.get(doc, [])]
+    keys = {doc: i for i, doc in enumerate(dict.fromkeys([*named, *query.sources]))}
+    _, rows = gold_rows([keys[c.doc_id] for c in chunks], [c.start for c in chunks],
+                        [c.end for c in chunks], [[keys[d] for d in query.sources]],
+                        Targets.of([targets], keys.__getitem__))
+    return [chunks[row] for row in rows.tolist()]
 
 
 def leak_values(query: Query, by_doc: dict[str, list],
@@ -94,7 +98,7 @@ def leak_values(query: Query, by_doc: dict[str, list],
     """``query_in_prefix`` and ``query_in_body`` for one query under one config's chunks
     (``leak_columns``)."""
     table = ChunkTable([c for chunks in by_doc.values() for c in chunks], {})
-    found = leak_columns(table, [query], Targets.of(table, [targets]))
+    found = leak_columns(table, [query], Targets.of([targets], table.key_of))
     return {name: float(values[0]) for name, values in found.items()}
 
 

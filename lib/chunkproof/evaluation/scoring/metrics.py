@@ -117,8 +117,9 @@ class Scorer:
             sections = [gold_sections(q, self.docs) if q.gold_spans else None
                         for q in self.queries]
             leaks = [s or a for s, a in zip(sections, spans, strict=True)]
-            self._targets = (Targets.of(self.table, spans), Targets.of(self.table, sections),
-                             Targets.of(self.table, leaks))
+            self._targets = (Targets.of_table(self.table, spans),
+                             Targets.of_table(self.table, sections),
+                             Targets.of_table(self.table, leaks))
             self.gold = gold_codes(self.table, [q.sources for q in self.queries])
         return self._targets
 
@@ -263,7 +264,7 @@ def answer_metrics(top: Sequence, span: tuple[str, int, int], k: int | str
                    ) -> dict[str, float]:
     """``columns.answer_columns`` of one query's bundle against its answer span."""
     table, one = one_bundle(top)
-    found = answer_columns(table, one, Targets.of(table, [[span]]), k)
+    found = answer_columns(table, one, Targets.of_table(table, [[span]]), k)
     return {name: float(values[0]) for name, values in found.items()}
 
 

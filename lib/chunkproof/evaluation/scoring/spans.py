@@ -112,7 +112,7 @@ def overlap_metrics(bundle: Sequence, targets: Sequence[Target], docs: dict, cut
                     *, name: str) -> dict[str, float]:
     """``overlap_columns`` of one bundle against the union of ``targets``."""
     table, one = one_bundle(bundle, docs)
-    found = overlap_columns(table, one, Targets.of(table, [targets]), cut, name=name)
+    found = overlap_columns(table, one, Targets.of_table(table, [targets]), cut, name=name)
     return {key: float(value[0]) for key, value in found.items()}
 
 
@@ -125,10 +125,10 @@ def precision_omega(chunks: Sequence, answer: Target, docs: dict) -> float:
 def best_precision(chunks: Sequence, targets: Sequence[Target], docs: dict) -> float:
     """``best_precision_column`` of one query's targets among ``chunks``."""
     table, _ = one_bundle(chunks, docs)
-    return float(best_precision_column(table, Targets.of(table, [targets]), 1)[0])
+    return float(best_precision_column(table, Targets.of_table(table, [targets]), 1)[0])
 
 
 def section_efficiency(bundle: Sequence, targets: Sequence[Target]) -> float:
     """``section_efficiency_column`` of one bundle."""
     table, one = one_bundle(bundle)
-    return float(section_efficiency_column(table, one, Targets.of(table, [targets]))[0])
+    return float(section_efficiency_column(table, one, Targets.of_table(table, [targets]))[0])
