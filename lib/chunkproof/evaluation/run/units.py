@@ -6,6 +6,7 @@ depends on where it ran."""
 from __future__ import annotations
 
 import itertools
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -46,6 +47,21 @@ def shards(docs: Sequence[Document], n: int) -> list[tuple[Document, ...]]:
 def chunk_shard(docs: Sequence[Document], config: ChunkerConfig) -> list[Chunk]:
     """Every chunk of ``docs`` under ``config``, in document order."""
     return [chunk for doc in docs for chunk in chunk_document(doc, config)]
+
+
+@dataclass(frozen=True, slots=True)
+class Chunked:
+    """A shard chunked under one config, and the CPU seconds it took where it ran."""
+
+    chunks: list[Chunk]
+    cpu: float
+
+
+def chunk_unit(docs: Sequence[Document], config: ChunkerConfig) -> Chunked:
+    """``chunk_shard``, timed: the unit of work every engine runs."""
+    began = time.process_time()
+    chunks = chunk_shard(docs, config)
+    return Chunked(chunks, time.process_time() - began)
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +108,8 @@ class Scored:
     per_query: pd.DataFrame
     retrieved: pd.DataFrame
     cache_stats: dict[str, int]
+    cpu: float = 0.0
+    """CPU seconds the unit took where it ran (index, rank, score)."""
 
 
 def score_config(job: ScoreJob, chunks: Sequence[Chunk], queries: Sequence[Query],
@@ -101,6 +119,7 @@ def score_config(job: ScoreJob, chunks: Sequence[Chunk], queries: Sequence[Query
     retrieval mode on that one ranking, every query at once (``metrics.Scorer``): a boost
     reorders it, an expansion fills the budgets from each hit's section (and is not scored
     at k). Rankings are kept as deep as a bundle reached."""
+    began = time.process_time()
     chunks = list(chunks)
     retriever = make_retriever(job.retriever, **job.options)
     retriever.index(chunks)
@@ -124,7 +143,8 @@ def score_config(job: ScoreJob, chunks: Sequence[Chunk], queries: Sequence[Query
         retrieved.append(ranked_rows(scorer, ranking, results, job, {**columns, "mode": mode}))
     cache = dict(getattr(retriever, "cache_stats", None) or {})
     return Scored(pd.concat(rows, ignore_index=True),
-                  tables.RETRIEVED.frame_of(pd.concat(retrieved, ignore_index=True)), cache)
+                  tables.RETRIEVED.frame_of(pd.concat(retrieved, ignore_index=True)), cache,
+                  time.process_time() - began)
 
 
 def ranked_rows(scorer: metrics.Scorer, ranking: np.ndarray, results: Sequence,
