@@ -131,3 +131,15 @@ def test_the_report_bench_says_which_dense_packages_it_lacks(monkeypatch, capsys
     monkeypatch.setattr(report.subprocess, "run", lambda *a, **k: pytest.fail("ran the bench"))
     report.dense_figures()
     assert "onnxruntime" in capsys.readouterr().out
+
+
+def test_the_memory_bench_runs_chunk_on_one_file_into_both_outputs(capsys):
+    """Each output's peak memory per input byte, read from the rusage of its own process."""
+    from chunkproof.bench.chunk_memory import main
+
+    assert main(["--mb", "0.2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    rows = {line[:22].strip(): line[22:].split() for line in lines[2:]}
+    assert set(rows) == {"JSONL file", "chunk folder"}
+    for peak_mb, per_byte, cpu, _wall in rows.values():
+        assert float(peak_mb) > 0 and float(per_byte) > 0 and float(cpu) > 0
