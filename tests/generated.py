@@ -1,6 +1,7 @@
-"""Generated Markdown for property tests: leaves, nested containers (lists, quotes, ``:::``,
-and the labelled containers of documentation dialects: mkdocs-material admonitions and tabs,
-MyST directives, MDX components, GitHub alerts; nested in each other and in list items), deep
+"""Generated Markdown for property tests: leaves (lead-ins and a VitePress page's code and
+markup among them), nested containers (lists, quotes, ``:::``, and the labelled containers of
+documentation dialects: mkdocs-material admonitions and tabs, MyST directives, MDX
+components, GitHub alerts, VitePress code groups; nested in each other and in list items), deep
 nesting (up to 30 levels, past the parser's nesting limit), front matter, CRLF and
 non-ASCII text."""
 
@@ -14,9 +15,9 @@ words = st.sampled_from(["alpha", "beta", "gamma", "delta", "renewal", "#", "`x`
 line = st.lists(words, min_size=1, max_size=12).map(" ".join)
 LEAF_KINDS = ["heading", "para", "fence", "open_fence", "table", "list", "blank", "setext",
               "empty_heading", "definitions", "html", "comment", "hr", "long_line", "cjk",
-              "piped", "lazy_quote", "tabbed"]
+              "piped", "lazy_quote", "tabbed", "lead_in", "vue"]
 NESTED_KINDS = ["steps", "quote", "directive", "admonition", "tab", "myst", "component",
-                "alert", "slash"]
+                "alert", "slash", "code_group"]
 TITLES = ["Windows", "macOS and Linux", "CUDA 12.8", "数据", "Note: read", ""]
 """Labels of the generated containers (an empty one: the container's name labels it)."""
 
@@ -75,6 +76,13 @@ def leaf_blocks(draw, kinds=LEAF_KINDS):
         return " ".join(draw(st.lists(st.sampled_from(SENTENCES), min_size=3, max_size=12)))
     if kind == "cjk":
         return "".join(draw(st.lists(st.sampled_from(CJK), min_size=2, max_size=10)))
+    if kind == "lead_in":  # a short paragraph introducing what follows it
+        return draw(st.sampled_from(["Run:", "**Options:**", "Then, in your terminal:"]))
+    if kind == "vue":  # a VitePress page's code and template markup
+        return draw(st.sampled_from([
+            "<script setup>\nimport { ref } from 'vue'\nconst n = ref(0)\n</script>",
+            "<style module>\n.b { color: red; }\n</style>",
+            '<div class="tip"><span>{{ n }}</span></div>', "<VPTeamMembers :members />"]))
     return ""
 
 
@@ -91,7 +99,7 @@ def nested_blocks(draw, depth=0):
     """A list item, quote or ``:::`` container holding leaves and (once) nested containers."""
     kind = draw(st.sampled_from(NESTED_KINDS))
     inner_kinds = ["para", "fence", "table", "list", "definitions", "long_line", "cjk", "hr",
-                   "piped", "lazy_quote"]
+                   "piped", "lazy_quote", "lead_in"]
     children = draw(st.lists(leaf_blocks(inner_kinds), min_size=1, max_size=4))
     if depth == 0 and draw(st.booleans()):
         children.append(draw(nested_blocks(depth=1)))
@@ -143,6 +151,13 @@ def _component(draw, children: list[str]) -> str:
             if draw(st.booleans()) else f"<TabItem {attrs}>\n\n{body}\n\n</TabItem>")
 
 
+def _code_group(draw, children: list[str]) -> str:
+    """VitePress' code group: fences titled ``[label]``, any other child kept as it is."""
+    fences = [f"```sh [{draw(st.sampled_from(TITLES)) or 'npm'}]\n{child}\n```"
+              for child in children]
+    return "::: code-group\n\n" + "\n\n".join(fences) + "\n\n:::"
+
+
 def _alert(draw, children: list[str]) -> str:
     kind = draw(st.sampled_from(["NOTE", "TIP", "IMPORTANT", "WARNING", "CAUTION"]))
     return indent(f"[!{kind}]\n" + "\n\n".join(children), "> ").replace("\n\n", "\n>\n")
@@ -155,7 +170,7 @@ def _slash(draw, children: list[str]) -> str:
 
 
 DIALECTS = {"admonition": _admonition, "tab": _tab, "myst": _myst, "component": _component,
-            "alert": _alert, "slash": _slash}
+            "alert": _alert, "slash": _slash, "code_group": _code_group}
 """Each dialect's container around generated children."""
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from chunkproof import chunk_document, make_config, make_document
 from chunkproof.document.anchors import (
     SLUG_RULES,
     explicit_id,
@@ -125,6 +126,19 @@ EXPLICIT = "## Hello World {#greeting}\n\n## Greeting\n\n## Hello World\n"
 ])
 def test_explicit_ids_are_honoured_where_the_generator_reads_them(rule, expected):
     assert anchors(EXPLICIT, rule) == expected
+
+
+@pytest.mark.parametrize("rule,anchor", [
+    ("github", "custom-anchor-my-anchor"), ("mkdocs", "my-anchor"), ("vitepress", "my-anchor"),
+    ("docusaurus", "my-anchor")])
+def test_an_attribute_block_sets_the_anchor_and_stays_out_of_the_breadcrumb(rule, anchor):
+    text = "# Guide\n\n## Custom Anchor {#my-anchor}\n\nWords under it.\n"
+    doc = make_document("g.md", text)
+    config = make_config(strategy="ast_breadcrumb", size=40, slug_rule=rule)
+    chunk = next(c for c in chunk_document(doc, config) if "Words under it" in c.text)
+    assert chunk.anchor == anchor
+    assert chunk.breadcrumb[-1] == "Custom Anchor"
+    assert "{#" not in chunk.embed_prefix + chunk.context_prefix
 
 
 def test_mkdocs_reserves_explicit_ids_before_generating():

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from chunkproof import load_corpus
+from chunkproof.chunking.section_lengths import sections_table
 from chunkproof.evaluation.run import grid
 from chunkproof.evaluation.run.sweep import SweepParams, run_sweep
 from chunkproof.notebooks import corpus_profile as pr
@@ -28,7 +29,7 @@ def result():
 
 @pytest.fixture(scope="module")
 def sections():
-    return pr.sections_table(load_corpus(MINI))
+    return sections_table(load_corpus(MINI))
 
 
 CHARTS = {

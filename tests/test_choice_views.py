@@ -4,6 +4,9 @@ boundary strip of where each splitter cuts."""
 
 from __future__ import annotations
 
+import re
+
+import pandas as pd
 import pytest
 
 from chunkproof.chunking.build import chunk_document
@@ -11,7 +14,7 @@ from chunkproof.chunking.config import make_config
 from chunkproof.evaluation.choice import choose as ch
 from chunkproof.evaluation.run.sweep import SweepParams, run_sweep
 from chunkproof.notebooks import choose_and_export as cx
-from chunkproof.viz import choice_charts
+from chunkproof.viz import charts, choice_charts
 from chunkproof.viz.strip import BoundaryStrip
 from conftest import FIXTURES, fixture_doc
 
@@ -64,6 +67,35 @@ def test_the_choice_picture_marks_the_chosen_and_the_runner_up(run, choice):
                                             chosen=choice.chosen["config_id"],
                                             runner_up=choice.runner_up["config_id"]).to_dict())
     assert "ci_low" in spec and "bundle_tokens" in spec
+
+
+def drawn_labels(chart) -> dict[str, tuple[float, float, float, float]]:
+    """The box (left, top, right, bottom) of each text the rendered SVG writes, by its text:
+    11 px high, at most 7 px a char wide, on the side of its anchor its alignment says."""
+    svg = charts.to_svg(chart)
+    boxes = {}
+    for tag, x, y, text in re.findall(r'(<text[^>]*transform="translate\(([-\d.]+),([-\d.]+)'
+                                      r'\)"[^>]*>)([^<]*)</text>', svg):
+        left, width = float(x), 7 * len(text)
+        if 'text-anchor="end"' in tag:
+            left -= width
+        boxes[text] = (left, float(y) - 11, left + width, float(y))
+    return boxes
+
+
+@pytest.mark.parametrize("scores", [(0.70, 0.705), (0.70, 0.70)])
+def test_neighbouring_configs_never_write_their_names_over_each_other(scores):
+    configs = pd.DataFrame({
+        "config_id": ["a", "b", "c"], "strategy": ["ast_merge", "ast_merge", "rct"],
+        "size": [300, 600, 300], "unit": "chars", "options": "{}", "mode": "plain",
+        "answer_hit@b1024": [*scores, 0.5], "ci_low": 0.4, "ci_high": 0.8,
+        "bundle_tokens": [900, 905, 700], "passes": True, "same_as": ""})
+    chart = choice_charts.tradeoff(configs, "answer_hit@b1024", chosen="a", runner_up="b",
+                                   size="bundle_tokens")
+    found = drawn_labels(chart)
+    a, b = found["ast_merge/300"], found["ast_merge/600"]
+    assert a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1], (a, b)  # apart
+    assert "rct/300" not in found  # only the chosen config and the runner-up are named
 
 
 def test_size_histograms_draw_one_panel_per_strategy(run):

@@ -33,8 +33,17 @@ def run(tmp_path_factory):
     return ch.load_run(out)
 
 
+EVERY = ("heading_derived", "leak_free")
+"""Every mined kind, named: mined queries decide only in kinds named or admitted."""
+
+
 def rule(**values):
     return ch.ChoiceRule(**{"primary_metric": "section_efficiency@5", **values})
+
+
+def pick(run, rule_):
+    """The choice without a study (its configs are not this grid's)."""
+    return ch.choose(run, rule_, study=None)
 
 
 @pytest.mark.parametrize(("text", "retrievers", "shown"), [
@@ -51,8 +60,8 @@ def test_a_constraint_states_the_retrievers_it_binds(text, retrievers, shown):
 
 
 def test_a_constraint_on_another_retriever_excludes_nothing_and_says_so(run):
-    free = ch.choose(run, rule())
-    scoped = ch.choose(run, rule(constraints=("tokens_p50 <= 21.5 on dense",)))
+    free = pick(run, rule())
+    scoped = pick(run, rule(constraints=("tokens_p50 <= 21.5 on dense",)))
     assert scoped.chosen["config_id"] == free.chosen["config_id"]
     assert scoped.excluded == []
     assert scoped.not_binding == ["tokens_p50 <= 21.5 on dense (does not apply to bm25)"]
@@ -60,7 +69,7 @@ def test_a_constraint_on_another_retriever_excludes_nothing_and_says_so(run):
 
 
 def test_what_a_binding_constraint_excluded_is_reported(run):
-    choice = ch.choose(run, rule(constraints=("tokens_p50 <= 21.5 on all",)))
+    choice = pick(run, rule(constraints=("tokens_p50 <= 21.5 on all",)))
     table = choice.candidates
     kept_out = table[(table["tokens_p50"] > 21.5) & (table["same_as"] == "")]
     assert len(choice.excluded) == len(kept_out) > 0
@@ -72,54 +81,56 @@ def test_what_a_binding_constraint_excluded_is_reported(run):
 
 
 def test_the_choice_can_be_made_on_leak_free_kinds_only(run):
-    choice = ch.choose(run, rule(query_kinds=(LEAK_FREE,)))
+    choice = pick(run, rule(query_kinds=(LEAK_FREE,)))
     rows = run.per_query
-    tuning_free = rows[(rows.query_set == "tuning") & (rows.query_group == LEAK_FREE)]
-    assert set(tuning_free.query_kind) == {"body", "keyword", "partial"}  # the mini corpus
-    assert choice.scores["section_efficiency@5"]["n"] == tuning_free.query_id.nunique()
-    mine = tuning_free[(tuning_free.metric == "section_efficiency@5")
-                       & (tuning_free.config_id == choice.chosen["config_id"])
-                       & (tuning_free.retriever == "bm25")]
+    free = rows[rows.query_group == LEAK_FREE]
+    assert set(free.query_kind) == {"body", "keyword", "partial"}  # the mining fixtures
+    assert choice.scores["section_efficiency@5"]["n"] == free.query_id.nunique()
+    assert choice.verdict.questions == free.query_id.nunique()
+    mine = free[(free.metric == "section_efficiency@5")
+                & (free.config_id == choice.chosen["config_id"]) & (free.retriever == "bm25")]
     assert choice.chosen["section_efficiency@5"] == pytest.approx(mine["value"].mean())
-    held_free = rows[(rows.query_set == "held_out") & (rows.query_group == LEAK_FREE)]
-    assert choice.held_out["queries"] == held_free.query_id.nunique()
-    assert "(leak_free kinds)" in choice.comparison["source"]
+    assert choice.used.kinds == (LEAK_FREE,) and "mined questions" in choice.comparison["source"]
     with pytest.raises(RuleError, match="unknown kind"):
-        ch.choose(run, rule(query_kinds=("nonsense",)))
+        pick(run, rule(query_kinds=("nonsense",)))
 
 
-def test_a_p_value_outside_the_significance_table_is_labelled_uncorrected(run):
-    choice = ch.choose(run, rule())
-    assert choice.comparison["p_holm"] is None
-    assert choice.comparison["p_kind"].startswith("p: uncorrected")
+def test_the_comparison_is_a_test_of_the_pair_alone_grouped_by_page(run):
+    choice = pick(run, rule(query_kinds=EVERY))
+    assert choice.comparison["test"].startswith("cluster sign-flip (")
     text = ex.paired_text(choice.comparison)
-    assert f"p={choice.comparison['p_value']:.4g} (uncorrected)" in text
-    assert "p_holm" not in text
+    assert f"p = {choice.comparison['p_value']:.3g}" in text
+    assert "paired test of this pair alone" in text and "grouped by page" in text
 
 
 def test_identical_configs_count_once_and_the_runner_up_differs(run):
     twins = {s["config_id"]: s["same_as"] for s in run.run_info["identical_configs"]}
     assert len(twins) == 2  # structure_routed applies ast_breadcrumb to every document
-    choice = ch.choose(run, rule(primary_metric="query_in_prefix", tie_margin=0.0))
-    assert choice.chosen["strategy"] == "ast_breadcrumb"
-    assert choice.identical == [f"structure_routed/{choice.chosen['size']}"]
-    assert choice.runner_up["config_id"] not in twins
+    choice = pick(run, rule(primary_metric="query_in_prefix", tie_margin=0.0,
+                            query_kinds=EVERY))
+    assert choice.chosen["config_id"] not in twins and choice.runner_up["config_id"] not in twins
     assert choice.runner_up["config_id"] != choice.chosen["config_id"]
-    assert choice.runner_up["identical"] != ""  # the other ast_breadcrumb size, twin shown
+    assert set(choice.verdict.outcome.cost).isdisjoint(twins)  # twins are no candidates
+    breadcrumbs = choice.candidates[(choice.candidates.strategy == "ast_breadcrumb")]
+    assert (breadcrumbs["identical"].str.startswith("structure_routed/")).all()
     described = cx.describe(choice)
-    assert described.loc[0, "identical"] == choice.identical[0]
+    assert described.loc[0, "identical"] == ", ".join(choice.identical)
 
 
 def test_notebook_text_names_what_was_excluded_not_binding_and_identical(run):
-    scoped = ch.choose(run, rule(constraints=("tokens_p50 <= 21.5 on dense",)))
+    scoped = pick(run, rule(constraints=("tokens_p50 <= 21.5 on dense",)))
     text = cx.constraints_text(scoped)
     assert "excluded: nothing" in text
     assert "not binding: tokens_p50 <= 21.5 on dense (does not apply to bm25)" in text
     assert cx.margins_chart(scoped.candidates, scoped.rule).startswith("no constraint binds bm25")
-    binding = ch.choose(run, rule(constraints=("tokens_p50 <= 21.5 on all",)))
+    binding = pick(run, rule(constraints=("tokens_p50 <= 21.5 on all",)))
     lines = cx.constraints_text(binding).splitlines()
     assert lines[:len(binding.excluded)] == [f"excluded: {e}" for e in binding.excluded]
     assert not isinstance(cx.margins_chart(binding.candidates, binding.rule), str)
-    twins = ch.choose(run, rule(primary_metric="query_in_prefix", tie_margin=0.0))
+    stats = run.chunk_stats
+    merged = stats.loc[stats.strategy == "ast_merge", "index_tokens"].max()
+    assert merged < stats.loc[stats.strategy == "ast_breadcrumb", "index_tokens"].min()
+    only = pick(run, rule(constraints=(f"index_tokens > {merged} on all",)))  # breadcrumbs
+    assert only.chosen["strategy"] == "ast_breadcrumb"
     assert f"identical to the chosen config (the same chunks, scored once): " \
-           f"{twins.identical[0]}" in cx.constraints_text(twins)
+           f"structure_routed/{only.chosen['size']}" in cx.constraints_text(only)

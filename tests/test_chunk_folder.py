@@ -5,6 +5,7 @@ folder appears whole or not at all; a bad Ray address or a missing Ray is one li
 from __future__ import annotations
 
 import json
+import operator
 import sys
 from pathlib import Path
 
@@ -147,6 +148,11 @@ def test_a_folder_holds_the_chunks_the_jsonl_holds(tmp_path, corpus, config_file
     loaded = load_corpus(corpus, max_bytes=int(float(MAX_FILE_MIB) * 2**20))
     assert made["skipped"] == [s.as_dict() for s in loaded.skipped]
     assert {s["path"] for s in made["skipped"]} == {"big.md", "broken.md", "legacy.rst"}
+    order = operator.itemgetter("doc_id", "kind", "line")  # the manifest's: shard by shard
+    assert sorted(made["warnings"], key=order) == sorted(loaded.warning_rows(), key=order)
+    shown = [w for w in made["warnings"] if w["doc_id"] not in {"big.md", "broken.md",
+                                                                 "legacy.rst"}]
+    assert shown and all(f"warning {w['doc_id']}" in skipped_lines for w in shown)
     assert made["corpus"]["fingerprint"] == loaded.fingerprint
     assert made["corpus"]["documents"] == len(loaded) == 4
     assert made["chunks"] == len(expected) == sum(s["rows"] for s in made["shards"])
@@ -269,9 +275,10 @@ def test_ray_data_writes_the_chunks_of_the_local_run(tmp_path, corpus, config_fi
     expected, skipped_lines = reference(tmp_path, corpus, config_file, capsys)
     on_ray, local = tmp_path / "on-ray", tmp_path / "local"
     assert chunk(corpus, config_file, f"{on_ray}/", "--engine", "ray") == 0
-    reported = [line for line in capsys.readouterr().err.splitlines()  # (Ray Data logs too)
-                if line.startswith("skipped ")]
-    assert reported == skipped_lines.splitlines()  # bad, oversized, unsupported: reported
+    ours = ("skipped ", "warning ", "chunkproof: ")  # (Ray Data logs too)
+    reported = [line for line in capsys.readouterr().err.splitlines() if line.startswith(ours)]
+    # bad, oversized, unsupported files and the load's warnings: reported as the local run does
+    assert reported == skipped_lines.splitlines()
     assert_same_chunks(expected, folder_rows(on_ray))
     assert chunk(corpus, config_file, f"{local}/") == 0
     made, made_here = shards.read_manifest(on_ray), shards.read_manifest(local)

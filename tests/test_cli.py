@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -52,8 +53,16 @@ def test_unknown_strategy_exits_2_with_the_valid_names(tmp_path, capsys):
                  "--out", str(tmp_path / "x.jsonl")])
     assert code == 2
     err = capsys.readouterr().err
-    assert "unknown strategy 'astmerge'" in err and "ast_merge" in err
+    assert "unknown strategy 'astmerge'; did you mean 'ast_merge'?" in err
+    assert "valid strategies: ast_breadcrumb, ast_merge" in err
     assert not (tmp_path / "x.jsonl").exists()
+
+
+def test_a_typo_in_a_report_parameter_suggests_the_name_meant(tmp_path, capsys):
+    code = main(["report", "--corpus", str(FIXTURES), "--strategies", "rct,ast_breadcrum",
+                 "--out", str(tmp_path / "r")])
+    err = capsys.readouterr().err
+    assert code == 2 and "did you mean 'ast_breadcrumb'?" in err
 
 
 def test_bad_option_names_the_field(tmp_path, capsys):
@@ -118,3 +127,15 @@ def test_summary_runs_the_strategies_asked_for_with_progress(capsys):
     rows = [line.split()[0] for line in out.splitlines()[2:]]
     assert code == 0 and rows == ["ast_merge", "rct"]
     assert "doc" in err and "rct" in err  # the bar names the strategy it is on
+
+
+def test_progress_into_a_log_is_one_line_per_stage_with_no_bar_frames(tmp_path):
+    with (tmp_path / "err").open("w") as log:
+        done = subprocess.run([sys.executable, "-m", "chunkproof", "summary", "--corpus",
+                               str(FIXTURES), "--strategies", "ast_merge,rct", "--size", "300"],
+                              stdout=subprocess.DEVNULL, stderr=log, check=False)
+    err = (tmp_path / "err").read_bytes().decode()  # as written: no newline translation
+    assert done.returncode == 0 and "\r" not in err
+    lines = err.splitlines()
+    assert [line.split(":")[0] for line in lines] == ["ast_merge", "rct"], err
+    assert all(re.fullmatch(r"\w+: \d+ doc \(\d+\.\d s, \d+ doc/s\)", line) for line in lines)

@@ -234,6 +234,10 @@ CASES = [
     ("report --corpus {corpus} --retrievers bogus --out {root}/rep",
      "RETRIEVERS: expected one of"),
     ("report --corpus {corpus} --budgets abc --out {root}/rep", "--budgets"),
+    ("report --corpus {corpus} --constraint 'code_integrity about 1' --out {root}/rep",
+     "cannot parse constraint 'code_integrity about 1'"),
+    ("report --corpus {corpus} --slug-rule vitepress --url-template 'https://x/{{nope}}' "
+     "--out {root}/rep", "unknown field {nope}"),
 ]
 
 

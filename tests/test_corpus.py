@@ -202,8 +202,9 @@ def test_an_mdx_page_is_read_as_markdown(folder):
 
 def test_the_file_size_limit_is_an_option_and_the_profile_reports_it(tmp_path, monkeypatch,
                                                                      capsys):
+    from chunkproof.chunking.section_lengths import sections_table
     from chunkproof.cli import main
-    from chunkproof.notebooks.corpus_profile import profile_numbers, sections_table
+    from chunkproof.notebooks.corpus_profile import profile_numbers
 
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "big.md").write_text("# Big\n\n" + "word " * 60_000)  # ~293 KiB

@@ -9,9 +9,10 @@ import io
 import pandas as pd
 
 from chunkproof import make_document
+from chunkproof.chunking.section_lengths import sections_table
 from chunkproof.document.corpus import Corpus
 from chunkproof.evaluation.run import tables
-from chunkproof.notebooks.corpus_profile import export_profile, sections_table
+from chunkproof.notebooks.corpus_profile import export_profile
 from chunkproof.util.sheets import FORMULA_STARTS, csv_text, read_csv
 
 HOSTILE = ['=HYPERLINK("http://x","y")', "+1+1", "-2+3", "@SUM(A1)", "\tx"]

@@ -213,12 +213,117 @@ def test_a_one_line_lead_in_stays_with_what_it_introduces(lead, body):
     assert not holding.text.rstrip().endswith(lead)
 
 
-def test_a_lead_in_that_does_not_fit_with_its_fence_is_parted_from_it():
+def test_a_lead_in_stays_with_a_fence_too_long_for_the_size():
     fence = "```bash\n" + "echo step\n" * 20 + "```"
     text = f"# T\n\nRun:\n\n{fence}\n"
     chunks = chunk_document(make_document("lead.md", text),
                             make_config(strategy="ast_merge", size=60))
-    assert any(c.text.endswith(fence) for c in chunks)
+    assert any(c.text.endswith(f"Run:\n\n{fence}") for c in chunks)
+
+
+INTRO = "Some words before the lead-in, long enough to fill most of a chunk of their own."
+
+
+@pytest.mark.parametrize("strategy", ["ast_merge", "ast_breadcrumb", "dominant_level"])
+def test_a_lead_in_that_does_not_fit_opens_the_next_chunk(strategy):
+    lead = "The options are:"
+    first = ("- The first option is described at length here, in one sentence that goes on "
+             "and on for a while")
+    items = "\n".join([first, *(f"- option {n} does one thing" for n in range(4))])
+    text = f"# T\n\n{INTRO}\n\n{lead}\n\n{items}\n"
+    size = len(lead) + len(first) - 3  # the lead-in and the first item do not fit together
+    assert len(f"# T\n\n{INTRO}\n\n{lead}") <= size  # but the lead-in fits after the intro
+    chunks = chunk_document(make_document("lead.md", text),
+                            make_config(strategy=strategy, size=size))
+    assert not any(c.text.rstrip().endswith(lead) for c in chunks)
+    holding = next(c for c in chunks if lead in c.text)
+    assert holding.text.startswith(lead) and "- The first option" in holding.text
+    assert max(c.n_chars for c in chunks) <= size
+
+
+def test_a_lead_in_stays_with_the_container_it_introduces():
+    group = ("::: code-group\n\n```sh [npm]\n" + "npm add -D vitepress\n" * 4 + "```\n\n"
+             "```sh [pnpm]\n" + "pnpm add -D vitepress\n" * 4 + "```\n\n:::")
+    text = f"# Install\n\n{INTRO}\n\nRun it in your terminal:\n\n{group}\n"
+    chunks = chunk_document(make_document("vp.md", text),
+                            make_config(strategy="ast_breadcrumb", size=120))
+    holding = next(c for c in chunks if "in your terminal:" in c.text)
+    assert "::: code-group\n\n```sh [npm]" in holding.text
+
+
+def test_a_wrapped_lead_in_inside_a_list_item_stays_with_its_fence():
+    fence = "   ```bash\n" + "   echo step\n" * 12 + "   ```"
+    text = (f"# T\n\n1. Install the tool first, then check it.\n\n   Add these lines to the"
+            f"\n   file of the project:\n\n{fence}\n")
+    chunks = chunk_document(make_document("item.md", text),
+                            make_config(strategy="ast_merge", size=80))
+    holding = next(c for c in chunks if "file of the project:" in c.text)
+    assert "echo step" in holding.text
+
+
+@pytest.mark.parametrize("size", [200, 300])
+def test_a_tab_s_first_paragraph_is_not_joined_past_the_size(size):
+    paragraph = " ".join(["word"] * 34) + "."  # 171 chars, one line
+    tab = '=== "Windows"\n\n' + "\n\n".join([f"    {paragraph}"] * 4)
+    chunks = chunk_document(make_document("tab.md", f"# T\n\n{tab}\n"),
+                            make_config(strategy="ast_breadcrumb", size=size))
+    assert max(c.n_chars for c in chunks) <= size
+    assert all("Windows" in (*c.breadcrumb, c.text) or '"Windows"' in c.text for c in chunks)
+
+
+CODE_GROUP = ("::: code-group\n\n```sh [npm]\n" + "npm add -D vitepress\n" * 4 + "```\n\n"
+              "```sh [pnpm]\n" + "pnpm add -D vitepress\n" * 4 + "```\n\n:::")
+
+
+def test_a_code_group_s_fences_are_tabs_labelled_by_their_titles():
+    group = first_container(CODE_GROUP)
+    assert [(tab.kind, tab.dialect, tab.label) for tab in group.children] == [
+        ("container", "vitepress", "npm"), ("container", "vitepress", "pnpm")]
+    assert [tab.children[0].kind for tab in group.children] == ["fence", "fence"]
+    doc = make_document("g.md", f"# Install\n\n{CODE_GROUP}\n")
+    chunks = chunk_document(doc, make_config(strategy="ast_breadcrumb", size=110))
+    pnpm = next(c for c in chunks if "pnpm add" in c.text)
+    assert pnpm.breadcrumb[-1] == "pnpm" and "npm add" not in pnpm.text.replace("pnpm", "")
+    report = check(doc, chunks, make_config(strategy="ast_breadcrumb", size=110))
+    assert report.cut_labels == report.labels_lost == report.split_blocks == 0
+
+
+VUE_PAGE = """# Counter
+
+<script setup>
+import { ref } from 'vue'
+const count = ref(0)
+</script>
+
+Words about the counter, enough to make a chunk of prose of their own.
+
+<div class="tip custom-block"><pre><code>{{ count }}</code></pre></div>
+
+<VPTeamMembers size="small" :members />
+
+More words about the counter and what it counts, again a chunk of prose.
+
+<style module>
+.button {
+  color: red;
+  padding: 2px 4px;
+}
+</style>
+"""
+
+
+def test_a_vitepress_page_s_code_and_markup_are_never_prose_nor_a_chunk_of_their_own():
+    doc = make_document("v.md", VUE_PAGE)
+    assert [(b.kind, b.content) for b in doc.blocks] == [
+        ("heading", True), ("metadata", True), ("paragraph", True), ("html", False),
+        ("jsx", False), ("paragraph", True), ("metadata", True)]
+    assert not [b for b in doc.blocks if b.is_body and b.kind != "paragraph"]
+    prose = [b for b in doc.blocks if b.kind == "paragraph"]
+    for strategy in ("ast_merge", "ast_breadcrumb", "heading_flush", "paragraph"):
+        for size in (40, 120):
+            for chunk in chunk_document(doc, make_config(strategy=strategy, size=size)):
+                assert any(b.start < chunk.end and chunk.start < b.end for b in prose), (
+                    strategy, size, chunk.text)
 
 
 def test_a_target_leads_the_heading_it_names():

@@ -46,6 +46,7 @@ def test_heading_aware_strategies_hold_every_invariant(sample_corpus, strategy, 
     assert report.split_blocks == 0
     assert report.wrong_breadcrumbs == 0
     assert report.heading_only == 0
+    assert report.cut_lead_ins == 0
 
 
 def test_paragraph_holds_provenance_loss_and_breadcrumbs(sample_corpus):
@@ -107,6 +108,7 @@ def test_invariants_hold_on_generated_markdown(text, size, strategy, min_size):
     assert report.wrong_breadcrumbs == 0
     assert report.heading_only == 0
     assert report.cut_labels == report.labels_lost == 0
+    assert report.cut_lead_ins == 0
     assert all(c.kind != "front_matter" for c in chunks) or len(chunks) == 1
 
 

@@ -1,11 +1,13 @@
 """The package's stages import one way (errors/util <- document <- chunking <- evaluation <-
 viz <- notebooks <- cli and the framework adapters), evaluation's sub-packages too (queries <-
-retrieval <- scoring <- run <- choice), and no module takes part in an import cycle. Read from
+retrieval <- scoring <- run <- study <- choice), and no module takes part in an import
+cycle. Read from
 the modules' own import statements (function-local ones included)."""
 
 from __future__ import annotations
 
 import ast
+import json
 from pathlib import Path
 
 import pytest
@@ -21,11 +23,12 @@ LAYERS = [
     ("chunkproof.evaluation.retrieval",),
     ("chunkproof.evaluation.scoring",),
     ("chunkproof.evaluation.run",),
+    ("chunkproof.evaluation.study",),
     ("chunkproof.evaluation.choice",),
     ("chunkproof.viz",),
     ("chunkproof.notebooks",),
     ("chunkproof.cli", "chunkproof.__main__", "chunkproof.bench", "chunkproof.integrations",
-     "chunkproof"),
+     "chunkproof.study_runner", "chunkproof"),
 ]
 
 
@@ -123,3 +126,47 @@ def test_the_graph_is_read():
     # a type-only import counts for the stage order, not for cycles
     assert "chunkproof.chunking.config" in GRAPH["chunkproof.chunking.records"]
     assert "chunkproof.chunking.config" not in RUNTIME_GRAPH["chunkproof.chunking.records"]
+
+
+def notebook_modules() -> dict[str, str]:
+    """Each ``chunkproof.notebooks`` module one notebook alone imports (its own), by the
+    notebook's name; a module several import (``params``) is shared and owned by none."""
+    importers: dict[str, set[str]] = {}
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+            if cell["cell_type"] != "code":
+                continue
+            try:
+                tree = ast.parse("".join(cell["source"]))
+            except SyntaxError:
+                continue
+            for node in ast.walk(tree):
+                if not isinstance(node, ast.ImportFrom) or not (node.module or "").startswith(
+                        "chunkproof.notebooks"):
+                    continue
+                names = ([f"{node.module}.{a.name}" for a in node.names]
+                         if node.module == "chunkproof.notebooks" else [node.module])
+                for name in names:
+                    importers.setdefault(name, set()).add(path.stem)
+    return {module: next(iter(by)) for module, by in importers.items() if len(by) == 1}
+
+
+def test_a_notebook_s_module_imports_no_other_notebook_s_module():
+    """Logic two notebooks (or a notebook and the report) need lives in a stage or a shared
+    module (params, sweep_inputs), never in one notebook's module."""
+    owners = notebook_modules()
+    assert len(set(owners.values())) == 7  # every notebook has its own module
+    for module in MODULES:
+        if not module.startswith("chunkproof.notebooks."):
+            continue
+        for imported in imports(module):
+            theirs = owners.get(imported)
+            assert theirs in (None, owners.get(module)), (
+                f"{module} imports {imported}, notebook {theirs}'s own module")
+
+
+def test_every_module_says_what_it_holds():
+    """ARCHITECTURE.md keeps no list of modules: each module's docstring is its entry."""
+    unsaid = [name for name, path in MODULES.items()
+              if not ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))]
+    assert not unsaid

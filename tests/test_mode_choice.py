@@ -34,7 +34,12 @@ def run(tmp_path_factory):
 
 
 def rule(**values):
-    return ch.ChoiceRule(**{"primary_metric": PRIMARY, "splits": 0, **values})
+    return ch.ChoiceRule(**{"primary_metric": PRIMARY, **values})
+
+
+def pick(run, rule_):
+    """The choice without a study (it never ran retrieval modes or this grid)."""
+    return ch.choose(run, rule_, study=None)
 
 
 def test_every_mode_is_scored_and_expansions_only_at_budgets(run):
@@ -79,7 +84,7 @@ def test_candidate_ids_join_a_config_and_its_mode():
 
 
 def test_the_choice_ranks_every_config_in_every_mode(run, tmp_path):
-    choice = ch.choose(run, rule())
+    choice = pick(run, rule())
     ids = set(choice.candidates["config_id"])
     configs = set(run.chunk_stats["config_id"])
     assert ids == {candidate_id(c, m) for c in configs for m in MODES}
@@ -97,10 +102,12 @@ def test_the_choice_picks_a_mode_that_scores_best(run, tmp_path):
     lifted = (rows["mode"] == "expand=siblings") & (rows["config_id"] == target) & (
         rows["metric"] == PRIMARY)
     rows = rows.assign(value=rows["value"].where(~lifted, 1.0))
-    lowered = (rows["mode"] != "expand=siblings") & (rows["metric"] == PRIMARY)
+    lowered = ~lifted & (rows["metric"] == PRIMARY)
     rows = rows.assign(value=rows["value"].where(~lowered, 0.0))
+    rows = rows.assign(source=rows["query_id"])  # eight pages: a clustered test can reject
     changed = replace(run, per_query=rows, summary=summary_table(rows, run.chunk_stats))
-    choice = ch.choose(changed, rule())
+    choice = pick(changed, rule(alpha=0.1))  # 8 questions, 7 comparisons: Holm reaches 0.055
+    assert choice.decided_by == "your questions"
     assert choice.mode == "expand=siblings"
     assert choice.chosen["config_id"] == candidate_id(target, "expand=siblings")
     assert choice.config.config_id == target
@@ -147,7 +154,7 @@ def test_a_tie_between_modes_of_one_config_says_plain_comes_first(run):
     primary = rows["metric"] == PRIMARY
     rows = rows.assign(value=rows["value"].where(~primary, 1.0))  # every candidate ties
     changed = replace(run, per_query=rows, summary=summary_table(rows, run.chunk_stats))
-    choice = ch.choose(changed, rule())
+    choice = pick(changed, rule())
     assert choice.mode == PLAIN  # tied, equal cost: its own modes rank right after it
+    assert choice.decided_by == "cost"
     assert choice.runner_up["config_id"] == candidate_id(choice.config.config_id, "boost")
-    assert "a mode is preferred to plain only when it scores higher" in ex.verdict_text(choice)

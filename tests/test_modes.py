@@ -85,14 +85,14 @@ def test_two_adjacent_sections_of_one_heading_path_stay_apart_by_their_ids(page)
 ])
 def test_expansion_of_one_hit_in_priority_order(page, mode, hit, expected):
     _, chunks = page
-    assert ids(modes.expansion(chunks[hit], modes.sections(chunks), mode)) == expected
+    assert ids(modes.expansion(chunks[hit], modes.Groups.of(chunks, mode), mode)) == expected
 
 
 def test_siblings_stop_at_the_neighbours_parent_takes_the_whole_section():
     doc = make_document("long.md", "x" * 100)
     chunks = [dataclasses.replace(make_chunk(doc.id, i * 10, i * 10 + 9, "x" * 9, ordinal=i),
                                   breadcrumb=("Long",)) for i in range(7)]
-    groups = modes.sections(chunks)
+    groups = modes.Groups.of(chunks, modes.PARENT)
     assert ids(modes.expansion(chunks[3], groups, modes.SIBLINGS)) == [3, 4, 2]
     assert ids(modes.expansion(chunks[3], groups, modes.PARENT)) == [3, 4, 2, 5, 1, 6, 0]
 
@@ -100,7 +100,7 @@ def test_siblings_stop_at_the_neighbours_parent_takes_the_whole_section():
 def test_expanded_ranking_adds_each_hits_section_once(page):
     _, chunks = page
     ranked = [chunks[4], chunks[2], chunks[3], chunks[0]]
-    groups = modes.sections(chunks)
+    groups = modes.Groups.of(chunks, modes.PARENT)
     assert ids(modes.expanded(ranked, groups, modes.PARENT)) == [4, 2, 3, 1, 0]
     assert ids(modes.expanded(ranked, groups, modes.SIBLINGS)) == [4, 2, 3, 1, 0]
     assert ids(modes.expanded([chunks[1], chunks[5]], groups, modes.SIBLINGS)) == [1, 2, 5]
@@ -111,7 +111,8 @@ def test_an_expansion_fills_the_same_budget_as_plain(page):
     ranked = [chunks[4], chunks[2], chunks[0]]  # every part costs 10 tokens, no label
     budget = 25
     plain = fill_budget(ranked, budget)
-    parent = fill_budget(modes.expanded(ranked, modes.sections(chunks), modes.PARENT), budget)
+    parent = fill_budget(modes.expanded(ranked, modes.Groups.of(chunks, modes.PARENT),
+                                        modes.PARENT), budget)
     assert ids(plain) == [4, 2, 0] and ids(parent) == [4, 2, 3]
     assert sum(cost(c) for c in plain) == sum(cost(c) for c in parent) == budget
     assert parent[-1].n_tokens == 5 and plain[-1].n_tokens == 5  # the third cut to fit
@@ -131,6 +132,63 @@ def test_parent_finds_the_answer_in_the_unretrieved_part_at_an_equal_budget(page
     assert scored[modes.PARENT]["answer_recall@b30"] == 1.0  # the hit's section holds it
     assert scored[modes.SIBLINGS]["answer_recall@b30"] == 1.0
     assert scored[modes.PARENT]["answer_hit@b30"] == 1.0
+
+
+NESTED = """# Guide
+
+The guide starts here.
+
+## Install
+
+Download the installer, then run it.
+
+### On Linux
+
+Use the tarball.
+
+### On macOS
+
+Use the disk image.
+
+## Configure
+
+Settings live in tool.toml.
+"""
+
+
+def nested_chunks():
+    from chunkproof import chunk_text, make_config
+
+    return chunk_text(NESTED, make_config(strategy="ast_merge", size=40), doc_id="guide.md")
+
+
+def text_of(chunks):
+    return [c.text.splitlines()[-1] for c in chunks]
+
+
+def test_parent_reaches_the_parent_section_and_the_hit_s_siblings_nearest_first():
+    chunks = nested_chunks()
+    linux = next(c for c in chunks if "tarball" in c.text)  # alone in its section
+    groups = modes.Groups.of(chunks, modes.PARENT)
+    assert len(groups.sections[linux.id]) == 1
+    assert text_of(modes.expansion(linux, groups, modes.PARENT)) == [
+        "Use the tarball.", "Use the disk image.", "Download the installer, then run it."]
+    assert text_of(modes.expansion(linux, groups, modes.SIBLINGS)) == ["Use the tarball."]
+    install = next(c for c in chunks if "installer" in c.text)  # its parent is the page's
+    assert text_of(modes.expansion(install, groups, modes.PARENT)) == [
+        "Download the installer, then run it.", "Use the tarball.", "The guide starts here.",
+        "Use the disk image.", "Settings live in tool.toml."]
+
+
+def test_a_section_no_chunk_belongs_to_still_leads_to_its_parent():
+    # "## Install" holds no text of its own: its heading goes with "### On Linux"'s chunk.
+    text = NESTED.replace("Download the installer, then run it.\n\n", "")
+    from chunkproof import chunk_text, make_config
+
+    chunks = chunk_text(text, make_config(strategy="ast_merge", size=40), doc_id="g.md")
+    macos = next(c for c in chunks if "disk image" in c.text)
+    found = modes.expansion(macos, modes.Groups.of(chunks, modes.PARENT), modes.PARENT)
+    assert text_of(found) == ["Use the disk image.", "Use the tarball."]
 
 
 # --- boost --------------------------------------------------------------------------------

@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 
 from chunkproof import SweepParams, load_corpus, run_sweep
+from chunkproof.chunking.section_lengths import length_stats, sections_table
 from chunkproof.chunking.strategies.routed import route
 from chunkproof.evaluation.scoring.structure import load_gold, score_table, stratified_sample
-from chunkproof.notebooks.corpus_profile import length_stats, sections_table
 from conftest import FIXTURES, ROOT
 
 NOTEBOOK = ROOT / "notebooks" / "05_structure_signal.ipynb"

@@ -18,7 +18,7 @@ from chunkproof.notebooks import (
 )
 from chunkproof.notebooks.params import validate
 from chunkproof.notebooks.report import notebook_values, notebooks_dir
-from chunkproof.notebooks.strategy_sweep import sweep_params
+from chunkproof.notebooks.sweep_inputs import SweepInputs, sweep_params
 from conftest import FIXTURES
 
 MINI = FIXTURES / "mini_corpus"
@@ -39,7 +39,7 @@ def good_values(name: str, out_dir) -> dict:
     declared = papermill.inspect_notebook(str(source))
     defaults = {k: ast.literal_eval(v["default"]) for k, v in declared.items()}
     out_dir.mkdir()
-    inputs = validate(strategy_sweep.SweepInputs, CORPUS=str(MINI),
+    inputs = validate(SweepInputs, CORPUS=str(MINI),
                       QUERIES=str(MINI / "queries.jsonl"), HELD_OUT_QUERIES="", SPLIT_SEED=0,
                       STRATEGIES=["rct"], SIZES=[300], RETRIEVERS=["bm25"], K=5, BUDGETS=[],
                       CONTRASTS=[])
@@ -65,7 +65,7 @@ def test_a_bad_value_of_any_parameter_is_one_line_naming_it(name, tmp_path):
 def test_the_default_contrast_is_dropped_when_its_strategies_are_not_swept_and_named_ones_kept():
     def contrasts(strategies, given=None):
         values = {} if given is None else {"CONTRASTS": given}
-        inputs = validate(strategy_sweep.SweepInputs, CORPUS=str(MINI), QUERIES="",
+        inputs = validate(SweepInputs, CORPUS=str(MINI), QUERIES="",
                           STRATEGIES=strategies, SIZES=[300], RETRIEVERS=["bm25"], **values)
         return sweep_params(inputs).contrasts
 

@@ -5,8 +5,12 @@ from __future__ import annotations
 import ast
 import html
 import json
+import os
 import re
-import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import nbformat
 import pandas as pd
@@ -15,8 +19,10 @@ import pytest
 import yaml
 
 from chunkproof import ConfigError, load_config, load_corpus
+from chunkproof.chunking.section_lengths import sections_table
 from chunkproof.cli import main
 from chunkproof.evaluation.choice import choose as ch
+from chunkproof.evaluation.choice.rules import parse_constraint
 from chunkproof.evaluation.queries.queries import load_queries
 from chunkproof.evaluation.run.defaults import DEFAULT_BUDGETS
 from chunkproof.evaluation.run.sweep import SweepParams, headline, run_sweep
@@ -24,7 +30,6 @@ from chunkproof.notebooks import choose_and_export as cx
 from chunkproof.notebooks import chunk_explorer as ev
 from chunkproof.notebooks import corpus_profile as pr
 from chunkproof.notebooks import splitter_panorama as pa
-from chunkproof.notebooks.index_page import apply_snippets
 from chunkproof.notebooks.params import resolve_output, resolve_path
 from chunkproof.notebooks.report import (
     build_report,
@@ -45,6 +50,10 @@ REPORTED = ["01_corpus_profile", "02_splitter_panorama", "03_strategy_sweep",
 MINI = FIXTURES / "mini_corpus"
 MINI_QUERIES = MINI / "queries.jsonl"
 SWEEP = {"sizes": [200, 400], "strategies": ["rct", "ast_breadcrumb"], "retrievers": ["bm25"]}
+LINKS = {"slug_rule": "vitepress", "url_template": "https://docs.example.com/{route}#{anchor}"}
+"""How the report fixture's chunks link into the site: every config of its sweep carries it."""
+CONSTRAINTS = ["code_integrity >= 0.95", "over_encoder_limit <= 0.05"]
+"""The report fixture's choice rule: 06's default constraint on code relaxed."""
 
 
 def read(name: str):
@@ -104,6 +113,21 @@ def test_a_report_folder_holding_another_run_keeps_it_and_says_what_differs(tmp_
     assert json.loads((tmp_path / "params.json").read_text())["run_id"] == "0123456789ab"
 
 
+def test_a_report_on_a_vitepress_site_points_to_its_slug_rule(tmp_path, capsys):
+    site = tmp_path / "site"
+    shutil.copytree(MINI, site)
+    (site / "install.md").write_text("# Install\n\nRun it:\n\n::: code-group\n\n```sh [npm]"
+                                     "\nnpm add -D vitepress\n```\n\n:::\n")
+    report = build_report(tmp_path / "r", corpus=str(site), queries=str(MINI_QUERIES),
+                          progress=True, notebooks=[], **SWEEP)
+    said = "the corpus is written for VitePress"
+    assert said in capsys.readouterr().err and "--slug-rule vitepress" in html.unescape(
+        report.index.read_text())
+    again = build_report(tmp_path / "v", corpus=str(site), queries=str(MINI_QUERIES),
+                         progress=True, notebooks=[], slug_rule="vitepress", **SWEEP)
+    assert said not in capsys.readouterr().err + again.index.read_text()
+
+
 def test_default_run_name_is_a_timestamp():
     assert re.fullmatch(r"\d{8}-\d{6}", default_run_name())
 
@@ -136,10 +160,21 @@ def test_every_corpus_gets_values_its_notebooks_accept(tmp_path, corpus, gold):
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory):
+def holdout(tmp_path_factory):
+    """MINI copied to a folder outside the repository and the home folder, as a user's
+    held-out docs lie."""
+    corpus = tmp_path_factory.mktemp("holdout") / "mini"
+    shutil.copytree(MINI, corpus)
+    assert not corpus.is_relative_to(ROOT) and not corpus.is_relative_to(Path.home())
+    return corpus
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory, holdout):
+    """Every default notebook, on a corpus with no gold file (``holdout``)."""
     out = tmp_path_factory.mktemp("report") / "run"
-    return build_report(out, corpus=str(MINI), queries=str(MINI_QUERIES), progress=False,
-                        **SWEEP)  # every default notebook, on a corpus with no gold file
+    return build_report(out, corpus=str(holdout), queries=str(holdout / "queries.jsonl"),
+                        progress=False, constraints=CONSTRAINTS, **SWEEP, **LINKS)
 
 
 @pytest.mark.slow
@@ -213,10 +248,21 @@ def test_exported_html_needs_no_network(report):
 
 
 @pytest.mark.slow
+def test_the_report_s_slug_rule_and_url_template_reach_the_sweep_and_the_choice(report):
+    chunks = pd.read_parquet(report.out_dir / "chunks.parquet")
+    headed = chunks[chunks["anchor"] != ""]
+    assert len(headed) and headed["href"].str.startswith("https://docs.example.com/").all()
+    chosen = load_config(report.out_dir / "chosen_config.yaml")
+    assert (chosen.slug_rule, chosen.url_template) == tuple(LINKS.values())
+    labels = pd.read_csv(report.out_dir / "summary.csv")["options"].dropna()
+    assert all(json.loads(o).get("slug_rule") == "vitepress" for o in labels)
+
+
+@pytest.mark.slow
 def test_profile_numbers_equal_the_library(report):
     written = json.loads((report.out_dir / "corpus_profile" / "corpus_profile.json").read_text())
     corpus = load_corpus(MINI)
-    assert written == json.loads(json.dumps(pr.profile_numbers(corpus, pr.sections_table(corpus))))
+    assert written == json.loads(json.dumps(pr.profile_numbers(corpus, sections_table(corpus))))
 
 
 @pytest.mark.slow
@@ -232,10 +278,11 @@ def test_panorama_numbers_equal_the_library(report):
 
 
 @pytest.mark.slow
-def test_sweep_files_equal_a_direct_run(report):
-    params = SweepParams(corpus=str(MINI), queries=str(MINI_QUERIES),
+def test_sweep_files_equal_a_direct_run(report, holdout):
+    params = SweepParams(corpus=str(holdout), queries=str(holdout / "queries.jsonl"),
                          strategies=tuple(SWEEP["strategies"]), sizes=tuple(SWEEP["sizes"]),
-                         retrievers=tuple(SWEEP["retrievers"]), budgets=DEFAULT_BUDGETS)
+                         retrievers=tuple(SWEEP["retrievers"]), budgets=DEFAULT_BUDGETS,
+                         options=LINKS)
     direct = run_sweep(params, progress=False)
     keys = ["config_id", "retriever", "metric", "split", "split_value"]
     written = pd.read_csv(report.out_dir / "summary.csv", keep_default_na=False,
@@ -251,16 +298,21 @@ def test_sweep_files_equal_a_direct_run(report):
 
 @pytest.mark.slow
 def test_chosen_config_equals_choose_called_directly(report):
-    values = defaults("06_choose_and_export")
-    rule = cx.make_rule(primary_metric="answer_hit@5", retriever="bm25",
-                        constraints=values["CONSTRAINTS"], tie_break=values["TIE_BREAK"])
-    choice = ch.choose(report.out_dir, rule)
     data = yaml.safe_load((report.out_dir / "chosen_config.yaml").read_text())
+    assert data["rule"]["constraints"] == [str(parse_constraint(c)) for c in CONSTRAINTS]
+    recorded = data["rule"]
+    rule = cx.make_rule(primary_metric=recorded["primary_metric"], retriever="bm25",
+                        constraints=recorded["constraints"], tie_break=recorded["tie_break"])
+    corpus = load_corpus(MINI)
+    choice = ch.choose(report.out_dir, rule, queries=load_queries(MINI / "queries.jsonl",
+                                                                  corpus), corpus=corpus)
     assert data["config_id"] == choice.config.config_id
     assert load_config(report.out_dir / "chosen_config.yaml") == choice.config
     assert data["runner_up"]["config_id"] == choice.runner_up["config_id"]
     assert data["scores"]["answer_hit@5"]["mean"] == pytest.approx(
         choice.scores["answer_hit@5"]["mean"])
+    assert data["decided_by"] == choice.decided_by and data["verdict"] == " ".join(
+        choice.verdict.sentences())
 
 
 @pytest.mark.slow
@@ -286,18 +338,37 @@ def test_the_choice_page_links_chosen_config_and_holds_no_dump_of_it(report):
         assert key not in page, key
 
 
+def printed_lines(page: str) -> list[str]:
+    """The code blocks of an index page's "Apply the pick" section, as a user copies them."""
+    section = page[page.index('<h2 id="apply">'):]
+    return [html.unescape(code) for code in re.findall(r'<pre class="apply">(.*?)</pre>',
+                                                       section, flags=re.DOTALL)]
+
+
 @pytest.mark.slow
-def test_the_command_the_index_gives_reproduces_the_scored_chunks(report, tmp_path,
-                                                                  monkeypatch):
-    where, command = apply_snippets(report.out_dir, str(MINI))[0]
-    assert "Command line" in where
-    monkeypatch.chdir(tmp_path)
-    assert main(shlex.split(command)[1:]) == 0
-    produced = [json.loads(line)["id"] for line in (tmp_path / "chunks.jsonl").open()]
+def test_what_the_index_prints_runs_as_printed_and_gives_the_scored_chunks(report, holdout):
+    """The report's corpus lies outside the repository and the home folder (the page shows
+    it by its last two names only): the command and the Python lines, run in the report
+    folder as the page says, still find it."""
+    assert not report.out_dir.is_relative_to(ROOT)
+    assert ".../" + "/".join(holdout.parts[-2:]) in report.index.read_text()
+    command, python = printed_lines(report.index.read_text())[:2]
+    assert command.startswith("chunkproof chunk ")
+    scripts = {**os.environ,
+               "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(command, shell=True, cwd=report.out_dir, env=scripts,
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    printed = report.out_dir / "chunks.jsonl"
+    produced = [json.loads(line)["id"] for line in printed.open()]
+    printed.unlink()
+    ran = subprocess.run([sys.executable, "-c", python + "\nprint([c.id for c in chunks])"],
+                         cwd=report.out_dir, capture_output=True, text=True, check=False)
+    assert ran.returncode == 0, ran.stderr
     scored = pd.read_parquet(report.out_dir / "chunks.parquet")
     chosen = load_config(report.out_dir / "chosen_config.yaml").config_id
     assert produced == list(scored[scored["config_id"] == chosen]["id"])
-    assert 'id="apply"' in report.index.read_text()
+    assert ast.literal_eval(ran.stdout) == produced
 
 
 @pytest.mark.slow
@@ -403,7 +474,7 @@ def test_the_encoder_limit_binds_no_bm25_choice_and_the_report_says_so(tmp_path)
     assert data["constraints_not_binding"] == [
         "over_encoder_limit <= 0.05 on dense,hybrid (does not apply to bm25)"]
     assert data["excluded_by_constraints"]
-    assert all(line.startswith("rct/") and "fails code_integrity >= 1" in line
+    assert all(line.startswith("rct/") and "fails code_integrity@b1024 >= 1" in line
                for line in data["excluded_by_constraints"])
     index = report.index.read_text()
     assert "Constraints that do not bind this retriever" in index
@@ -418,11 +489,9 @@ def test_a_report_where_no_config_meets_the_rule_still_completes(tmp_path, stric
     assert not report.failed, [r.error for r in report.failed]
     data = yaml.safe_load((report.out_dir / "chosen_config.yaml").read_text())
     assert data["meets_rule"] is False and "closest" in data["note"]
-    # chosen on the tuning half and reported on the held-out one, or on all when too few
-    # queries were mined to split them: either way the export says which
-    assert (data["chosen_on"] == "all") == (data["held_out"] is None)
+    assert data["decided_by"] == "closest to the rule"
     svg = (report.out_dir / "constraint_margins.svg").read_text()
-    assert "code_integrity &gt;= 1" in svg or "code_integrity >= 1" in svg
+    assert "code_integrity@b1024 &gt;= 1" in svg or "code_integrity@b1024 >= 1" in svg
     index = report.index.read_text()
     assert "No config meets every constraint" in index and "constraint_margins.svg" in index
     assert report.unmet_rule == data["note"]

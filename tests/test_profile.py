@@ -9,6 +9,7 @@ import pytest
 
 from chunkproof import load_corpus, make_document
 from chunkproof.chunking import sizes
+from chunkproof.chunking.section_lengths import length_stats, sections_table
 from chunkproof.evaluation.queries.queries import load_queries
 from chunkproof.notebooks import corpus_profile as pr
 from conftest import FIXTURES
@@ -23,7 +24,7 @@ def corpus():
 
 @pytest.fixture(scope="module")
 def sections(corpus):
-    return pr.sections_table(corpus)
+    return sections_table(corpus)
 
 
 def test_documents_table_has_one_row_per_document(corpus):
@@ -50,7 +51,7 @@ def test_the_load_s_warnings_are_a_table_of_the_declared_columns(corpus):
     assert set(zip(warned["doc_id"], warned["kind"], strict=True)) == {
         ("flat.md", "no_headings"), ("release.txt", "inferred_headings"),
         ("broken.md", "not_loaded")}
-    assert pr.profile_numbers(corpus, pr.sections_table(corpus))["warnings"] == {
+    assert pr.profile_numbers(corpus, sections_table(corpus))["warnings"] == {
         "no_headings": 1, "inferred_headings": 1, "not_loaded": 1}
 
 
@@ -71,7 +72,7 @@ def test_heading_depths(corpus):
 
 def test_a_section_runs_from_its_heading_to_the_next_heading():
     text = "intro line\n\n# A\n\nbody a\n\n## B\n\nbody b\n"
-    table = pr.sections_table([make_document("d.md", text)])
+    table = sections_table([make_document("d.md", text)])
     assert table["path"].tolist() == ["", "A", "A > B"]
     assert table["level"].tolist() == [0, 1, 2]
     assert table["chars"].tolist() == [len("intro line"), len("# A\n\nbody a"),
@@ -85,7 +86,7 @@ def test_front_matter_is_not_a_section(corpus, sections):
 
 
 def test_length_stats_read_the_median_and_p97(sections):
-    stats = pr.length_stats(sections, window=30).set_index("unit")
+    stats = length_stats(sections, window=30).set_index("unit")
     tokens = sections["tokens"].to_numpy(dtype=float)
     assert stats.loc["tokens", "median"] == pytest.approx(np.median(tokens))
     assert stats.loc["tokens", "p97"] == pytest.approx(np.percentile(tokens, 97))
@@ -139,7 +140,7 @@ def test_dialect_constructs_and_unknown_markup_with_examples():
         "myst_guide.md", '{{< youtube id="abc123" >}}')
     assert corpus.get("myst_guide.md").text.splitlines()[shortcode["example_line"] - 1] \
         == shortcode["example"]
-    numbers = pr.profile_numbers(corpus, pr.sections_table(corpus))
+    numbers = pr.profile_numbers(corpus, sections_table(corpus))
     assert numbers["not_understood"] == 3
     assert numbers["dialect_constructs"]["mdx"] == int(
         table.xs("mdx", level="dialect")["count"].sum())

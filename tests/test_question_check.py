@@ -108,6 +108,27 @@ def test_check_command_prints_a_line_per_problem_and_exits_2(corpus, tmp_path, c
     assert "not a document of the corpus" in lines[2] and "repeats" in lines[3]
 
 
+@pytest.mark.parametrize("name,said", [
+    ("missing.jsonl", "chunkproof: error: cannot read query file '{path}': no such file"),
+    ("folder",
+     "chunkproof: error: cannot read query file '{path}': it is a folder; name a file")])
+def test_a_query_file_that_cannot_be_read_is_one_line_naming_it(corpus, tmp_path, capsys,
+                                                                  name, said):
+    path = tmp_path / name
+    if name == "folder":
+        path.mkdir()
+    assert main(["queries", "check", str(path), "--corpus", corpus.root]) == 2
+    out, err = capsys.readouterr()
+    assert err.strip() == said.format(path=path) and "line 0" not in out + err
+
+
+def test_a_file_without_queries_is_said_without_a_line_number(corpus, tmp_path, capsys):
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n")
+    assert main(["queries", "check", str(empty), "--corpus", corpus.root]) == 2
+    assert capsys.readouterr().out.strip() == f"{empty}: the file holds no queries"
+
+
 def test_check_command_passes_a_clean_file(corpus, tmp_path, capsys):
     questions = tmp_path / "q.jsonl"
     write(questions, {"id": "a", "query": "Where are visits logged?", "sources": ["notes.md"],

@@ -41,6 +41,14 @@ def test_every_spelling_of_a_folder_is_replaced_where_its_name_ends(tmp_path, ho
         'CORPUS = "~/docs"; ~/docs2/x.md; ' + f"{home}x")
 
 
+def test_a_folder_written_inside_a_relative_path_is_left_as_written(tmp_path, home):
+    """A command run in the report folder names the corpus relative to it; that path ends
+    in the corpus folder's own spelling, which is not replaced inside it."""
+    text = "chunkproof chunk --corpus ../../srv/docs; loaded /srv/docs"
+    assert shown_paths(text, ["/srv/docs"], base=tmp_path / "repo") == (
+        "chunkproof chunk --corpus ../../srv/docs; loaded .../srv/docs")
+
+
 def test_run_json_names_the_corpus_as_the_user_does(tmp_path, home, monkeypatch):
     from chunkproof.evaluation.run.sweep import SweepParams, run_sweep
 

@@ -9,10 +9,10 @@ import pandas as pd
 import pytest
 
 from chunkproof import ConfigError, load_corpus
+from chunkproof.chunking.section_lengths import length_stats, sections_table
 from chunkproof.chunking.strategies.routed import route
 from chunkproof.evaluation.queries.queries import Query
 from chunkproof.evaluation.scoring.structure import load_gold, score_table, stratified_sample
-from chunkproof.notebooks.corpus_profile import length_stats, sections_table
 from chunkproof.notebooks.routed_retrieval import (
     COMPARED,
     chart_frame,

@@ -137,7 +137,7 @@ def test_a_sweep_records_the_tokenizer_and_chunk_config_uses_it(tmp_path, capsys
     assert recorded["encoder_window"] == 64 and recorded["tokenizer"].endswith("tokenizer.json")
     chunks = result.chunks
     assert (chunks["n_tokens"] == chunks["n_words"]).all()
-    exported = export_choice(choose(result, ChoiceRule(primary_metric="hit@5", splits=0)),
+    exported = export_choice(choose(result, ChoiceRule(primary_metric="hit@5"), study=None),
                              tmp_path / "chosen_config.yaml")
     sizes.use_tokenizer(None)  # a fresh process: the bundled tokenizer until the file says
     out = tmp_path / "chunks.jsonl"

@@ -1,4 +1,5 @@
-"""Command line: chunkproof strategies | chunk | summary | queries | sweep | view | report.
+"""Command line: chunkproof strategies | chunk | summary | queries | sweep | view | report |
+study.
 
 Thin wrappers over the library (their arguments: ``cli_args.py``). Every stage is imported
 inside the command that uses it, so that ``chunkproof --help`` loads the parser's defaults only
@@ -137,11 +138,36 @@ def cmd_chunk(args) -> int:
     written = chunk_to_jsonl(corpus, config, args.out)
     for skipped in corpus.skipped:
         print(f"skipped {skipped.path}: {skipped.reason}", file=sys.stderr)
+    print_warnings([{"doc_id": d.id, **w.as_dict()} for d in corpus for w in d.warnings])
     print(
         f"{written} chunks from {len(corpus)} documents ({config.strategy}, "
         f"config {config.config_id}) -> {args.out}"
     )
     return 0
+
+
+SHOWN_WARNINGS = 10
+"""Document warnings ``chunkproof chunk`` prints one per line; the rest are counted."""
+
+
+def print_warnings(rows: list[dict], *, where: str = "") -> None:
+    """The load's warnings of the documents chunked (``Corpus.warning_rows``) on stderr: how
+    many of each kind, then the first ``SHOWN_WARNINGS`` one per line (``where``: where the
+    rest are listed)."""
+    if not rows:
+        return
+    kinds: dict[str, int] = {}
+    for row in rows:
+        kinds[row["kind"]] = kinds.get(row["kind"], 0) + 1
+    counts = ", ".join(f"{kind} {n}" for kind, n in kinds.items())
+    print(f"chunkproof: {len(rows)} document warning(s) ({counts}; docs/chunking.md says what "
+          "each means)", file=sys.stderr)
+    for row in rows[:SHOWN_WARNINGS]:
+        line = f":{row['line']}" if row["line"] else ""
+        print(f"warning {row['doc_id']}{line}: {row['kind']}: {row['message']}", file=sys.stderr)
+    if len(rows) > SHOWN_WARNINGS:
+        rest = f"; {where}" if where else ""
+        print(f"... and {len(rows) - SHOWN_WARNINGS} more{rest}", file=sys.stderr)
 
 
 def cmd_chunk_folder(args) -> int:
@@ -167,6 +193,9 @@ def cmd_chunk_folder(args) -> int:
             print(f"chunkproof: warning: {warning}", file=sys.stderr)
     for skipped in made["skipped"]:
         print(f"skipped {skipped['path']}: {skipped['reason']}", file=sys.stderr)
+    skipped_paths = {skipped["path"] for skipped in made["skipped"]}
+    print_warnings([w for w in made["warnings"] if w["doc_id"] not in skipped_paths],
+                   where=f"{MANIFEST} lists them all")
     print(f"{made['chunks']} chunks from {made['corpus']['documents']} documents "
           f"({config.strategy}, config {config.config_id}, engine {args.engine}) -> "
           f"{args.out} ({len(made['shards'])} Parquet shard(s) and {MANIFEST})")
@@ -293,6 +322,14 @@ def _contrasts(given: list[str] | None, strategies: list[str]) -> list[str]:
         raise ConfigError(f"--{err}") from None
 
 
+def _constraints(given: list[str] | None) -> list[str] | None:
+    """The --constraint values ('none' for none); None when none is given (notebook 06's
+    defaults)."""
+    if given is None:
+        return None
+    return [c for c in given if c.strip().lower() != "none"]
+
+
 def _sizes(text: str) -> list[int]:
     try:
         return [int(s) for s in _split(text)]
@@ -315,7 +352,8 @@ def cmd_report(args) -> int:
                           modes=_modes(args.modes),
                           all_pairs=args.all_pairs, engine=engine_from_args(args),
                           overwrite=args.overwrite, share_text=args.share_text,
-                          slug_rule=args.slug_rule, url_template=args.url_template)
+                          slug_rule=args.slug_rule, url_template=args.url_template,
+                          constraints=_constraints(args.constraint))
     for run in report.failed:
         print(f"chunkproof: notebook {run.name} failed: {run.error.splitlines()[0]}",
               file=sys.stderr)
@@ -327,6 +365,24 @@ def cmd_report(args) -> int:
     if report.note:
         print(f"chunkproof: {report.note}", file=sys.stderr)
     return report.exit_code
+
+
+def cmd_study(args) -> int:
+    from .study_runner import StudyPlan, run_study
+
+    out_folder(args.out, "results/study")
+    if args.draws < 1:
+        raise ConfigError(f"--draws: expected a positive number of draws; got {args.draws}")
+    plan = StudyPlan(args.folder, args.out, sites=tuple(_split(args.sites)),
+                     strategies=tuple(_split(args.strategies)), sizes=tuple(_sizes(args.sizes)),
+                     retrievers=tuple(_split(args.retrievers)),
+                     budgets=tuple(_budgets(args.budgets)), draws=args.draws,
+                     engine=engine_from_args(args))
+    results = run_study(plan, progress=lambda line: print(line, file=sys.stderr, flush=True))
+    meta = results.meta
+    print(f"{len(meta['sites'])} sites, {meta['questions']} written questions: "
+          f"{Path(args.out) / 'study.json'}")
+    return 0
 
 
 def cmd_view(args) -> int:
@@ -351,7 +407,7 @@ def make_sweep_params(model, **values):
 
 
 HANDLERS = {"strategies": cmd_strategies, "chunk": cmd_chunk, "summary": cmd_summary,
-            "queries": cmd_queries, "sweep": cmd_sweep, "view": cmd_view,
+            "queries": cmd_queries, "sweep": cmd_sweep, "view": cmd_view, "study": cmd_study,
             "report": cmd_report}
 
 

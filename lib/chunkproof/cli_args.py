@@ -16,6 +16,7 @@ from .evaluation.run.defaults import (
     DEFAULT_RETRIEVERS,
     DEFAULT_SIZES,
     DEFAULT_STRATEGIES,
+    STUDY_SIZES,
 )
 
 DESCRIPTION = ("Compare ways of splitting Markdown for retrieval: chunk a corpus, measure every "
@@ -36,6 +37,7 @@ EXAMPLES = {
     "view": "chunkproof view --corpus data/sample --doc api/client.md --strategy ast_breadcrumb "
             "--vs rct --out client.html",
     "report": "chunkproof report --corpus docs/ --sizes 400,800 --out results/docs-report",
+    "study": "chunkproof study data/study --out results/study",
 }
 
 
@@ -185,14 +187,45 @@ def build_parser() -> argparse.ArgumentParser:
                         help="leave the documents' text out of the report's pages (the chunk "
                              "explorer draws boundary positions and counts only), for a "
                              "report shared outside")
+    report.add_argument("--constraint", action="append", default=None, metavar="EXPR",
+                        help="a constraint of the choice rule, 'name op number [on "
+                             "retrievers]', e.g. 'code_integrity >= 0.95' (repeatable; the "
+                             "ones given replace the defaults, 'none' for no constraint; "
+                             "docs/choosing.md)")
     report.add_argument("--slug-rule", default="github",
                         choices=["github", "mkdocs", "vitepress", "docusaurus"],
-                        help="how the site makes heading anchors (docs/anchors.md)")
+                        help="how the site makes heading anchors: every chunk's anchor in the "
+                             "sweep and in chosen_config.yaml (docs/anchors.md)")
     report.add_argument("--url-template", default="", metavar="TEMPLATE",
-                        help="link each hit of the chunk explorer to its section in the site, "
-                             "e.g. 'https://docs.example.com/{route}#{anchor}' (fields: path, "
+                        help="every chunk's href into the site, in the sweep, chosen_config.yaml "
+                             "and the chunk explorer's hits, e.g. "
+                             "'https://docs.example.com/{route}#{anchor}' (fields: path, "
                              "path_without_ext, route, dir, stem, anchor)")
     add_overwrite_arg(report)
+
+    study = command("study", "the same grid on every site of a study folder (its written "
+                             "questions), each site's paired effects pooled by random effects, "
+                             "the rule calibrated by simulation: the results file the verdict "
+                             "reads as its prior")
+    study.add_argument("folder", metavar="DIR", help="study folder: a subfolder per site "
+                                                     "holding docs/, queries.jsonl and "
+                                                     "SOURCE.md")
+    study.add_argument("--sites", default="", help="comma-separated site names (default: "
+                                                   "every site of DIR)")
+    study.add_argument("--strategies", default=",".join(DEFAULT_STRATEGIES),
+                       help="comma-separated strategy names (see: chunkproof strategies)")
+    study.add_argument("--sizes", default=",".join(map(str, STUDY_SIZES)),
+                       help="comma-separated chunk sizes, in chars")
+    study.add_argument("--retrievers", default=",".join(DEFAULT_RETRIEVERS),
+                       help="comma-separated: bm25,dense,hybrid")
+    study.add_argument("--budgets", default=",".join(map(str, DEFAULT_BUDGETS)),
+                       help="comma-separated token budgets")
+    study.add_argument("--draws", type=int, default=60,
+                       help="simulated draws of questions per site and size")
+    add_engine_args(study, pairs=False)
+    study.add_argument("--out", required=True, help="study folder to write: a run folder per "
+                                                    "site, study.json, its tables as CSV and "
+                                                    "the forest plots")
     return parser
 
 
@@ -225,7 +258,8 @@ def add_grid_args(parser: argparse.ArgumentParser) -> None:
                         help="comma-separated retrieval modes, each scored on the same ranking "
                              "and tested against plain at each budget: plain, boost (a "
                              "heading-path match raises a chunk), expand=parent (each hit's "
-                             "section), expand=siblings (the parts beside a hit); 'all' for "
+                             "section, then its parent section's), expand=siblings (the parts "
+                             "beside a hit); 'all' for "
                              "every one (default plain)")
     parser.add_argument("--contrast", action="append", default=None, metavar="A:B",
                         help="a planned comparison of strategy A with B at each size, tested "
@@ -244,10 +278,11 @@ def workers_count(text: str) -> int | None:
                                          ) from None
 
 
-def add_engine_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--all-pairs", action="store_true",
-                        help="test every pair of configs (default: every pair up to 12 "
-                             "configs, else each config against the best)")
+def add_engine_args(parser: argparse.ArgumentParser, *, pairs: bool = True) -> None:
+    if pairs:
+        parser.add_argument("--all-pairs", action="store_true",
+                            help="test every pair of configs (default: every pair up to 12 "
+                                 "configs, else each config against the best)")
     parser.add_argument("--engine", default="local", choices=["local", "ray"],
                         help="where the sweep runs: local processes, or a Ray cluster "
                              "(needs the ray extra); the results are the same")

@@ -3,7 +3,9 @@ wrong."""
 
 from __future__ import annotations
 
+import difflib
 import errno
+from collections.abc import Sequence
 
 
 class ChunkproofError(Exception):
@@ -25,11 +27,19 @@ class UnknownNameError(ChunkproofError, KeyError):
         self.name = name
         self.available = sorted(available)
         super().__init__(
-            f"unknown {self.what} {name!r}; valid {self.plural}: {', '.join(self.available)}"
+            f"unknown {self.what} {name!r}{did_you_mean(name, self.available)}; "
+            f"valid {self.plural}: {', '.join(self.available)}"
         )
 
     def __str__(self) -> str:  # KeyError would quote the message otherwise
         return self.args[0]
+
+
+def did_you_mean(name: object, names: Sequence[str]) -> str:
+    """``; did you mean 'x'?`` naming the closest of ``names`` to a mistyped ``name``
+    (difflib's close matches), or "" when none is close."""
+    close = difflib.get_close_matches(str(name), list(names), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
 
 
 class UnknownStrategyError(UnknownNameError):
@@ -235,6 +245,10 @@ class GoldValidationError(FileValidationError):
 
 class ChoiceError(ChunkproofError, ValueError):
     """A choice rule no config satisfies, or a run folder that cannot be read."""
+
+
+class StudyError(ChunkproofError, ValueError):
+    """A study folder, its sites or a study's results file that cannot be used as asked."""
 
 
 class RuleError(ChunkproofError, ValueError):

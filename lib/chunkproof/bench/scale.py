@@ -22,9 +22,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tqdm.auto import tqdm
-
 from ..evaluation.run.defaults import DEFAULT_STRATEGIES
+from ..util.progress import progress_bar
 
 POINT_SECONDS = 1200
 """Wall seconds one measurement may take before it is stopped (a quadratic path at 50 MB)."""
@@ -147,7 +146,7 @@ def run_scale(sizes: list[float], heading_counts: list[int], size: int,
               for s in chosen for amount in amounts]
     found: dict = {"chunking": [], "view": []}
     print(f"start: {_load()}; size {size}; CPU s of a fresh process per point")
-    bar = tqdm(total=len(points) + len(heading_counts), desc="scale bench", unit="point")
+    bar = progress_bar(total=len(points) + len(heading_counts), desc="scale bench", unit="point")
     header = ""
     for strategy, kind, amount in points:
         if header != kind:

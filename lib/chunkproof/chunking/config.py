@@ -43,8 +43,9 @@ class ChunkerConfig(BaseModel):
     prefix: bool | None = Field(None, description="breadcrumb prefix; None = strategy default")
     prefix_template: str = DEFAULT_PREFIX
     table_caption: bool = Field(True, description="a table keeps the paragraph introducing it, "
-                                "and a fence, list or table its short lead-in ending in "
-                                "':' when both fit")
+                                "and a fence, list, table or container its short lead-in "
+                                "ending in ':', which opens the next chunk when both do not "
+                                "fit in this one")
     caption_max_chars: int = Field(300, gt=0, le=MAX_SIZE)
     position_anchors: bool = Field(True, description="label chunks of heading-less documents")
     infer_headings: bool = Field(False, description="run heading detectors on Markdown too")

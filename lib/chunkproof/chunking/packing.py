@@ -18,8 +18,9 @@ from .sizes import measure
 UNSPLITTABLE = ATOMIC
 LEADING_CONTAINERS = frozenset({"item", "blockquote", "container"})
 """Containers whose first paragraph introduces the rest (``1. Run:``, ``- **Parameters:**``)."""
-INTRODUCED = frozenset({"fence", "code", "list", "table"})
-"""What a short paragraph ending in ``:`` introduces and stays with (``lead_in``)."""
+INTRODUCED = frozenset({"fence", "code", "list", "table", "container", "jsx"})
+"""What a short paragraph ending in ``:`` introduces and travels with (``lead_in``): code, a
+list, a table, a container (``::: code-group``, a tab, an admonition) or a component."""
 TAIL_SHARE = 0.25
 """A split section's last piece below this share of the size is rebalanced when it can be."""
 _WORD = re.compile(r"\S+")
@@ -108,12 +109,19 @@ def lead_in(block: Block, text: str, most: int) -> bool:
     return line.rstrip("*_ ").endswith(":")
 
 
+def introduces(block: Block, after: Block, text: str, most: int) -> bool:
+    """Whether ``block`` is a lead-in (``lead_in``, at most ``most`` chars; 0: none is) and
+    ``after``, the block right after it, is what it introduces (``INTRODUCED``)."""
+    return most > 0 and after.kind in INTRODUCED and lead_in(block, text, most)
+
+
 def glue(section: Section, *, caption: bool, caption_max: int, text: str = ""
          ) -> list[list[Block]]:
-    """Groups of blocks that stay together: leading headings and front matter + the first
-    block, a wordless block (a rule, ``:::``, a lone comment) + the group before it, a caption
-    + its table, a short lead-in ending in ``:`` + the fence, list or table it introduces
-    (``lead_in``: ``group_segments`` parts them again when the two do not fit)."""
+    """Groups of blocks that stay together: leading headings, front matter and page code +
+    the first block, a wordless block (a rule, ``:::``, a lone comment, markup showing no
+    word) + the group before it, a caption + its table, a short lead-in ending in ``:`` +
+    what it introduces (``introduces``; when the two do not fit in one chunk,
+    ``group_segments`` keeps the lead-in with the first part of it)."""
     groups: list[list[Block]] = []
     pending: list[Block] = []
     for block in section.blocks:
@@ -134,15 +142,18 @@ def glue(section: Section, *, caption: bool, caption_max: int, text: str = ""
             and groups[-1][-1].end - groups[-1][-1].start <= caption_max
             and not pending
         )
-        introduces = (caption and kind in INTRODUCED and not pending and groups
-                      and lead_in(groups[-1][-1], text, caption_max))
-        if is_caption or introduces:
+        led = (caption and not pending and groups
+               and introduces(groups[-1][-1], block, text, caption_max))
+        if is_caption or led:
             groups[-1].append(block)
         else:
             groups.append([*pending, block])
         pending = []
-    if pending:
-        groups.append(pending)
+    if pending:  # a trailing heading is a group; trailing page code closes the last group
+        if groups and not any(b.kind == "heading" for b in pending):
+            groups[-1] += pending
+        else:
+            groups.append(pending)
     return groups
 
 
@@ -153,25 +164,27 @@ def group_segment(group: list[Block], sizer: Sizer) -> Segment:
     return Segment(start, end, sizer(start, end), atomic)
 
 
-def group_segments(group: list[Block], text: str, limit: int, sizer: Sizer) -> list[Segment]:
+def group_segments(group: list[Block], text: str, limit: int, sizer: Sizer, *,
+                   lead_max: int = 0) -> list[Segment]:
     """A glued group as the segments packing may part: the whole group when it fits, else its
-    content block cut by its structure (a caption cut too, its last sentence kept with its
-    table), the leading headings kept with the first segment, trailing wordless blocks with
-    the last."""
+    content blocks cut by their structure (a caption or a lead-in cut too, its last sentence
+    kept with the first part of what it introduces: ``_led``), the leading headings kept with
+    the first segment, trailing wordless blocks with the last. ``lead_max``: the longest
+    lead-in kept with what it introduces inside a block cut apart (0: none)."""
     whole = group_segment(group, sizer)
     if whole.size <= limit:
         return [whole]
     body = [b for b in group if b.is_body]
     if not body:
         return [whole]
-    parts = [block_segments(b, b.start, b.end, text, limit, sizer) for b in body]
-    segments = [s for part in parts for s in part]
     if len(body) == 2:  # a caption and its table, a lead-in and what it introduces
-        at = len(parts[0])
-        lead, nxt = segments[at - 1], segments[at]
-        joined = _span(lead.start, nxt.end, lead.atomic or nxt.atomic, sizer)
-        if body[1].kind == "table" or joined.size <= limit:
-            segments[at - 1 : at + 1] = [joined]
+        lead = block_segments(body[0], body[0].start, body[0].end, text, limit, sizer, lead_max)
+        lead[0] = _widened(lead[0], group[0].start, lead[0].end, lead[0].atomic, sizer)
+        segments = [*lead[:-1], *_led(lead[-1], body[1], body[1].start, body[1].end, text,
+                                      limit, sizer, lead_max)]  # its headings in the room
+    else:
+        segments = [s for b in body
+                    for s in block_segments(b, b.start, b.end, text, limit, sizer, lead_max)]
     segments[0] = _widened(segments[0], group[0].start, segments[0].end, segments[0].atomic,
                            sizer)
     segments[-1] = _widened(segments[-1], segments[-1].start, group[-1].end,
@@ -189,18 +202,38 @@ def _widened(seg: Segment, start: int, end: int, atomic: bool, sizer: Sizer) -> 
     return Segment(start, end, size, atomic)
 
 
+def _led(lead: Segment, block: Block, start: int, end: int, text: str, limit: int,
+         sizer: Sizer, lead_max: int) -> list[Segment]:
+    """The segments of ``block`` (spanning [start, end)) with ``lead``, the segment that
+    introduces it, joined to the first: a lead-in opens the chunk of what it introduces
+    rather than close the one before. When the two would not fit together, ``block`` is cut
+    finer, and as much of it as fits after the lead-in goes with it (a fence or table is
+    never cut: then the two exceed the size together)."""
+    parts = block_segments(block, start, end, text, limit, sizer, lead_max)
+    room = limit - sizer(lead.start, start)
+    taken = 1
+    if sizer(lead.start, parts[0].end) > limit and not parts[0].atomic and room > 0:
+        parts = block_segments(block, start, end, text, room, sizer, lead_max)
+        while taken < len(parts) and sizer(lead.start, parts[taken].end) <= limit:
+            taken += 1  # the first part fills what the chunk has room for
+    joined = _span(lead.start, parts[taken - 1].end,
+                   lead.atomic or any(p.atomic for p in parts[:taken]), sizer)
+    return [joined, *parts[taken:]]
+
+
 def block_segments(
-    block: Block, start: int, end: int, text: str, limit: int, sizer: Sizer
+    block: Block, start: int, end: int, text: str, limit: int, sizer: Sizer, lead_max: int = 0
 ) -> list[Segment]:
     """[start, end) holding ``block``, as segments within ``limit`` where it can be cut: between
-    its nested blocks, at sentence ends of a paragraph, at line ends, at word gaps; a fence,
-    code block or table is one segment whatever its size."""
+    its nested blocks (a lead-in of at most ``lead_max`` chars kept with what it introduces),
+    at sentence ends of a paragraph, at line ends, at word gaps; a fence, code block or table
+    is one segment whatever its size."""
     size = sizer(start, end)
     atomic = block.kind in UNSPLITTABLE
     if size <= limit or atomic:
         return [Segment(start, end, size, atomic)]
     if block.children:
-        return _children_segments(block, start, end, text, limit, sizer)
+        return _children_segments(block, start, end, text, limit, sizer, lead_max)
     if block.kind == "paragraph":
         segments = [
             seg
@@ -217,41 +250,44 @@ def block_segments(
 
 
 def _children_segments(
-    block: Block, start: int, end: int, text: str, limit: int, sizer: Sizer
+    block: Block, start: int, end: int, text: str, limit: int, sizer: Sizer, lead_max: int
 ) -> list[Segment]:
     """The children tile [start, end): each runs to the next one's start (whitespace excluded),
-    so container marks and definitions between them go with the child before. A paragraph
-    that introduces the next child joins it (``_introduces``)."""
+    so container marks and definitions between them go with the child before. A lead-in
+    (``introduces``) or a directive's options open the segment of the child after them
+    (``_led``); another paragraph joins the next child when ``_joins`` says so."""
     kids = block.children
-    parts: list[list[Segment]] = []
-    for n, kid in enumerate(kids):
-        kid_start = start if n == 0 else kid.start
-        kid_end = end if n == len(kids) - 1 else _solid_end(text, kid.end, kids[n + 1].start)
-        parts.append(block_segments(kid, kid_start, kid_end, text, limit, sizer))
-    segments = parts[0]
+    spans = [(start if n == 0 else kid.start,
+              end if n == len(kids) - 1 else _solid_end(text, kid.end, kids[n + 1].start))
+             for n, kid in enumerate(kids)]
+    segments = block_segments(kids[0], *spans[0], text, limit, sizer, lead_max)
     for n in range(1, len(kids)):
-        lead, nxt = segments[-1], parts[n][0]
+        if kids[n - 1].kind in LEADING or introduces(kids[n - 1], kids[n], text, lead_max):
+            segments[-1:] = _led(segments[-1], kids[n], *spans[n], text, limit, sizer, lead_max)
+            continue
+        part = block_segments(kids[n], *spans[n], text, limit, sizer, lead_max)
+        lead, nxt = segments[-1], part[0]
         joined = Segment(lead.start, nxt.end, sizer(lead.start, nxt.end), lead.atomic or nxt.atomic)
-        if _introduces(block, n - 1, text, fits=joined.size <= limit, before_atomic=nxt.atomic):
+        if _joins(block, n - 1, text, fits=joined.size <= limit, before_atomic=nxt.atomic):
             segments[-1] = joined
-            segments.extend(parts[n][1:])
+            segments.extend(part[1:])
         else:
-            segments.extend(parts[n])
+            segments.extend(part)
     return segments
 
 
-def _introduces(block: Block, n: int, text: str, *, fits: bool, before_atomic: bool) -> bool:
-    """Whether child ``n`` (a paragraph) stays with the child after it. The first paragraph
-    of an item, quote or container leads the rest: always when it is one line (``1. Run:``,
-    ``- **Parameters:**`` never end a chunk whose subject starts the next), else when both
-    fit. Any other one-line paragraph joins what follows when both fit, or when it is code
-    or a table (an introduction goes with its code, as a heading does)."""
+def _joins(block: Block, n: int, text: str, *, fits: bool, before_atomic: bool) -> bool:
+    """Whether child ``n`` (a paragraph that is no lead-in) stays with the child after it:
+    when both fit, or when it is one line before code or a table (an introduction goes with
+    its code, as a heading does). The first paragraph of an item, quote or container leads
+    the rest: it joins the next child when both fit whatever its lines, but a long one is
+    never joined past the size (a tab's first paragraph is no heading)."""
     kid = block.children[n]
     if kid.kind != "paragraph":
         return False
     one_line = len(text[kid.start : kid.end].splitlines()) == 1
     if n == 0 and block.kind in LEADING_CONTAINERS:
-        return one_line or fits
+        return fits or (one_line and before_atomic)
     return one_line and (fits or before_atomic)
 
 

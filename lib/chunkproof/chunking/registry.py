@@ -99,6 +99,8 @@ def add(strategy: Strategy) -> None:
 
 
 def strategy_names() -> list[str]:
+    """Every registered strategy's name, available here or not (``chunkproof strategies``
+    says which can run)."""
     return list(REGISTRY)
 
 
@@ -115,4 +117,7 @@ def check_strategy(name: str) -> str:
 
 
 def get_strategy(name: str) -> Strategy:
+    """The registered strategy ``name`` (its function, family, description and the optional
+    packages it needs); UnknownStrategyError naming the closest and the valid ones
+    otherwise."""
     return REGISTRY[check_strategy(name)]

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..document.corpus import (
+    Corpus,
     Skipped,
     corpus_files,
     fingerprint_of,
@@ -119,6 +120,7 @@ def chunk_shard(row: dict[str, Any], config: ChunkerConfig, folder: str,
                     skipped.append(loaded)
                     continue
                 documents.append([loaded.id, text_digest(loaded.text)])
+                warnings.extend(Corpus("", (loaded,), ()).warning_rows())
                 chunks = chunk_document(loaded, config)
                 del loaded  # its parse is not held while its chunks are written
                 shard.take(chunks)
@@ -128,12 +130,14 @@ def chunk_shard(row: dict[str, Any], config: ChunkerConfig, folder: str,
             written.append(shard.rows)
 
     written: list[int] = []
+    warnings: list[dict] = []
     try:
         write_atomic(Path(folder) / name, write)
     except _NoChunks:
         name = ""
     return {"number": row["number"], "file": name, "rows": sum(written),
-            "documents": documents, "skipped": [s.as_dict() for s in skipped]}
+            "documents": documents, "skipped": [s.as_dict() for s in skipped],
+            "warnings": warnings + Corpus("", (), tuple(skipped)).warning_rows()}
 
 
 class _NoChunks(Exception):
@@ -209,7 +213,8 @@ def manifest(config: ChunkerConfig, done: Iterable[dict[str, Any]], *, corpus: s
              engine: str) -> dict[str, Any]:
     """The folder's manifest from each shard's row (``chunk_shard``), in shard order: the
     config, the corpus and its fingerprint (as ``Corpus.fingerprint``), the counts, every
-    shard with its rows and every skipped file with the reason."""
+    shard with its rows, every skipped file with the reason and every warning of the load
+    (``Corpus.warning_rows``: doc_id, kind, message, line)."""
     rows = sorted(done, key=lambda r: r["number"])
     documents = [tuple(d) for r in rows for d in r["documents"]]
     return {
@@ -222,6 +227,7 @@ def manifest(config: ChunkerConfig, done: Iterable[dict[str, Any]], *, corpus: s
         "columns": Chunk.column_names(),
         "shards": [{"file": r["file"], "rows": r["rows"]} for r in rows if r["file"]],
         "skipped": [s for r in rows for s in r["skipped"]],
+        "warnings": [w for r in rows for w in r["warnings"]],
     }
 
 

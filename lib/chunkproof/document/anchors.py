@@ -9,10 +9,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from mdit_py_plugins.attrs.parse import ParseError, parse
-
 from .blocks import Block
 from .headings import MARKDOWN
+from .inline import attribute_block
 
 _GITHUB_DROPPED = frozenset(("No", "Pe", "Pf", "Pi", "Ps", "Po", "Pd", "Sm", "Sc", "Sk", "So",
                              "Cc", "Co", "Cf", "Cn", "Zs", "Zl", "Zp"))
@@ -135,25 +134,6 @@ SLUG_RULES: dict[str, SlugRule] = {
 """The slug rules by name (``ChunkerConfig.slug``)."""
 
 
-def attribute_block(raw: str) -> tuple[int, dict[str, str]] | None:
-    """(where it starts, its attributes) of the ``{...}`` attribute block ending a heading's
-    Markdown, read by mdit-py-plugins' attribute parser; ``{: ...}`` is read as ``{...}``."""
-    if not raw.endswith("}"):
-        return None
-    at = raw.rfind("{")
-    while at >= 0:
-        body = raw[at:]
-        text = "{" + body[2:] if body.startswith("{:") else body
-        try:
-            length, attributes = parse(text)
-        except ParseError:
-            length = -1
-        if length == len(text) - 1:
-            return at, attributes
-        at = raw.rfind("{", 0, at)
-    return None
-
-
 def explicit_id(raw: str, attributes: str = "any") -> str | None:
     """The id an attribute block ending ``raw`` (a heading's Markdown) sets, if any
     (``attributes="id"``: only a block that is ``{#id}`` alone)."""
@@ -177,17 +157,18 @@ def linked_headings(blocks: Sequence[Block]) -> Iterator[Block]:
 
 
 def _text_and_id(block: Block, rule: SlugRule) -> tuple[str, str | None]:
-    """The heading text the rule slugs, and its explicit id (None when it has none)."""
-    if rule.attributes == "none":
-        return block.title, None
-    found = attribute_block(block.raw_title)
+    """The heading text the rule slugs, and its explicit id (None when it has none). A
+    heading's title leaves out the attribute block ending it (``inline.heading_title``); a
+    generator that does not read that block shows it, and slugs it with the title."""
+    raw = block.raw_title
+    found = attribute_block(raw)
     if found is None:
         return block.title, None
-    ident = explicit_id(block.raw_title, rule.attributes)
-    if rule.attributes == "id" and ident is None:
-        return block.title, None
-    cut = block.title.rfind("{")
-    return (block.title[:cut].rstrip() if cut >= 0 else block.title), ident
+    ident = None if rule.attributes == "none" else explicit_id(raw, rule.attributes)
+    if rule.attributes == "any" or ident is not None:
+        return block.title, ident
+    at = found[0]
+    return block.title + raw[len(raw[:at].rstrip()):], None
 
 
 def heading_anchors(blocks: Sequence[Block], rule: str) -> dict[int, str]:

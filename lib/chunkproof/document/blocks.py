@@ -19,7 +19,7 @@ from ..util.collector import collector_paused
 from ..util.frozen import quick_init
 from .dialects import alert_label, container_meta, use_dialects
 from .headings import EXPLICIT, MARKDOWN, infer_heading
-from .inline import plain_text
+from .inline import heading_title
 from .lines import LineIndex
 from .nesting import LIMIT_KEY, limit_nesting
 
@@ -58,6 +58,8 @@ _WORDLESS = frozenset({"hr", "empty_heading", "target"})
 _WORD_CHAR = re.compile(r"[^\W_]")
 """A char ``str.isalnum`` holds true for (a word char less the underscore: the same set)."""
 _ALWAYS_CONTENT = frozenset({"fence", "code", "table", "front_matter", "metadata"})
+_MARKUP = frozenset({"html", "jsx"})
+"""Kinds whose words are those their markup shows (``shows_words``)."""
 NOT_BODY = frozenset({"heading", "front_matter", "metadata"})
 LEADING = frozenset({"front_matter", "metadata"})
 """Kinds that lead the content after them, as a heading does: front matter, a page's
@@ -76,9 +78,11 @@ class Block:
     text: never a heading of the stack), text (text markdown-it gave no block), deep (what lies
     past the nesting limit, parsed on its own: ``nesting.py``), deep_text (the same, too deep
     even for that: never cut), metadata (MDX ``import``/``export`` lines, a MyST directive's
-    options), jsx (a JSX component closed on its own lines: never cut) or target (a MyST
-    ``(label)=`` line). A ``container`` is any labelled container of a documentation dialect
-    (``dialect`` and ``label`` say which: ``docs/dialects.md``)."""
+    options, an HTML ``<script>`` or ``<style>`` block: a VitePress page's code), jsx (a JSX
+    component closed on its own lines: never cut) or target (a MyST ``(label)=`` line). A
+    ``container`` is any labelled container of a documentation dialect (``dialect`` and
+    ``label`` say which: ``docs/dialects.md``), a fence of a VitePress code group among them
+    (``code_group_tabs``)."""
     start: int
     """Char offset of the block's first character in ``Document.text``."""
     end: int
@@ -86,7 +90,8 @@ class Block:
     level: int = 0
     """Heading depth 1-6 (0 for other blocks)."""
     title: str = ""
-    """A heading's plain text (inline Markdown rendered to text); a fence's info string; a
+    """A heading's plain text (inline Markdown rendered to text, less an attribute block
+    ending it: ``inline.heading_title``); a fence's info string; a
     container's opening as written after its marker (``tip Note`` of ``::: tip Note``,
     ``note "Title"`` of ``!!! note "Title"``, ``{note}`` of ``:::{note}``, ``TabItem``)."""
     provenance: str = ""
@@ -95,11 +100,12 @@ class Block:
     """A heading's inline Markdown as written (code spans, links and emphasis kept)."""
     content: bool = True
     """False when it holds no word: a thematic break, an empty heading, a lone HTML comment,
-    a line of ``:::``."""
+    a line of ``:::``, HTML or JSX markup that shows no word (``shows_words``)."""
     children: tuple[Block, ...] = ()
     """The blocks of a list (its items), an item, a blockquote or a container, in order."""
     dialect: str = ""
-    """A container's dialect: colon (``:::``), mkdocs, myst, mdx or github (an alert)."""
+    """A container's dialect: colon (``:::``), mkdocs, myst, mdx, github (an alert) or
+    vitepress (a fence of a code group, shown as a tab)."""
     label: str = ""
     """What a container is called where it is shown: an admonition's title (else its name as
     a title: ``Note``), a tab's or a TabItem's label; empty for an unlabelled container."""
@@ -258,15 +264,48 @@ def html_heading(html: str) -> tuple[int, str] | None:
     return None
 
 
+class _TextOfMarkup(HTMLParser):
+    """The text an HTML or JSX block shows between its tags (attributes are no text)."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+
+    def handle_data(self, data):
+        self.parts.append(data)
+
+
+_INTERPOLATION = re.compile(r"\{\{.*?\}\}|\{[^{}]*\}", re.DOTALL)
+"""A template's ``{{ expression }}`` (Vue) or ``{expression}`` (JSX): code, not text."""
+_PAGE_CODE = re.compile(r"<(script|style)(?=[\s>]|$)", re.IGNORECASE)
+"""An HTML block opening with ``<script>`` or ``<style>`` (a VitePress page's ``<script
+setup>`` and ``<style module>``): the page's code, read as metadata."""
+
+
+def shows_words(markup: str) -> bool:
+    """Whether HTML or JSX markup shows a word: its text between tags, less template
+    interpolations (``{{ count }}``), holds a word char. ``<div class="tip">``,
+    ``<VPTeamMembers :members />`` and ``<pre>{{ data }}</pre>`` show none."""
+    parser = _TextOfMarkup()
+    try:
+        parser.feed(markup)
+        parser.close()
+    except (AssertionError, ValueError):  # markup HTMLParser cannot read: as text
+        return _WORD_CHAR.search(markup) is not None
+    shown = _INTERPOLATION.sub(" ", "".join(parser.parts))
+    return _WORD_CHAR.search(shown) is not None
+
+
 def _has_words(kind: str, text: str, start: int, end: int) -> bool:
     if kind in _WORDLESS:
         return False
     if kind in _ALWAYS_CONTENT:
         return True
-    if kind == "html":
-        body = text[start:end].lstrip()
+    if kind in _MARKUP:
+        body = text[start:end].strip()
         if body.startswith("<!--") and body.endswith("-->"):
             return False
+        return shows_words(body)
     return _WORD_CHAR.search(text, start, end) is not None
 
 
@@ -276,12 +315,14 @@ def _leaf(tokens: list[Token], i: int, kind: str, span: tuple[int, int], text: s
     start, end = span
     if kind == "heading":
         raw = tokens[i + 1].content.strip()
-        title = plain_text(raw, references)
+        title = heading_title(raw, references)
         provenance = "markdown_setext" if tok.markup in ("=", "-") else "markdown_atx"
         return Block("heading" if title else "empty_heading", start, end, int(tok.tag[1]),
                      title, provenance, raw, content=bool(title))
     if kind == "html" and top and (html := html_heading(tok.content)):
         return Block("heading", start, end, html[0], html[1], "html_heading", html[1])
+    if kind == "html" and (code := _PAGE_CODE.match(text, start)):
+        return Block("metadata", start, end, title=code[1].lower())
     if kind == "paragraph" and top and infer and (seen := infer_heading(text[start:end], True)):
         return Block("heading", start, end, seen[0], seen[1], seen[2], seen[1])
     title = sys.intern(tok.info.strip()) if kind == "fence" else ""  # a few, repeated
@@ -298,6 +339,8 @@ def _container(opener: Token, kind: str, children: list[Block], text: str, lines
     content = _has_words(kind, text, start, end)
     if kind == "container":
         found = container_meta(opener)
+        if found["name"] == CODE_GROUP:
+            children = code_group_tabs(children, start, end)
         return Block(kind, start, end, title=opener.info.strip(), content=content,
                      children=tuple(children), dialect=found["dialect"], label=found["label"])
     if kind == "blockquote" and children and children[0].kind == "paragraph" and (
@@ -305,6 +348,29 @@ def _container(opener: Token, kind: str, children: list[Block], text: str, lines
         return Block("container", start, end, title=f"[!{label.upper()}]", content=content,
                      children=tuple(children), dialect="github", label=label)
     return Block(kind, start, end, content=content, children=tuple(children))
+
+
+CODE_GROUP = "code-group"
+"""VitePress' ``::: code-group``: each fence in it a tab, labelled by the ``[label]`` ending
+its info string (```` ```sh [npm] ````: ``code_group_tabs``)."""
+_FENCE_LABEL = re.compile(r"\[([^\[\]]+)\]\s*$")
+
+
+def code_group_tabs(children: list[Block], start: int, end: int) -> list[Block]:
+    """The blocks of a code group spanning [start, end), each fence with a ``[label]`` as the
+    tab it is shown as: a labelled container holding it, so a chunk of that tab carries the
+    label. The first tab reaches back to the group's opening line and the last on to its
+    closing ``:::``, as a container's marks go with its first and last block."""
+    tabs = []
+    for n, block in enumerate(children):
+        found = _FENCE_LABEL.search(block.title) if block.kind == "fence" else None
+        if found is None:
+            tabs.append(block)
+            continue
+        tabs.append(Block("container", start if n == 0 else block.start,
+                          end if n == len(children) - 1 else block.end, title=block.title,
+                          children=(block,), dialect="vitepress", label=found[1].strip()))
+    return tabs
 
 
 def _markdown_blocks(text: str, lines: LineIndex, infer: bool, env: dict,
@@ -333,7 +399,7 @@ def _retitled(blocks: Iterable[Block], references: dict[str, str]) -> list[Block
                 block = replace(block, children=tuple(children))
         if block.kind == "heading" and block.provenance in MARKDOWN \
                 and "[" in block.raw_title:
-            title = plain_text(block.raw_title, references)
+            title = heading_title(block.raw_title, references)
             if title != block.title:
                 block = replace(block, title=title)
         out.append(block)

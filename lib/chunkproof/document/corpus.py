@@ -364,8 +364,9 @@ def _load_file(path: Path, doc_id: str, infer_headings: bool, max_bytes: int) ->
 
 def corpus_files(root: str | os.PathLike) -> list[tuple[Path, str]]:
     """The files ``load_corpus`` considers under root, as (path, document id) in id order
-    (``listing.candidate_files``); CorpusError when root is no folder."""
-    root_path = Path(root)
+    (``listing.candidate_files``; ``~`` is the home folder); CorpusError when root is no
+    folder."""
+    root_path = Path(root).expanduser()
     if not root_path.is_dir():
         raise CorpusError(missing_folder(root))
     return [(path, path.relative_to(root_path).as_posix())

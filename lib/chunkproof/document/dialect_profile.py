@@ -59,6 +59,8 @@ def _construct(block: Block, line: str) -> tuple[str, str] | None:
     """(dialect, construct) of a block a dialect made (a component kept whole is named with
     its tag), else None."""
     if block.kind == "metadata":
+        if line.startswith("<"):
+            return "vue", f"<{block.title}> block"
         return ("mdx", "import/export") if line.startswith(("import", "export")) else (
             "myst", "directive options")
     if block.kind == "target":
@@ -69,7 +71,7 @@ def _construct(block: Block, line: str) -> tuple[str, str] | None:
     if block.kind == "container":
         name = block.title.split(" ", 1)[0].split("[", 1)[0].strip("{}\"") or block.dialect
         named = {"mkdocs": "tab" if block.title.startswith('"') else name.lower(),
-                 "github": "alert"}
+                 "github": "alert", "vitepress": "code-group tab"}
         return block.dialect, named.get(block.dialect, name.lower() if block.dialect != "mdx"
                                         else name)
     return None
@@ -115,3 +117,39 @@ def construct_counts(found: Iterable[Construct]) -> list[dict]:
              "documents": len(documents[key]), "example_doc": first[key].doc_id,
              "example_line": first[key].line, "example": first[key].text[:120]}
             for key, n in counts.most_common()]
+
+
+SITE_RULES = {
+    "vitepress": ("VitePress", lambda row: row["dialect"] in ("vue", "vitepress")
+                  or (row["dialect"], row["construct"]) == ("colon", "code-group")),
+    "mkdocs": ("MkDocs", lambda row: row["dialect"] == "mkdocs"),
+    "docusaurus": ("Docusaurus", lambda row: row["dialect"] == "mdx"),
+}
+"""The slug rules a corpus' constructs point to: the site generator that reads them, and
+which rows of ``construct_counts`` are its own (VitePress' Vue blocks and code groups,
+mkdocs-material's admonitions, tabs and blocks, MDX's components and imports)."""
+
+
+def site_rule(counts: Iterable[dict]) -> tuple[str, str] | None:
+    """(slug rule, why) of the site generator most of a corpus' own constructs belong to
+    (``SITE_RULES``, rows of ``construct_counts``), or None when none of them is found."""
+    rows = list(counts)
+    found = {rule: sum(row["count"] for row in rows if own(row))
+             for rule, (_, own) in SITE_RULES.items()}
+    rule = max(found, key=lambda name: found[name])
+    if not found[rule]:
+        return None
+    kinds = sorted({row["construct"] for row in rows if SITE_RULES[rule][1](row)})
+    return rule, f"{found[rule]} {SITE_RULES[rule][0]} constructs ({', '.join(kinds)})"
+
+
+def slug_rule_note(counts: Iterable[dict], slug_rule: str) -> str:
+    """A line saying which slug rule the corpus' site generator makes its anchors by, when it
+    is not ``slug_rule``; "" otherwise."""
+    found = site_rule(counts)
+    if found is None or found[0] == slug_rule:
+        return ""
+    rule, why = found
+    return (f"the corpus is written for {SITE_RULES[rule][0]} ({why}): its heading anchors "
+            f"are made as --slug-rule {rule} makes them (SLUG_RULE in the notebooks); this "
+            f"run uses {slug_rule}")

@@ -9,6 +9,7 @@ from functools import lru_cache
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import normalizeReference
 from markdown_it.token import Token
+from mdit_py_plugins.attrs.parse import ParseError, parse
 
 _INLINE_MARKS = frozenset("*_`[]!<>&\\\n\r")
 """Characters that can start inline syntax (emphasis, code, links, html, entities, escapes) or
@@ -113,3 +114,30 @@ def links(source: str, references: Mapping[str, str] | None = None) -> list[tupl
 def reference_label(label: str) -> str:
     """A link label as markdown-it keys it (case-folded, whitespace collapsed)."""
     return normalizeReference(label)
+
+
+def attribute_block(raw: str) -> tuple[int, dict[str, str]] | None:
+    """(where it starts, its attributes) of the ``{...}`` attribute block ending a heading's
+    Markdown, read by mdit-py-plugins' attribute parser; ``{: ...}`` is read as ``{...}``."""
+    if not raw.endswith("}"):
+        return None
+    at = raw.rfind("{")
+    while at >= 0:
+        body = raw[at:]
+        text = "{" + body[2:] if body.startswith("{:") else body
+        try:
+            length, attributes = parse(text)
+        except ParseError:
+            length = -1
+        if length == len(text) - 1:
+            return at, attributes
+        at = raw.rfind("{", 0, at)
+    return None
+
+
+def heading_title(raw: str, references: Mapping[str, str] | None = None) -> str:
+    """A heading's title: its inline Markdown ``raw`` as plain text (``plain_text``), less the
+    attribute block ending it (``## Custom Anchor {#my-anchor}`` -> ``Custom Anchor``): an id
+    or class a site generator reads, or GitHub shows, and no word of the heading."""
+    found = attribute_block(raw) if raw.endswith("}") else None
+    return plain_text(raw[:found[0]] if found else raw, references)

@@ -84,12 +84,12 @@ class ChunkproofTextSplitter(TextSplitter):
 
 class ChunkproofModeRetriever(BaseRetriever):
     """A retriever that applies a chunkproof retrieval mode to another retriever's results:
-    ``boost`` re-ranks by heading-path match, ``expand=parent`` / ``expand=siblings`` hand
-    over each hit's section or neighbouring parts; with ``budget``, what is handed over is cut
-    to that many tokens as the sweep scored it. ``chunks`` are the chunkproof chunks the wrapped
-    retriever's index holds (each of its documents carries their ``chunk_id``); a document's
-    ``metadata["score"]`` is its score when present, else 1/rank. ``mode`` is a mode name or
-    a chosen_config.yaml (its ``retrieval_mode``)."""
+    ``boost`` re-ranks by heading-path match, ``expand=parent`` / ``expand=siblings`` hand over each
+    hit's section and parent section, or its neighbouring parts; with ``budget``, what is handed
+    over is cut to that many tokens as the sweep scored it. ``chunks`` are the chunkproof chunks the
+    wrapped retriever's index holds (each of its documents carries their ``chunk_id``); a document's
+    ``metadata["score"]`` is its score when present, else 1/rank. ``mode`` is a mode name or a
+    chosen_config.yaml (its ``retrieval_mode``)."""
 
     retriever: BaseRetriever
     chunks: list[Chunk]

@@ -103,14 +103,13 @@ class ChunkproofNodeParser(NodeParser):
 
 class ChunkproofModePostprocessor(BaseNodePostprocessor):
     """A node postprocessor that applies a chunkproof retrieval mode to the retrieved nodes:
-    ``boost`` re-ranks them by heading-path match (their scores raised as the sweep scored
-    it), ``expand=parent`` / ``expand=siblings`` hand over each hit's section or neighbouring
-    parts; with ``budget``, what is handed over is cut to that many tokens. ``chunks`` are the
-    chunkproof chunks the index holds (``ChunkproofNodeParser.chunks_of``); a node's
-    ``metadata["chunk_id"]`` names its chunk. ``mode`` is a mode name or a
-    chosen_config.yaml (its ``retrieval_mode``). A retrieved node keeps its score (a missing
-    one counts as 1/rank); a node handed over that was not retrieved carries the score of the
-    node before it."""
+    ``boost`` re-ranks them by heading-path match (their scores raised as the sweep scored it),
+    ``expand=parent`` / ``expand=siblings`` hand over each hit's section and parent section, or its
+    neighbouring parts; with ``budget``, what is handed over is cut to that many tokens. ``chunks``
+    are the chunkproof chunks the index holds (``ChunkproofNodeParser.chunks_of``); a node's
+    ``metadata["chunk_id"]`` names its chunk. ``mode`` is a mode name or a chosen_config.yaml (its
+    ``retrieval_mode``). A retrieved node keeps its score (a missing one counts as 1/rank); a node
+    handed over that was not retrieved carries the score of the node before it."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 

@@ -1,5 +1,6 @@
-"""Notebook 06, choose and export: its parameters, the rule they make, and the evidence behind
-a choice (chosen against runner-up, measure by measure and query by query)."""
+"""Notebook 06, choose and export: its parameters, the rule they make, the verdict (what
+decided it, how sure it is), and the evidence behind it (chosen against runner-up, measure
+by measure and query by query; the study's pooled result for the run's configs)."""
 
 from __future__ import annotations
 
@@ -14,25 +15,28 @@ from pydantic import AfterValidator, BeforeValidator
 
 from ..document.corpus import Corpus
 from ..errors import ConfigError, RuleError
-from ..evaluation.choice.candidates import margins
-from ..evaluation.choice.choose import Choice
-from ..evaluation.choice.decision import Decision, decide
-from ..evaluation.choice.export import config_name, export_choice, paired_text, verdict_text
+from ..evaluation.choice.candidates import label, margins
+from ..evaluation.choice.choose import Choice, choose
+from ..evaluation.choice.export import export_choice, paired_text, verdict_text
 from ..evaluation.choice.mode_candidates import by_candidate
 from ..evaluation.choice.rules import (
-    BUNDLE,
-    BUNDLE_TOKENS,
+    INDEX_TOKENS,
     TIE_BREAKS,
     TIE_MARGIN,
     ChoiceRule,
     check_rule,
     parse_constraint,
 )
+from ..evaluation.choice.user_evidence import UserEvidence
+from ..evaluation.choice.verdict import study_keys
 from ..evaluation.queries.free_queries import mine_all
 from ..evaluation.queries.queries import Query
 from ..evaluation.run.runs import load_run
 from ..evaluation.run.sweep import SweepResult
+from ..evaluation.scoring import families
+from ..evaluation.study.results import StudyResults
 from ..util.atomic import write_text_atomic
+from ..util.sheets import csv_text
 from ..util.values import plain
 from ..viz import charts
 from ..viz.tables import Table, interval_text
@@ -173,32 +177,48 @@ def constraints_text(choice: Choice) -> str:
     return "\n".join(lines)
 
 
-def head_to_head(choice: Choice) -> pd.DataFrame:
-    """Chosen against runner-up on every blended metric and chunk figure, with the paired
-    test wherever the sweep made one: the evidence for and against the runner-up."""
+def head_to_head(choice: Choice, run: SweepResult) -> pd.DataFrame:
+    """Chosen against runner-up on every blended metric and chunk figure, with the sweep's
+    paired test wherever it made one (its significance table, questions grouped by page):
+    the evidence for and against the runner-up."""
     if choice.runner_up is None:
         return pd.DataFrame()
     table = choice.candidates.set_index("config_id")
     a, b = choice.chosen["config_id"], choice.runner_up["config_id"]
-    skip = {"strategy", "unit", "options", "failed", "passes", "rank", "tied", "ci_low",
-            "ci_high", "n", "over_encoder_limit_method", "documents"}
+    skip = {"strategy", "unit", "options", "failed", "passes", "rank", "role", "ci_low",
+            "ci_high", "n", "over_encoder_limit_method", "documents", "inseparable"}
     rows = [{"measure": name, "chosen": plain(table.at[a, name]),
              "runner_up": plain(table.at[b, name])}
             for name in table.columns if name not in skip]
     frame = pd.DataFrame(rows)
-    if not choice.evidence.empty:
-        tests = choice.evidence.set_index("metric")[["mean_diff", "ci_low", "ci_high", "p_holm",
-                                                     "verdict"]]
-        frame = frame.merge(tests, left_on="measure", right_index=True, how="left")
-        numbers = ["mean_diff", "ci_low", "ci_high"]
-        frame[numbers] = frame[numbers] + 0.0  # -0.0 shown as 0.0
+    sig = run.significance
+    if sig.empty:
+        return frame
+    pair = sig[(sig["retriever"] == choice.rule.retriever)
+               & (sig["family"] == families.EXPLORATORY)
+               & (((sig["config_a"] == a) & (sig["config_b"] == b))
+                  | ((sig["config_a"] == b) & (sig["config_b"] == a)))]
+    if pair.empty:
+        return frame
+    tests = families.orient(pair, a).drop_duplicates("metric").set_index("metric")[
+        ["mean_diff", "ci_low", "ci_high", "p_holm", "verdict"]]
+    frame = frame.merge(tests, left_on="measure", right_index=True, how="left")
+    numbers = ["mean_diff", "ci_low", "ci_high"]
+    frame[numbers] = frame[numbers] + 0.0  # -0.0 shown as 0.0
     return frame
+
+
+def choice_for(setup: ChooseSetup, *, study="shipped") -> Choice:
+    """The choice on the setup's run and rule, its queries' texts read from the query file
+    (mined again from the corpus when the run mined them: the same queries, the same ids)."""
+    queries = setup.queries or mine_all(setup.corpus).queries
+    return choose(setup.run, setup.rule, queries=queries, corpus=setup.corpus, study=study)
 
 
 def describe(choice: Choice) -> pd.DataFrame:
     """The choice in one small table: chosen and runner-up, primary metric with interval,
-    the bundle size, the configs whose chunks are identical to each (the same config in
-    effect, scored once), and the verdict of the paired test between them."""
+    the index they cost, the configs whose chunks are identical to each (the same config in
+    effect, scored once), and their paired test on the user's evidence."""
     metric = choice.rule.primary_metric
     rows = []
     for role, row in (("chosen", choice.chosen), ("runner-up", choice.runner_up)):
@@ -207,10 +227,36 @@ def describe(choice: Choice) -> pd.DataFrame:
         rows.append({"role": role, "config_id": row["config_id"], "strategy": row["strategy"],
                      "size": row["size"], "unit": row["unit"], "options": row["options"],
                      metric: row[metric], "ci_low": row["ci_low"], "ci_high": row["ci_high"],
-                     BUNDLE: row[BUNDLE], "identical": row.get("identical", "")})
+                     INDEX_TOKENS: row.get(INDEX_TOKENS), "identical": row.get("identical", "")})
     frame = pd.DataFrame(rows)
-    frame["verdict"] = [verdict_text(choice), ""][: len(frame)]
+    test = paired_text(choice.comparison) if choice.comparison else ""
+    frame["paired test"] = [test, ""][: len(frame)]
     return frame
+
+
+def verdict_lines(choice: Choice) -> str:
+    """The verdict in sentences, one a line: what decided it, what the study says, how sure
+    it is, what would settle it; or why no config met the rule."""
+    if choice.verdict is None:
+        return choice.note
+    lines = choice.verdict.sentences()
+    if choice.excluded:
+        lines.append(excluded_cost(choice))
+    return "\n".join(lines)
+
+
+def excluded_cost(choice: Choice) -> str:
+    """What the constraints cost in score: the best config they kept out against the pick."""
+    metric = choice.rule.primary_metric
+    table = choice.candidates
+    out = table[(table["failed"].str.len() > 0) & (table["same_as"] == "")]
+    if out.empty:
+        return ""
+    best = out.sort_values([metric, "config_id"], ascending=[False, True]).iloc[0]
+    gap = best[metric] - choice.chosen[metric]
+    return (f"The constraints kept out {len(out)} config(s); the best of them, {label(best)} "
+            f"({', '.join(best['failed'])}), scores {best[metric]:.3f} on {metric}, "
+            f"{gap:+.3f} against the pick: what the constraints cost here.")
 
 
 def disagreements(choice: Choice, run, queries=()) -> pd.DataFrame:
@@ -234,26 +280,51 @@ def disagreements(choice: Choice, run, queries=()) -> pd.DataFrame:
 
 
 def candidates_table(candidates: pd.DataFrame, rule: ChoiceRule) -> Table:
-    """The candidates as a reader compares them: rank, config, the primary metric with its
-    interval beside it, the gap to the best and the test against it, the bundle and chunk
-    sizes, the figures the constraints read and what excludes a config; the chosen row
-    (rank 1) highlighted."""
+    """The candidates as a reader compares them: rank, config, role, the primary metric with
+    its interval beside it, whether the user's evidence can separate it from its best (the
+    gap and the paired test, grouped by page, Holm over the comparisons with the best), the
+    study's pooled effect, the index it costs, the figures the constraints read and what
+    excludes a config; the chosen row highlighted."""
     metric = rule.primary_metric
     measured = [c.name for c in rule.parsed() if c.name in candidates and c.name != metric]
     shown = pd.DataFrame({
-        "rank": candidates["rank"],
-        "config": charts.config_label(candidates.drop(columns=list(charts.REALISED))),
+        "rank": candidates["rank"], "config": charts.config_label(
+            candidates.drop(columns=list(charts.REALISED))), "role": candidates["role"],
         metric: [interval_text(m, lo, hi) for m, lo, hi in zip(
             candidates[metric], candidates["ci_low"], candidates["ci_high"], strict=True)],
         "gap_to_best": candidates["gap_to_best"], "p_vs_best": candidates["p_vs_best"],
-        "tied": candidates["tied"].map({True: "tied", False: ""}).fillna(""),
-        BUNDLE: candidates[BUNDLE], BUNDLE_TOKENS: candidates.get(BUNDLE_TOKENS),
-        "tokens_p50": candidates["tokens_p50"],
+        "inseparable": candidates["inseparable"].map({True: "yes", False: ""}),
+        "study_effect": candidates["study_effect"], INDEX_TOKENS: candidates[INDEX_TOKENS],
+        "chunks": candidates["chunks"], "tokens_p50": candidates["tokens_p50"],
         **{name: candidates[name] for name in dict.fromkeys(measured)},
         "fails": candidates["failed"].map(", ".join),
         "same_as": candidates["same_as"], "identical": candidates.get("identical"),
     })
-    return Table(shown, highlight=candidates["rank"].eq(1))
+    return Table(shown, highlight=candidates["role"].isin(["chosen", "closest"]))
+
+
+def study_table(choice: Choice, study: StudyResults | None) -> pd.DataFrame:
+    """The study's pooled result for the run's configs at the rule's retriever and metric:
+    each config's effect over the study's reference with its interval, the prediction
+    interval for a new site and I²; a sentence when no study is shipped."""
+    if study is None:
+        return pd.DataFrame({"note": ["no study is shipped with this chunkproof"]})
+    keys = study_keys(choice.candidates)
+    rows = [r for r in study.table("pooled") if r["retriever"] == choice.rule.retriever
+            and r["metric"] == choice.rule.primary_metric]
+    names = {key: label(row) for key, row in zip(keys.values(), choice.candidates.to_dict(
+        "records"), strict=True)}
+    frame = pd.DataFrame([{"config": names.get(r["config"], r["config"]),
+                           "in this run": r["config"] in names,
+                           "effect": r.get("effect"), "ci_low": r.get("ci_low"),
+                           "ci_high": r.get("ci_high"), "pi_low": r.get("pi_low"),
+                           "pi_high": r.get("pi_high"), "i2": r.get("i2"),
+                           "mean": r.get("mean"), "against": r["against"]} for r in rows])
+    if frame.empty:
+        return pd.DataFrame({"note": [f"the study has no {choice.rule.primary_metric} under "
+                                      f"{choice.rule.retriever}"]})
+    return frame.sort_values(["effect", "config"], ascending=[False, True],
+                             ignore_index=True)
 
 
 def per_query_differences(choice: Choice, run: SweepResult, queries=()) -> pd.DataFrame:
@@ -268,12 +339,12 @@ def per_query_differences(choice: Choice, run: SweepResult, queries=()) -> pd.Da
     others = []
     if choice.runner_up is not None:
         runner = choice.runner_up
-        others.append((f"vs runner-up {config_name(runner)}", runner["config_id"]))
+        others.append((f"vs runner-up {label(runner)}", runner["config_id"]))
     baseline = choice.candidates[choice.candidates["strategy"] == BASELINE].sort_values(
         metric, ascending=False)
     if choice.chosen["strategy"] != BASELINE and len(baseline):
         best = baseline.iloc[0]
-        others.append((f"vs {config_name(best)} (best {BASELINE})", best["config_id"]))
+        others.append((f"vs {label(best)} (best {BASELINE})", best["config_id"]))
     text = {q.id: q.query for q in queries}
     chosen = choice.chosen["config_id"]
     frames = [pd.DataFrame({"comparison": label, "difference": wide[chosen] - wide[other]})
@@ -297,69 +368,16 @@ def win_loss_counts(differences: pd.DataFrame) -> pd.DataFrame:
         ["wins", "ties", "losses"]].sum()
 
 
-def held_out(choice: Choice) -> pd.DataFrame:
-    """The chosen config on the tuning queries (where it was picked, so optimistic) next to
-    the held-out queries (no part in the choice: the estimate to quote), metric by metric,
-    then its margin over the runner-up on each set."""
-    if not choice.held_out:
-        return pd.DataFrame({"note": ["the queries were too few to split: the config was "
-                                      "chosen on all of them and no held-out score exists"]})
-    rows = []
-    for metric, tuning in choice.scores.items():
-        held = choice.held_out["scores"].get(metric)
-        if isinstance(tuning, dict) and isinstance(held, dict):
-            rows.append({"measure": metric, "tuning (chosen on)": tuning["mean"],
-                         "held_out (reported)": held["mean"],
-                         "held_out ci": f"[{_num(held['ci_low'])}, {_num(held['ci_high'])}]",
-                         "held_out n": held["n"]})
-    return pd.DataFrame(rows)
-
-
-def margins_text(choice: Choice) -> str:
-    """The chosen config's margin over the runner-up on the queries it was chosen on, then
-    on the held-out queries (the one to quote)."""
-    tests = [(choice.query_set, choice.comparison),
-             ("held_out", choice.held_out.get("margin_over_runner_up"))]
-    lines = [f"{name}: {paired_text(row)}" for name, row in tests if row]
-    return "\n".join(lines) or "no runner-up: only one config meets the rule"
-
-
-def stability_text(choice: Choice) -> str:
-    """The rule over repeated seeded splits in words (``evaluation.choice.stability``)."""
-    if choice.stability is None:
-        return "no repeated splits: the rule asked for none, the queries are too few, or no "\
-               "config meets the rule"
-    return choice.stability.text(choice.rule)
-
-
-def stability_table(choice: Choice) -> pd.DataFrame:
-    """Per config: splits that chose it, their share, its held-out mean across splits."""
-    if choice.stability is None:
-        return pd.DataFrame()
-    return choice.stability.table.drop(columns="config_id").round(3)
-
-
-def _num(value) -> str:
-    return "n/a" if value is None else f"{value:.3f}"
-
-
 KINDS_FILE = "query_kinds.csv"
 """What each query kind can tell (``kind_figures``), written beside chosen_config.yaml."""
 
 
-def decision_for(setup: ChooseSetup) -> Decision:
-    """``decision.decide`` on the run's queries (mined again from the corpus when the run
-    mined them: the same queries, the same ids) and its corpus."""
-    queries = setup.queries or mine_all(setup.corpus).queries
-    rule = setup.rule
-    return decide(setup.run, rule.primary_metric, rule.retriever, queries=queries,
-                  corpus=setup.corpus, asked=rule.query_kinds, alpha=rule.alpha)
-
-
-def kinds_table(decision: Decision) -> Table:
-    """The figures of each query kind, the kinds the choice uses highlighted."""
-    frame = decision.figures.drop(columns=["best_config"])
-    return Table(frame, highlight=frame["query_kind"].isin(decision.kinds))
+def kinds_table(used: UserEvidence) -> Table:
+    """The figures of each query kind, the kinds the verdict reads highlighted."""
+    frame = used.figures.drop(columns=["best_config"], errors="ignore")
+    reads = frame["query_kind"].isin(used.kinds) if used.kinds else pd.Series(
+        used.used, index=frame.index)
+    return Table(frame, highlight=reads)
 
 
 def written_links(choice: Choice, written: list[Path], out_dir: str | os.PathLike):
@@ -370,21 +388,22 @@ def written_links(choice: Choice, written: list[Path], out_dir: str | os.PathLik
 
     links = "".join(f'<li><a href="{escape(os.path.relpath(path, out_dir))}">'
                     f"{escape(path.name)}</a></li>" for path in written)
-    return HTML(f"<p><b>Chosen: {escape(config_name(choice.chosen))}</b> "
+    return HTML(f"<p><b>Chosen: {escape(label(choice.chosen))}</b> "
                 f"({escape(choice.chosen['config_id'])}). {escape(verdict_text(choice))}</p>"
                 f"<p>Written:</p><ul>{links}</ul>")
 
 
-def export(choice: Choice, out_dir: str | os.PathLike,
-           decision: Decision | None = None) -> list[Path]:
-    """Write ``chosen_config.yaml``, ``constraint_margins.svg`` (each config's margin to
-    each constraint, drawn whether or not one met them all) and, with ``decision``,
-    ``query_kinds.csv`` into ``out_dir``."""
+def export(choice: Choice, out_dir: str | os.PathLike) -> list[Path]:
+    """Write ``chosen_config.yaml``, ``query_kinds.csv`` (what each query kind could tell,
+    the kinds read marked ``used``) and ``constraint_margins.svg`` (each config's margin to
+    each constraint, drawn whether or not one met them all) into ``out_dir``."""
     written = [export_choice(choice, out_dir)]
-    if decision is not None and not decision.figures.empty:
-        text = decision.figures.assign(used=decision.figures["query_kind"].isin(
-            decision.kinds)).to_csv(index=False)
-        written.append(write_text_atomic(Path(out_dir) / KINDS_FILE, text))
+    used = choice.used
+    if used is not None and not used.figures.empty:
+        reads = (used.figures["query_kind"].isin(used.kinds) if used.kinds
+                 else pd.Series(used.used, index=used.figures.index))
+        written.append(write_text_atomic(Path(out_dir) / KINDS_FILE, csv_text(
+            used.figures.assign(used=reads))))
     table = margins(choice.candidates, choice.rule)
     if not table.empty:
         svg = charts.to_svg(charts.constraint_margins(table))

@@ -14,7 +14,6 @@ from pydantic import BeforeValidator
 from ..chunking.build import chunk_document
 from ..chunking.config import ChunkerConfig, make_config
 from ..chunking.registry import strategy_names
-from ..document.anchors import SLUG_RULES
 from ..document.corpus import Corpus, Document
 from ..document.sections import Breadcrumbs
 from ..evaluation.queries.queries import Query
@@ -30,6 +29,7 @@ from .params import (
     OptionalOutput,
     PositiveInt,
     QueryFile,
+    SlugRuleName,
     StrategyName,
     TextsOrNone,
     load_corpus_param,
@@ -77,7 +77,7 @@ class ExplorerParams(NotebookParams):
     PRESET_DOCS: TextsOrNone
     OUT_DIR: OptionalOutput
     SHARE_TEXT: Flag = True
-    SLUG_RULE: Annotated[str, BeforeValidator(one_of(lambda: list(SLUG_RULES)))] = "github"
+    SLUG_RULE: SlugRuleName = "github"
     URL_TEMPLATE: str = ""
 
 

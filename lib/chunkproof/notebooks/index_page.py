@@ -8,7 +8,9 @@ escaped; the tables through ``viz.tables``."""
 
 from __future__ import annotations
 
+import os
 import shlex
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -20,12 +22,13 @@ import yaml
 
 from ..evaluation.choice.candidates import candidates as choice_candidates
 from ..evaluation.choice.mode_candidates import by_candidate, candidate_id, mode_suffix
-from ..evaluation.choice.rules import BUNDLE_TOKENS, ChoiceRule
+from ..evaluation.choice.rules import INDEX_TOKENS, ChoiceRule
 from ..evaluation.retrieval.modes import PLAIN
 from ..evaluation.run import tables
 from ..evaluation.run.runs import SweepResult, load_run
 from ..evaluation.run.sweep import KEY_METRICS
 from ..util.atomic import write_text_atomic
+from ..util.paths import real_path
 from ..viz import charts, choice_charts
 from ..viz.tables import interval_text, styled, table_html
 
@@ -33,7 +36,6 @@ TEMPLATE = "index.html.j2"
 SWEEP_FILES = ("run.json", "summary.csv", "chunk_stats.csv", "significance.csv",
                "per_query.parquet", "retrieved.parquet", "chunks.parquet", "chosen_config.yaml",
                "constraint_margins.svg", "query_kinds.csv", tables.DOCUMENT_WARNINGS.file)
-CHOSEN_ON = {"tuning": "the tuning queries", "all": "all queries, too few to split"}
 
 
 def template() -> jinja2.Template:
@@ -65,24 +67,19 @@ class ChoiceView:
 
     chosen: str
     config_id: str
-    chosen_on: str
     runner_up: str
-    verdict: str
+    verdict: tuple[str, ...]
+    """The verdict's sentences: what decided it, the study, how sure, what would settle it."""
+    decided_by: str
     note: str
-    held_out: str
-    stability: str
     metric: str
     constraints: str
     meets_rule: bool
     margins: bool
     reach: tuple[tuple[str, tuple[str, ...]], ...]
     """Titled lists of what the rule left out or does not apply (only those not empty)."""
-    decided_by: str = ""
-    """``evidence``, ``evidence, then cost`` or ``cost only`` ("" when not assessed)."""
-    decision: str = ""
-    """Why, and on which query kinds."""
-    to_decide: str = ""
-    """What would decide it: how many written questions, about which sections."""
+    comparison: str = ""
+    """The paired test of chosen against runner-up on the user's evidence."""
 
 
 def chosen_candidate(data: dict) -> str:
@@ -90,28 +87,34 @@ def chosen_candidate(data: dict) -> str:
     return candidate_id(str(data.get("config_id", "")), str(data.get("retrieval_mode") or PLAIN))
 
 
+def verdict_sentences(data: dict) -> tuple[str, ...]:
+    """The verdict as chosen_config.yaml records it, one sentence an item: what decided it,
+    the study's line, how sure it is (the calibrated figure), what would settle it."""
+    study = data.get("study") or {}
+    confidence = data.get("confidence") or {}
+    settle = data.get("to_settle") or {}
+    lines = [str(x) for x in (data.get("decision") or data.get("verdict"), study.get("line"),
+                              confidence.get("text")) if x]
+    if settle.get("text"):
+        lines.append(f"To settle it against {settle.get('against')}: {settle['text']}.")
+    return tuple(line for line in lines if line)
+
+
 def choice_view(out_dir: Path, data: dict) -> ChoiceView:
     chunker, runner = data.get("chunker") or {}, data.get("runner_up") or {}
-    held = data.get("held_out") or {}
     rule = data.get("rule") or {}
-    held_text = (f"On the {held.get('queries')} held-out queries, which had no part in the "
-                 f"choice: {held.get('margin_over_runner_up') or 'no runner-up to compare'}."
-                 if held else "No held-out estimate: the queries were too few to split.")
     return ChoiceView(
         chosen=(f"{chunker.get('strategy')}/{chunker.get('size')} {chunker.get('unit', '')}"
                 + mode_suffix(chosen_candidate(data))),
         config_id=str(data.get("config_id", "")),
-        chosen_on=CHOSEN_ON.get(str(data.get("chosen_on")), "all queries"),
         runner_up=(f"{runner['strategy']}/{runner['size']}"
                    + mode_suffix(str(runner.get("config_id", ""))) if runner else ""),
-        verdict=str(data.get("verdict", "")), note=str(data.get("note") or ""),
-        held_out=held_text, stability=str((data.get("stability") or {}).get("text", "")),
-        metric=str(rule.get("primary_metric", "")),
+        verdict=verdict_sentences(data), decided_by=str(data.get("decided_by") or ""),
+        note=str(data.get("note") or ""), metric=str(rule.get("primary_metric", "")),
         constraints=", ".join(rule.get("constraints") or []),
         meets_rule=data.get("meets_rule", True) is not False,
         margins=(out_dir / "constraint_margins.svg").is_file(), reach=reach_lists(data),
-        decided_by=str(data.get("decided_by") or ""), decision=str(data.get("decision") or ""),
-        to_decide=str(data.get("to_decide") or ""))
+        comparison=str(data.get("comparison") or ""))
 
 
 REACH = (("excluded_by_constraints", "Excluded by a constraint"),
@@ -127,14 +130,14 @@ def reach_lists(data: dict) -> tuple[tuple[str, tuple[str, ...]], ...]:
 
 def candidate_table(table: pd.DataFrame, rule: ChoiceRule) -> pd.DataFrame:
     """The candidates as the index lists them: config, role, the primary metric with its
-    interval, bundle and chunk sizes, what a constraint excludes."""
+    interval, the index each costs and its chunk sizes, what a constraint excludes."""
     metric = rule.primary_metric
     shown = pd.DataFrame({
         "config": charts.config_label(table.drop(columns=["tokens_p50", "tokens_p95"])),
         "role": table["role"],
         metric: [interval_text(m, lo, hi) for m, lo, hi in zip(
             table[metric], table["ci_low"], table["ci_high"], strict=True)],
-        "bundle tokens": table.get(BUNDLE_TOKENS),
+        "index tokens": table.get(INDEX_TOKENS),
         "chunk tokens p50": table["tokens_p50"], "chunk tokens p95": table["tokens_p95"],
         "excluded by": [", ".join(f) if f else (f"same chunks as {s}" if s else "")
                         for f, s in zip(table["failed"], table["same_as"], strict=True)],
@@ -174,7 +177,7 @@ def headline_table(run: SweepResult | None, chosen: str) -> str:
     return table_html(styled(table, highlight=marks))
 
 
-def notes(run: SweepResult | None) -> list[str]:
+def run_notes(run: SweepResult | None) -> list[str]:
     if run is None:
         return []
     info = run.run_info
@@ -224,18 +227,41 @@ def run_rows(runs) -> list[dict[str, Any]]:
              "took": f"{r.seconds:.1f} s" if r.source else "no such notebook"} for r in runs]
 
 
+def from_report(out_dir: Path, path: str) -> str:
+    """``path`` as a command run in the report folder ``out_dir`` names it: relative to that
+    folder, or under ``~`` when it lies in the home folder and the report does not (a relative
+    path would spell out the home folder's name)."""
+    target, here = Path(real_path(path)), out_dir.resolve()
+    try:
+        home = Path.home().resolve()
+    except (OSError, RuntimeError):
+        home = None
+    if home is not None and target.is_relative_to(home) and not here.is_relative_to(home):
+        return "~/" + target.relative_to(home).as_posix()
+    return Path(os.path.relpath(target, here)).as_posix()
+
+
+def shell_word(path: str) -> str:
+    """``path`` as one shell word, a leading ``~/`` left for the shell to expand."""
+    if path.startswith("~/"):
+        return "~/" + shlex.quote(path[2:]) if path[2:] else "~"
+    return shlex.quote(path)
+
+
 def apply_snippets(out_dir: Path, corpus: str) -> tuple[tuple[str, str], ...]:
     """How to apply the chosen config, as (where, code): the command line, Python, LangChain
-    and LlamaIndex, each naming this report's chosen_config.yaml and corpus."""
-    config = str(out_dir / "chosen_config.yaml")
+    and LlamaIndex, each run in the report folder ``out_dir`` and naming its
+    chosen_config.yaml and the corpus from there (``from_report``), so the page can name no
+    folder of this machine and what it prints still runs."""
+    config, folder = "chosen_config.yaml", from_report(out_dir, corpus)
     return (
         ("Command line: one JSON object per chunk (text, span, lines, breadcrumb, embed_text, "
          "context_text)",
-         f"chunkproof chunk --corpus {shlex.quote(corpus)} --config {shlex.quote(config)} "
+         f"chunkproof chunk --corpus {shell_word(folder)} --config {config} "
          "--out chunks.jsonl"),
         ("Python",
          "from chunkproof import chunk_corpus, load_config, load_corpus\n"
-         f"chunks = chunk_corpus(load_corpus({corpus!r}), load_config({config!r}))"),
+         f"chunks = chunk_corpus(load_corpus({folder!r}), load_config({config!r}))"),
         ("LangChain (the langchain extra)",
          "from chunkproof.integrations.langchain import ChunkproofTextSplitter\n"
          f"splitter = ChunkproofTextSplitter({config!r})"),
@@ -245,8 +271,8 @@ def apply_snippets(out_dir: Path, corpus: str) -> tuple[tuple[str, str], ...]:
     )
 
 
-def write_index(out_dir: Path, runs, params) -> Path:
-    """``out_dir/index.html``."""
+def write_index(out_dir: Path, runs, params, *, notes: Sequence[str] = ()) -> Path:
+    """``out_dir/index.html``; ``notes`` are said before the numbers, with the run's own."""
     run, problem = _run(out_dir)
     data = chosen_config(out_dir)
     try:
@@ -259,7 +285,8 @@ def write_index(out_dir: Path, runs, params) -> Path:
         total=sum(r.seconds for r in runs), runs=run_rows(runs),
         choice=choice_view(out_dir, data) if data else None,
         no_choice=problem or "No chosen_config.yaml was written (see notebook 06).",
-        picture=picture, candidates=candidates, notes=notes(run), kinds=kinds_html(out_dir),
+        picture=picture, candidates=candidates, notes=[*notes, *run_notes(run)],
+        kinds=kinds_html(out_dir),
         load_warnings=load_warnings(out_dir),
         headline=headline_table(run, chosen_candidate(data)),
         views=[p.name for p in sorted(out_dir.glob("*.html")) if p.name not in notebook_pages],

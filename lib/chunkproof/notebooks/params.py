@@ -23,6 +23,7 @@ from pydantic import (
 
 from ..chunking.registry import strategy_names
 from ..chunking.sizes import UNITS
+from ..document.anchors import SLUG_RULES
 from ..document.corpus import Corpus, load_corpus
 from ..errors import (
     A_FOLDER,
@@ -30,6 +31,7 @@ from ..errors import (
     ChunkproofError,
     ConfigError,
     FileReadError,
+    did_you_mean,
     missing_folder,
 )
 from ..evaluation.queries.queries import Query, load_queries
@@ -156,7 +158,8 @@ def one_of(names: Callable[[], Sequence[str]]) -> Callable[[Any], str]:
     def check(value: Any) -> str:
         allowed = list(names())
         if value not in allowed:
-            raise ValueError(f"expected one of {', '.join(allowed)}; {_got(value)}")
+            raise ValueError(f"expected one of {', '.join(allowed)}; {_got(value)}"
+                             f"{did_you_mean(value, allowed)}")
         return value
     return check
 
@@ -190,6 +193,8 @@ Text = Annotated[str, BeforeValidator(_text)]
 StrategyName = Annotated[str, BeforeValidator(one_of(strategy_names))]
 RetrieverName = Annotated[str, BeforeValidator(one_of(retriever_names))]
 Unit = Annotated[str, BeforeValidator(one_of(lambda: UNITS))]
+SlugRuleName = Annotated[str, BeforeValidator(one_of(lambda: list(SLUG_RULES)))]
+"""How the site makes heading anchors (``document.anchors.SLUG_RULES``)."""
 Strategies = Annotated[list[str], BeforeValidator(_list_of(str)),
                        AfterValidator(lambda v: [one_of(strategy_names)(x) for x in v])]
 Retrievers = Annotated[list[str], BeforeValidator(_list_of(str)),

@@ -17,7 +17,9 @@ from datetime import datetime
 from pathlib import Path
 
 from ..chunking.config import make_config
+from ..document.dialect_profile import construct_counts, constructs, slug_rule_note
 from ..errors import NotebookNotFoundError, WriteError
+from ..evaluation.choice.rules import default_constraints, parse_constraint
 from ..evaluation.retrieval.modes import PLAIN
 from ..evaluation.run.defaults import (
     DEFAULT_BUDGETS,
@@ -40,7 +42,7 @@ from .kernel_watch import check_renderer
 from .kernels import KERNEL, Kernels
 from .params import repo_root, resolve_output
 from .params import validate as validate_params
-from .strategy_sweep import SweepInputs, sweep_params
+from .sweep_inputs import SweepInputs, sweep_params
 from .timing import NotebookTime, notebook_time, sweep_stages, time_lines
 
 DEFAULT_NOTEBOOKS = ("01_corpus_profile", "02_splitter_panorama", "03_strategy_sweep",
@@ -384,14 +386,15 @@ def _describe(err: Exception) -> str:
 def notebook_values(out_dir: Path, params, *, queries: str, name: str = "",
                     engine: Engine | None = None, share_text: bool = True,
                     answers: bool | None = None, slug_rule: str = "github",
-                    url_template: str = "") -> dict:
+                    url_template: str = "", constraints: Sequence[str] | None = None) -> dict:
     """Every parameter a report notebook may declare, with this report's values (only the
     ones notebook ``name`` declares are passed to it). Every value works on any corpus: 02
     and 04 pick their pages, 05 scores headings only when the corpus has a gold file;
     ``share_text`` False has 04 draw boundary positions without the documents' text;
     ``answers`` says whether the queries carry answers (None: whether a query file is given),
     which makes answer_hit the primary metric, else hit; ``slug_rule`` and ``url_template``
-    have 04's hits link their sections in the published site."""
+    make every chunk's anchor and href (03, 04); ``constraints`` replace 06's default
+    constraints (None: its own)."""
     k = params.k
     engine = engine or Engine()
     answers = bool(queries) if answers is None else answers
@@ -407,6 +410,8 @@ def notebook_values(out_dir: Path, params, *, queries: str, name: str = "",
         "ADDRESS": engine.address, "RETRIEVER": params.retrievers[0], "DOC": "", "PRESET_DOCS": [],
         "GOLD": default_gold(params.corpus),
         "PRIMARY_METRIC": default_primary_metric(params.budgets, k, answers=answers),
+        "CONSTRAINTS": default_constraints(default_primary_metric(params.budgets, k,
+                                                                  answers=answers)),
         "SHARE_TEXT": share_text, "SLUG_RULE": slug_rule, "URL_TEMPLATE": url_template,
         "METRICS": [f"{metric}@{k}" for metric in (first, "recall", "bundle_efficiency",
                                                     *([] if queries else ["section_efficiency"]),
@@ -414,6 +419,8 @@ def notebook_values(out_dir: Path, params, *, queries: str, name: str = "",
     }
     if name.startswith(SWEEP_SIZE_NOTEBOOKS):
         values["SIZE"] = middle_size(params.sizes)
+    if constraints is not None:
+        values["CONSTRAINTS"] = list(constraints)
     return values
 
 
@@ -437,7 +444,8 @@ def build_report(out_dir: str | os.PathLike, *, corpus: str = DEFAULT_CORPUS,
                  strict: bool = False, notebooks: Sequence[str] = DEFAULT_NOTEBOOKS,
                  overwrite: bool = False, progress: bool = True, all_pairs: bool = False,
                  engine: Engine | None = None, share_text: bool = True,
-                 slug_rule: str = "github", url_template: str = "") -> Report:
+                 slug_rule: str = "github", url_template: str = "",
+                 constraints: Sequence[str] | None = None) -> Report:
     """Execute the notebooks in order into ``out_dir`` (each as .ipynb and offline .html; 03
     writes the sweep there and 06 reads it back) and write ``out_dir/index.html``.
 
@@ -458,20 +466,28 @@ def build_report(out_dir: str | os.PathLike, *, corpus: str = DEFAULT_CORPUS,
     every pair of configs to be tested.
     ``share_text`` False leaves the documents' text out of the chunk explorer's pages (the
     boundary positions and counts stay); ``slug_rule`` and ``url_template``
-    (docs/anchors.md) have its hits link their sections in the published site.
+    (docs/anchors.md) make every chunk's anchor and href, in the sweep and the chosen config.
+    ``constraints`` (``name op number [on retrievers]``) replace the choice rule's default
+    constraints (None keeps them; ``[]`` is none).
     """
     began = time.perf_counter()
     make_config(slug_rule=slug_rule, url_template=url_template)  # refused here, in one line
+    for constraint in constraints or ():
+        parse_constraint(constraint)  # a bad one is refused before any kernel starts
     params = sweep_params(validate_params(
         SweepInputs, CORPUS=corpus, QUERIES=queries, HELD_OUT_QUERIES=held_out_queries,
         SPLIT_SEED=split_seed, STRATEGIES=list(strategies), SIZES=list(sizes),
         RETRIEVERS=list(retrievers), K=k, BUDGETS=list(budgets),
         CONTRASTS=contrasts_for(contrasts, list(strategies)), MODES=list(modes),
-        ALL_PAIRS=all_pairs))
+        ALL_PAIRS=all_pairs, SLUG_RULE=slug_rule, URL_TEMPLATE=url_template))
     found = find_notebooks(notebooks)
     check_renderer()  # a limit that kills the chart renderer fails here, not in every kernel
     inputs = load_inputs(params)  # a bad corpus or query file fails here, before any kernel
     answers = any(query.answer for query in inputs.queries)
+    links = slug_rule_note(construct_counts(found for doc in inputs.corpus
+                                            for found in constructs(doc)), slug_rule)
+    if progress and links:
+        print(f"chunkproof: note: {links}", file=sys.stderr, flush=True)
     folder = run_folder(resolve_output(out_dir, name="OUT_DIR"), params, overwrite=overwrite)
     out = folder.path
     if progress and folder.note:
@@ -488,7 +504,8 @@ def build_report(out_dir: str | os.PathLike, *, corpus: str = DEFAULT_CORPUS,
             for i, (name, source) in enumerate(found, start=1):
                 values = notebook_values(out, params, queries=queries, name=name,
                                          engine=engine, share_text=share_text, answers=answers,
-                                         slug_rule=slug_rule, url_template=url_template)
+                                         slug_rule=slug_rule, url_template=url_template,
+                                         constraints=constraints)
                 label = f"[{i}/{len(found)}] {name}"
                 if progress:
                     print(f"{label}: running", flush=True)
@@ -500,6 +517,6 @@ def build_report(out_dir: str | os.PathLike, *, corpus: str = DEFAULT_CORPUS,
                     print(f"{label}: {run.status} ({run.seconds:.1f} s)"
                           + (f" - {run.error.splitlines()[0]}" if run.error else ""),
                           flush=True)
-        index = share(write_index(out, runs, params),
+        index = share(write_index(out, runs, params, notes=[links] if links else []),
                       [out, params.corpus, params.queries, params.held_out_queries])
         return Report(out, index, runs, strict, folder.note, time.perf_counter() - began)

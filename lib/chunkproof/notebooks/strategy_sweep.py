@@ -8,16 +8,14 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 import pandas as pd
-from pydantic import BeforeValidator, Field, ValidationError, ValidationInfo, field_validator
 
-from ..errors import ConfigError, validation_message
+from ..errors import ConfigError
 from ..evaluation.retrieval import modes
 from ..evaluation.retrieval.budget import budget_name
-from ..evaluation.run.defaults import contrasts_for
-from ..evaluation.run.engine import ENGINES, Engine
+from ..evaluation.run.engine import Engine
 from ..evaluation.run.run_folder import run_folder
 from ..evaluation.run.sweep import (
     GROUP,
@@ -32,53 +30,12 @@ from ..evaluation.scoring import families, leakage
 from ..util.atomic import write_text_atomic
 from ..viz import charts
 from .params import (
-    CorpusFolder,
     Flag,
-    Modes,
-    NonNegativeInt,
-    NotebookParams,
     OutputFolder,
-    PositiveInt,
-    PositiveInts,
-    QueryFile,
-    Retrievers,
-    Sizes,
-    Strategies,
     Texts,
-    TextsOrNone,
-    Unit,
-    one_of,
 )
 from .params import validate as validate_params
-
-EngineName = Annotated[str, BeforeValidator(one_of(lambda: ENGINES))]
-
-
-class SweepInputs(NotebookParams):
-    """What every notebook that runs a sweep passes (03, 05 and the report)."""
-
-    CORPUS: CorpusFolder
-    QUERIES: QueryFile
-    STRATEGIES: Strategies
-    SIZES: Sizes
-    RETRIEVERS: Retrievers
-    K: PositiveInt = 5
-    UNIT: Unit = "chars"
-    HELD_OUT_QUERIES: QueryFile = ""
-    SPLIT_SEED: NonNegativeInt = 0
-    BUDGETS: PositiveInts = []
-    MODES: Modes = ["plain"]
-    CONTRASTS: TextsOrNone | None = Field(default=None, validate_default=True)
-    ALL_PAIRS: Flag = False
-    ENGINE: EngineName = "local"
-    WORKERS: NonNegativeInt = 0
-    ADDRESS: str = ""
-
-    @field_validator("CONTRASTS")
-    @classmethod
-    def _contrasts(cls, values: list[str] | None, info: ValidationInfo) -> list[str]:
-        """None: the default contrasts whose strategies are swept; given ones must be swept."""
-        return contrasts_for(values, info.data.get("STRATEGIES") or [])
+from .sweep_inputs import SweepInputs, sweep_engine, sweep_params
 
 
 class StrategySweepParams(SweepInputs):
@@ -112,33 +69,6 @@ class StrategySweepSetup:
                 f"retrieval mode(s) -> {self.out_dir} "
                 f"({self.engine.kind} engine, workers: {workers})")
         return f"{line}\n{self.note}" if self.note else line
-
-
-def sweep_params(inputs: SweepInputs, *, options: dict[str, Any] | None = None) -> SweepParams:
-    """The SweepParams the checked inputs describe (paths already absolute); ``options`` are
-    config options fixed for every config of the sweep."""
-    if inputs.HELD_OUT_QUERIES and not inputs.QUERIES:
-        raise ConfigError("HELD_OUT_QUERIES: give QUERIES too (the tuning set)")
-    try:
-        return _params(inputs, options or {})
-    except ValidationError as err:
-        raise ConfigError(validation_message(err, subject="invalid sweep parameters",
-                                             upper=True)) from None
-
-
-def _params(inputs: SweepInputs, options: dict[str, Any]) -> SweepParams:
-    return SweepParams(corpus=inputs.CORPUS, queries=inputs.QUERIES,
-                       held_out_queries=inputs.HELD_OUT_QUERIES, split_seed=inputs.SPLIT_SEED,
-                       strategies=tuple(inputs.STRATEGIES), sizes=tuple(inputs.SIZES),
-                       retrievers=tuple(inputs.RETRIEVERS), k=inputs.K, unit=inputs.UNIT,
-                       budgets=tuple(inputs.BUDGETS), contrasts=tuple(inputs.CONTRASTS or ()),
-                       modes=tuple(inputs.MODES), options=options, all_pairs=inputs.ALL_PAIRS)
-
-
-def sweep_engine(inputs: SweepInputs) -> Engine:
-    """Where the checked inputs say the sweep runs (WORKERS 0: auto)."""
-    return Engine.model_validate({"kind": inputs.ENGINE, "workers": inputs.WORKERS or None,
-                                  "address": inputs.ADDRESS})
 
 
 def validate(**params: Any) -> StrategySweepSetup:

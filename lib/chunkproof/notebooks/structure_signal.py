@@ -11,6 +11,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..chunking.section_lengths import CEILING_PERCENTILE, length_stats, sections_table
 from ..chunking.sizes import encoder_window
 from ..chunking.strategies.routed import routed_strategy
 from ..document.corpus import Corpus
@@ -31,7 +32,6 @@ from ..util.atomic import write_text_atomic
 from ..util.markdown import markdown_block, markdown_code
 from ..util.sheets import csv_text
 from ..util.values import missing, plain
-from .corpus_profile import CEILING_PERCENTILE, length_stats, sections_table
 from .params import (
     CorpusFolder,
     Flag,
@@ -47,7 +47,7 @@ from .params import (
 )
 from .params import validate as validate_params
 from .routed_retrieval import COMPARED
-from .strategy_sweep import SweepInputs, sweep_params
+from .sweep_inputs import SweepInputs, sweep_params
 
 SCORE_COLUMNS = ["structure_source", "documents", "fully_correct_pages", "pages_fully_correct",
                  "precision", "recall", "tp", "fp", "fn"]
@@ -305,14 +305,14 @@ def heading_aware_documents(corpus: Iterable) -> list:
 
 
 def tail_sections(corpus: Iterable) -> pd.DataFrame:
-    """``profile.sections_table`` of the heading-aware half: one row per section as a heading
-    splitter with no ceiling would cut it, with its length in chars and tokens."""
+    """``section_lengths.sections_table`` of the heading-aware half: one row per section as
+    a heading splitter with no ceiling would cut it, with its length in chars and tokens."""
     return sections_table(heading_aware_documents(corpus))
 
 
 def tail_stats(sections: pd.DataFrame, *, size: int, window: int | None = None
                ) -> pd.DataFrame:
-    """``profile.length_stats`` (median, p97, max; sections over the encoder window) plus
+    """``section_lengths.length_stats`` (median, p97, max; sections over the encoder window) plus
     the window (None: ``sizes.encoder_window``), the ceiling ``size`` in chars and the
     sections the ceiling would cut."""
     window = window or encoder_window()

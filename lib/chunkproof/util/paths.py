@@ -89,7 +89,8 @@ def shown_paths(text: str, folders: Iterable[str | os.PathLike], *,
                 base: str | os.PathLike | None = None) -> str:
     """``text`` with every absolute spelling of ``folders``, of ``base`` (default: the
     working folder) and of the home folder replaced by its ``shown_path``; the longest
-    first, and only where a whole folder name ends."""
+    first, and only where a whole path begins and a whole folder name ends (the same
+    folder written inside a relative path, ``../../srv/docs``, is left as it is)."""
     names: dict[str, str] = {}
     for folder in [*folders, base or Path.cwd(), Path.home()]:
         for spelling in {str(Path(folder).expanduser().absolute()),
@@ -97,6 +98,6 @@ def shown_paths(text: str, folders: Iterable[str | os.PathLike], *,
             if spelling != os.sep:
                 names[spelling] = shown_path(folder, base=base)
     for spelling in sorted(names, key=len, reverse=True):
-        text = re.sub(re.escape(spelling) + r"(?![\w.-])", names[spelling].replace("\\", r"\\"),
-                      text)
+        whole = r"(?<![\w.~-])" + re.escape(spelling) + r"(?![\w.-])"
+        text = re.sub(whole, names[spelling].replace("\\", r"\\"), text)
     return text

@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pandas as pd
 
+from ..chunking.config import LINK_FIELDS
 from ..chunking.sizes import SIZE_FIELDS, encoder_window
 from ..errors import ChartError
 from ..evaluation.choice.mode_candidates import SEPARATOR, split_candidate
@@ -55,8 +56,10 @@ def realised_text(p50, p95) -> str:
 
 
 def _options_text(options) -> str:
+    """The options that shape a config's chunks (not how they link into the site: every
+    config of a sweep links the same way)."""
     values = json.loads(options) if isinstance(options, str) and options else {}
-    return ",".join(f"{k}={v}" for k, v in sorted(values.items()))
+    return ",".join(f"{k}={v}" for k, v in sorted(values.items()) if k not in LINK_FIELDS)
 
 
 def _labels(frame: pd.DataFrame) -> pd.DataFrame:
@@ -426,9 +429,9 @@ def heading_depths(depths: pd.DataFrame) -> alt.Chart:
 
 def section_lengths(sections: pd.DataFrame, *, unit: str = "tokens",
                     window: int | None = None, bins: int = 30) -> alt.Chart:
-    """Histogram of section lengths (``profile.sections_table``) with rules at the median,
-    the 97th percentile and, in tokens, the encoder window the tail runs past (None:
-    ``sizes.encoder_window``)."""
+    """Histogram of section lengths (``chunking.section_lengths.sections_table``) with rules
+    at the median, the 97th percentile and, in tokens, the encoder window the tail runs past
+    (None: ``sizes.encoder_window``)."""
     window = window or encoder_window()
     values = sections[unit].to_numpy(dtype=float)
     counts, edges = np.histogram(values, bins=bins) if len(values) else (

@@ -5,6 +5,8 @@ histograms that show the many tiny chunks a min-max box hides."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 import pandas as pd
 
@@ -71,12 +73,14 @@ def tradeoff(candidates: pd.DataFrame, metric: str, *, chosen: str,
              runner_up: str | None = None, size: str = BUNDLE_TOKENS) -> alt.LayerChart:
     """``metric`` against the bundle a reader is handed (``size``: by default its cost, the
     mean tokens of the top-k chunks' context labels and texts, as the tie-break and the
-    verdict count it), one point per config; chosen and runner-up labelled, configs a
-    constraint excludes greyed."""
+    verdict count it), one point per config; chosen and runner-up labelled apart from each
+    other (``label_sides``), configs a constraint excludes greyed."""
     frame = _frame(candidates, metric, chosen, runner_up).dropna(subset=[size])
     if frame.empty:
         raise ChartError(f"no candidate carries {size!r}")
     unit = "tokens handed to the reader, labels included" if "token" in size else "chars"
+    frame = frame.reset_index(drop=True)
+    frame = frame.assign(label_side=label_sides(frame, metric, size))
     base = alt.Chart(frame).encode(
         x=alt.X(f"{size}:Q", title=f"bundle ({unit}, mean of the top-k)",
                 scale=alt.Scale(zero=False),
@@ -86,10 +90,37 @@ def tradeoff(candidates: pd.DataFrame, metric: str, *, chosen: str,
     points = base.mark_point(filled=True, size=70, opacity=1).encode(
         tooltip=["config", "role", alt.Tooltip(f"{metric}:Q", format=".3f"),
                  alt.Tooltip(f"{size}:Q", format=".0f")])
-    named = base.transform_filter(alt.FieldOneOfPredicate(field="role", oneOf=list(ROLES[:2])))
-    labels = named.mark_text(align="left", dx=7, dy=-6, fontSize=11).encode(text="config:N")
-    return (points + labels).properties(width=380, height=260,
-                                        title=f"{metric} against bundle size")
+    chart = alt.LayerChart(layer=[points])
+    for side, (align, dx, dy) in LABEL_PLACES.items():
+        chart += base.transform_filter(alt.datum.label_side == side).mark_text(
+            fontSize=11, align=align, dx=dx, dy=dy).encode(text="config:N")
+    return chart.properties(width=380, height=260, title=f"{metric} against bundle size")
+
+
+LABEL_PLACES: dict[str, tuple[Literal["left", "right"], int, int]] = {
+    "above": ("left", 7, -8), "below": ("left", 7, 12), "left": ("right", -7, -8)}
+"""Where a labelled point's name is written beside it: alignment, dx and dy in pixels."""
+
+
+def label_sides(frame: pd.DataFrame, metric: str, size: str) -> pd.Series:
+    """Where the trade-off chart names each point: only the chosen config and the runner-up
+    are named ("" for the rest), apart from each other: the one scoring higher above its
+    point and the other below, or, on equal scores, the one with the smaller bundle to the
+    left of its point, so two neighbouring configs never write their names over each other."""
+    sides = pd.Series("", index=frame.index)
+    named = frame[frame["role"].isin(ROLES[:2])]
+    if len(named) == 1:
+        sides[named.index] = "above"
+    elif len(named) == 2:
+        first, second = named.index
+        a, b = named.loc[first], named.loc[second]
+        if a[metric] != b[metric]:
+            high = first if a[metric] > b[metric] else second
+            sides[[first, second]] = ["above" if i == high else "below" for i in (first, second)]
+        else:
+            left = first if a[size] <= b[size] else second
+            sides[[first, second]] = ["left" if i == left else "above" for i in (first, second)]
+    return sides
 
 
 def choice_picture(candidates: pd.DataFrame, metric: str, *, chosen: str,

@@ -36,11 +36,11 @@ def section_pieces(doc, section: Section, config, sizer: Sizer) -> list[Piece]:
 
 def packed_pieces(doc, section: Section, config, sizer: Sizer) -> list[Piece]:
     """A section's blocks glued, cut where they may be and packed up to the size."""
+    lead_max = config.caption_max_chars if config.table_caption else 0
     groups = glue(section, caption=config.table_caption, caption_max=config.caption_max_chars,
                   text=doc.text)
-    segments = [
-        seg for group in groups for seg in group_segments(group, doc.text, config.size, sizer)
-    ]
+    segments = [seg for group in groups
+                for seg in group_segments(group, doc.text, config.size, sizer, lead_max=lead_max)]
     return to_pieces(pack(segments, config.size, config.overlap, sizer))
 
 
@@ -134,7 +134,8 @@ def heading_flush(doc: Document, config: ChunkerConfig) -> list[Chunk]:
     pieces: list[Piece] = []
     for section in sections(doc.blocks):
         packed: list[list[Segment]] = [[]]
-        for group in glue(section, caption=False, caption_max=0):
+        for group in glue(section, caption=config.table_caption,
+                          caption_max=config.caption_max_chars, text=doc.text):
             if packed[-1] and sizer.join(packed[-1]) >= config.size:
                 packed.append([])
             packed[-1].append(group_segment(group, sizer))

@@ -1,33 +1,21 @@
-"""The candidates of a choice: each config of a finished sweep scored on one query set (the
-tuning queries when the run split them) on the rule's retriever, with its bundle sizes, the
-constraints it fails and its margin to each, and its rank under the rule (ties with the best
-broken toward the cheaper config)."""
+"""The candidates of a choice: each config of a finished sweep scored on every query the rule
+reads, on the rule's retriever, with its bundle sizes, the constraints it fails and its
+margin to each, and the config whose chunks it repeats."""
 
 from __future__ import annotations
-
-import math
 
 import pandas as pd
 
 from ...chunking.sizes import reader_tokens
 from ...util.values import plain
-from ..queries.queries import TUNING
 from ..run.sweep import GROUP, summary_table, with_mode
-from ..scoring import stats
 from .mode_candidates import mode_suffix, split_candidate
 from .rules import BUNDLE, BUNDLE_TOKENS, ChoiceRule, check_rule
 
 
-def query_set(run) -> str:
-    """``tuning`` when the run split its queries (choose on those), else ``all``."""
-    sets = run.per_query.get("query_set")
-    return TUNING if sets is not None and (sets == TUNING).any() else "all"
-
-
-def summary_rows(run, rule: ChoiceRule, name: str) -> pd.DataFrame:
-    """Summary rows of one query set on the rule's retriever: the blend of all queries, or the
-    tuning/held-out split; summarised afresh from per_query when the rule keeps only some
-    query kinds."""
+def summary_rows(run, rule: ChoiceRule, name: str = "all") -> pd.DataFrame:
+    """Summary rows of one query set (``all``, ``tuning`` or ``held_out``) on the rule's
+    retriever; summarised afresh from per_query when the rule keeps only some query kinds."""
     summary = run.summary[run.summary["retriever"] == rule.retriever]
     if rule.query_kinds:
         ids = query_ids(run, name, rule) or set()
@@ -90,23 +78,23 @@ def _bundle(run, retriever: str, query_ids: set[str] | None, unit: str) -> pd.Se
 
 
 def candidates(run, rule: ChoiceRule) -> pd.DataFrame:
-    """One row per config on ``rule.retriever``, scored on the tuning queries (all when the
-    run has no split): every metric mean, the primary metric's interval, chunk_stats figures,
-    bundle_chars, the constraints it fails (``failed``) and its summed relative ``shortfall``,
-    ``same_as`` (a config with identical chunks, scored once), its gap to the best and the
-    paired test against it, whether it is ``tied`` with it, and its ``rank`` (1 = chosen;
-    NaN = fails a constraint or repeats another config)."""
+    """One row per config on ``rule.retriever``, scored on every query of the kinds the rule
+    reads: every metric mean, the primary metric's interval, chunk_stats figures,
+    bundle_chars and bundle_tokens, the constraints it fails (``failed``), whether it
+    ``passes`` them and its summed relative ``shortfall``, ``same_as`` (a config with
+    identical chunks, scored once) and the configs ``identical`` to it."""
     check_rule(rule, run)
-    name = query_set(run)
-    blend = summary_rows(run, rule, name)
+    blend = summary_rows(run, rule)
     wide = blend.pivot_table(index="config_id", columns="metric", values="mean")
     primary = blend[blend["metric"] == rule.primary_metric].set_index("config_id")
     table = run.chunk_stats.set_index("config_id").join(wide, how="inner")
     table = table.join(primary[["ci_low", "ci_high", "n"]], how="left")
-    asked = query_ids(run, name, rule)
+    asked = query_ids(run, "all", rule)
     table = table.join(bundle_chars(run, rule.retriever, asked), how="left")
     table = table.join(bundle_tokens(run, rule.retriever, asked), how="left").reset_index()
     constraints = rule.binding()
+    for name in {c.name for c in constraints} - set(table.columns):
+        table[name] = float("nan")  # a metric no query of these kinds could score
     table["failed"] = [[str(c) for c in constraints if not c.holds(row[c.name])]
                        for _, row in table.iterrows()]
     table["passes"] = table["failed"].str.len() == 0
@@ -117,7 +105,7 @@ def candidates(run, rule: ChoiceRule) -> pd.DataFrame:
     labels = dict(zip(table["config_id"], table.apply(label, axis=1), strict=True))
     table["identical"] = [", ".join(labels.get(t, t) for t, s in twins.items() if s == c)
                           for c in table["config_id"]]
-    return rank(table, rule, primary_values(run, rule, name))
+    return table
 
 
 def margins(table: pd.DataFrame, rule: ChoiceRule) -> pd.DataFrame:
@@ -143,39 +131,6 @@ def primary_values(run, rule: ChoiceRule, name: str) -> pd.DataFrame:
     if ids is not None:
         rows = rows[rows["query_id"].isin(ids)]
     return rows.pivot(index="query_id", columns="config_id", values="value")
-
-
-def _tie_column(table: pd.DataFrame, rule: ChoiceRule) -> tuple[str, bool]:
-    k = next((c.split("@")[1] for c in table.columns if c.startswith("bundle_efficiency@")),
-             None)
-    keys = {"smaller_bundle": (BUNDLE_TOKENS, True), "smaller_size": ("size", True),
-            "bundle_efficiency": (f"bundle_efficiency@{k}", False)}
-    return keys[rule.tie_break]
-
-
-def rank(table: pd.DataFrame, rule: ChoiceRule, values: pd.DataFrame) -> pd.DataFrame:
-    """``table`` (candidates) ranked under ``rule`` by its primary-metric column, the paired
-    tests against the best made on ``values`` (queries x configs)."""
-    tie_column, ascending = _tie_column(table, rule)
-    order = [rule.primary_metric, tie_column, "size", "config_id"]
-    directions = [False, ascending, True, True]
-    ok = table[table["passes"] & (table["same_as"] == "")].sort_values(
-        order, ascending=directions, na_position="last")
-    if ok.empty:
-        return table.assign(rank=math.nan, tied=False, gap_to_best=math.nan,
-                            p_vs_best=math.nan)
-    best = ok.iloc[0]
-    ok["gap_to_best"] = best[rule.primary_metric] - ok[rule.primary_metric]
-    ok["p_vs_best"] = [
-        1.0 if c == best["config_id"] else stats.paired_comparison(
-            values[best["config_id"]], values[c]).p_value for c in ok["config_id"]]
-    ok["tied"] = (ok["gap_to_best"] <= rule.tie_margin + 1e-12) & (ok["p_vs_best"] >= rule.alpha)
-    ok["primary_key"] = ok[rule.primary_metric].where(~ok["tied"], best[rule.primary_metric])
-    ok = ok.sort_values(["primary_key", *order[1:]], ascending=directions, na_position="last")
-    ok["rank"] = range(1, len(ok) + 1)
-    ranked = table.merge(ok[["config_id", "rank", "tied", "gap_to_best", "p_vs_best"]],
-                         on="config_id", how="left")
-    return ranked.sort_values(["rank", "config_id"], na_position="last", ignore_index=True)
 
 
 def label(row) -> str:

@@ -23,22 +23,22 @@ OPERATORS = {"==": operator.eq, ">=": operator.ge, "<=": operator.le, ">": opera
 ALIASES = {"≥": ">=", "≤": "<="}
 """Spellings without '=' (papermill skips a parameter line holding more than one '=')."""
 _CONSTRAINT = re.compile(
-    r"^\s*(?P<name>[A-Za-z_][A-Za-z0-9_]*(?:@\d+)?)\s*(?P<op>==|>=|<=|>|<|≥|≤)\s*"
+    r"^\s*(?P<name>[A-Za-z_][A-Za-z0-9_]*(?:@b?\d+)?)\s*(?P<op>==|>=|<=|>|<|≥|≤)\s*"
     r"(?P<value>[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)"
     r"(?:\s+on\s+(?P<retrievers>[A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*))?\s*$")
 EVERY_RETRIEVER = "all"
 ENCODER_MEASURES = {"over_encoder_limit": ("dense", "hybrid")}
 """Measures that concern one model, and the retrievers that use it: a constraint on one
 applies to those retrievers unless it says otherwise (``... on all``)."""
+INDEX_TOKENS: Literal["index_tokens"] = "index_tokens"
 TIE_BREAKS = {
-    "smaller_bundle": "smaller mean cost of the top-k bundle a reader is handed (tokens of "
-                      "each chunk's context label and text)",
-    "bundle_efficiency": "larger bundle_efficiency@k (gold-source share of the bundle)",
-    "smaller_size": "smaller configured chunk size",
+    INDEX_TOKENS: "the smaller index: fewer tokens to embed and store (index_tokens)",
+    "chunks": "fewer chunks: fewer vectors to store",
 }
+"""The cost the rule's last step compares, each something the user pays whatever the reader
+budget: at an equal budget every config hands the reader the same number of tokens."""
 TIE_MARGIN = 0.05
-"""Default primary-metric gap within which a cheaper config that the best is not
-significantly better than is preferred."""
+"""The smallest difference in the primary metric that counts as a win (``study.rule``)."""
 CONFIG_FIELDS = ("config_id", "strategy", "size", "unit", "options")
 NOT_A_MEASURE = {"documents", "size", "over_encoder_limit_method", *CONFIG_FIELDS}
 BUNDLE = "bundle_chars"
@@ -49,6 +49,14 @@ text): the cost of a config, in the tie-break, the charts and the sentences."""
 
 
 _BUDGET_CUT = re.compile(r"@b(\d+)$")
+
+
+def default_constraints(primary_metric: str) -> list[str]:
+    """The constraints a choice starts from: every chunk the reader is handed intact, at the
+    primary metric's own cut (within its budget, or in its top k), and at most 5% of the
+    index texts past the dense encoder's window."""
+    cut = primary_metric.rsplit("@", 1)[-1] if "@" in primary_metric else "5"
+    return [f"code_integrity@{cut} >= 1.0", "over_encoder_limit <= 0.05"]
 
 
 def metric_phrase(metric: str) -> str:
@@ -125,31 +133,30 @@ def parse_constraint(text: str) -> Constraint:
 
 
 class ChoiceRule(BaseModel):
-    """How a config is chosen: best ``primary_metric`` (mean over the tuning queries) on
-    ``retriever`` among configs meeting every constraint; a config within ``tie_margin`` of
-    the best that the best is not significantly better than (paired sign-flip test at
-    ``alpha``, uncorrected) is tied with it, and ``tie_break`` decides among the tied (see
-    TIE_BREAKS), then the config's size, then its id. A constraint binds only when it applies
-    to ``retriever`` (see ``parse_constraint``); ``query_kinds`` restricts the queries the
-    choice is made and reported on (kinds, or a group: ``leak_free`` for every kind no
-    heading injects, ``heading_derived``; empty for all)."""
+    """How a config is chosen (``study.rule``), among the configs meeting every constraint
+    on ``retriever``: the user's evidence on ``primary_metric`` first (a config the best beats
+    by at least ``tie_margin`` with a cluster-aware paired test at ``alpha``, Holm over the
+    comparisons with the best, is set aside), the shipped study second, ``tie_break`` (a
+    cost: see TIE_BREAKS) last. A constraint binds only when it applies to ``retriever``
+    (see ``parse_constraint``); ``query_kinds`` restricts the queries the choice reads
+    (kinds, or a group: ``leak_free`` for every kind no heading injects,
+    ``heading_derived``; empty: every written question, or the mined kinds the study
+    admits)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     primary_metric: str = DEFAULT_PRIMARY_METRIC
     retriever: str = "bm25"
     constraints: tuple[str, ...] = ()
-    tie_break: Literal["smaller_bundle", "bundle_efficiency", "smaller_size"] = "smaller_bundle"
+    tie_break: Literal["index_tokens", "chunks"] = INDEX_TOKENS
     tie_margin: float = Field(default=TIE_MARGIN, ge=0.0,
-                              description="primary-metric gap still counted a tie")
+                              description="the smallest primary-metric difference that wins")
     alpha: float = Field(default=0.05, gt=0.0, lt=1.0,
-                         description="significance level of the tie test")
+                         description="significance level of the paired tests")
     query_kinds: tuple[str, ...] = Field(
         default=(), description="query kinds (or the group leak_free / heading_derived) the "
-                                "choice is made on; empty for every kind")
-    splits: int = Field(default=20, ge=0, description="seeded tuning / held-out splits the "
-                                                      "rule is also applied to (0: none)")
-    split_seed: int = Field(default=0, description="seed of the first of those splits")
+                                "choice reads; empty: every written question, or the mined "
+                                "kinds the study admits")
 
     @field_validator("constraints")
     @classmethod

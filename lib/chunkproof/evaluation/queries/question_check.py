@@ -9,7 +9,6 @@ import os
 from dataclasses import dataclass
 
 from ...document.sections import Sections
-from ...errors import FileReadError
 from ...util.files import read_utf8
 from .queries import Query, documents_by_id, query_lines
 from .query_text import heading_text, key
@@ -86,18 +85,18 @@ class Problem:
     text: str
 
     def __str__(self) -> str:
+        if not self.line:  # the file as a whole
+            return self.text
         where = f"line {self.line}" + (f" ({self.query_id})" if self.query_id else "")
         return f"{where}: {self.text}"
 
 
 def check_file(path: str | os.PathLike, corpus) -> list[Problem]:
     """Every problem of every line of a JSONL query file: the loader's checks (fields,
-    sources), then the written-question checks; a file that cannot be read is one problem."""
+    sources), then the written-question checks. A file that cannot be read (missing, a
+    folder, not UTF-8) raises FileReadError: the command names it in one line."""
     docs = documents_by_id(corpus)
-    try:
-        lines = read_utf8(path, what="query file").splitlines()
-    except FileReadError as err:
-        return [Problem(0, "", f"cannot read the file: {err.reason}")]
+    lines = read_utf8(path, what="query file").splitlines()
     found: list[Problem] = []
     records = 0
     for number, qid, data, texts in query_lines(lines, docs):

@@ -9,8 +9,8 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import numpy as np
-from tqdm.auto import tqdm
 
+from ...util.progress import progress_bar
 from .retrieve import EmbeddingCache
 
 BATCH = 64
@@ -35,7 +35,7 @@ def embed_missing(cache: EmbeddingCache, texts: Iterable[str],
     missing = [t for k, t in by_key.items() if k not in found]
     batches = sorted_batches(missing, batch_size)
     began = time.perf_counter()
-    with tqdm(total=len(missing), desc="embed", unit="text", disable=not progress) as bar:
+    with progress_bar(total=len(missing), desc="embed", unit="text", enabled=progress) as bar:
         for batch, vectors in zip(batches, encode([missing[i] for i in b] for b in batches),
                                   strict=True):
             cache.put({cache.key(missing[i]): v for i, v in zip(batch, vectors, strict=True)})

@@ -1,12 +1,14 @@
 """Retrieval modes: what is done with a ranking before the reader gets it. ``plain`` hands over
 the ranked chunks; ``boost`` raises chunks whose heading path holds the query's terms (the
-retriever's own terms); ``expand=parent`` hands over each hit's whole section, nearest parts
-first, and ``expand=siblings`` the parts either side of it. A budget bundle of any mode is
+retriever's own terms); ``expand=parent`` hands over each hit's whole section and then the
+rest of its parent section (the sibling sections, with theirs), nearest first, and
+``expand=siblings`` the parts either side of it. A budget bundle of any mode is
 filled by ``budget.fill_budget``, so every mode is charged the same tokens as ``plain``."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 
 from ...chunking.records import Chunk
 from ...errors import ConfigError, UnknownModeError
@@ -74,24 +76,81 @@ def sections(chunks: Iterable[Chunk]) -> dict[str, tuple[Chunk, ...]]:
     return found
 
 
-# --- expansion --------------------------------------------------------------------------
-
-
-def expansion(hit: Chunk, groups: dict[str, tuple[Chunk, ...]], mode: str) -> list[Chunk]:
-    """What ``mode`` hands over for ``hit``: the hit, then the other parts of its section by
-    distance from it (the following part before the preceding one at equal distance), all of
-    them for ``expand=parent``, those next to it for ``expand=siblings``."""
-    section = groups.get(hit.id, (hit,))
-    at = next(i for i, c in enumerate(section) if c.id == hit.id)
-    reach = 1 if mode == SIBLINGS else len(section)
-    found = [hit]
-    for step in range(1, reach + 1):
-        found += [section[i] for i in (at + step, at - step) if 0 <= i < len(section)]
+def parent_sections(chunks: Iterable[Chunk]) -> dict[str, tuple[Chunk, ...]]:
+    """Chunk id -> the chunks of its parent section, in document order: those whose section
+    is its ``parent_section_id`` or lies under it (its own section's and its sibling
+    sections', with theirs). A section's chunks are consecutive, so they are the run from the
+    first chunk found under the parent to the last; a chunk is found under it through the
+    sections the chunks name (``section_id`` -> ``parent_section_id``). A chunk of a page's
+    root section, or one made without section ids, has no entry."""
+    by_doc: dict[str, list[Chunk]] = {}
+    for chunk in chunks:
+        by_doc.setdefault(chunk.doc_id, []).append(chunk)
+    found: dict[str, tuple[Chunk, ...]] = {}
+    for parts in by_doc.values():
+        parts.sort(key=lambda c: c.ordinal)
+        parent_of = {c.section_id: c.parent_section_id for c in parts if c.section_id}
+        reach: dict[str, list[int]] = {}  # section id -> [first, last] index of a chunk under it
+        for i, chunk in enumerate(parts):
+            section, seen = chunk.section_id, set()
+            while section and section not in seen:
+                seen.add(section)
+                reach.setdefault(section, [i, i])[1] = i
+                section = parent_of.get(section, "")
+        runs: dict[str, tuple[Chunk, ...]] = {}
+        for chunk in parts:
+            parent = chunk.parent_section_id
+            if chunk.section_id and parent in reach:
+                if parent not in runs:
+                    first, last = reach[parent]
+                    runs[parent] = tuple(parts[first : last + 1])
+                found[chunk.id] = runs[parent]
     return found
 
 
-def expanded(ranked: Sequence[Chunk], groups: dict[str, tuple[Chunk, ...]],
-             mode: str) -> list[Chunk]:
+@dataclass(frozen=True, slots=True)
+class Groups:
+    """What an expansion reads of a set of chunks, each made once: chunk id -> its
+    section's parts (``sections``), and -> its parent section's chunks (``parent_sections``,
+    for ``expand=parent`` alone)."""
+
+    sections: dict[str, tuple[Chunk, ...]]
+    parents: dict[str, tuple[Chunk, ...]]
+
+    @classmethod
+    def of(cls, chunks: Iterable[Chunk], mode: str) -> Groups:
+        chunks = list(chunks)
+        return cls(sections(chunks), parent_sections(chunks) if mode == PARENT else {})
+
+
+# --- expansion --------------------------------------------------------------------------
+
+
+def by_distance(run: Sequence[Chunk], hit: Chunk, reach: int | None = None) -> list[Chunk]:
+    """The chunks of ``run`` (holding ``hit``) by distance from it, the hit first and the
+    following one before the preceding one at equal distance; ``reach``: how far (None: all)."""
+    at = next(i for i, c in enumerate(run) if c.id == hit.id)
+    found = [hit]
+    for step in range(1, (len(run) if reach is None else reach) + 1):
+        found += [run[i] for i in (at + step, at - step) if 0 <= i < len(run)]
+    return found
+
+
+def expansion(hit: Chunk, groups: Groups, mode: str) -> list[Chunk]:
+    """What ``mode`` hands over for ``hit``: the hit, then the other parts of its section by
+    distance from it, those next to it for ``expand=siblings``, all of them for
+    ``expand=parent``, which then goes on to the rest of the parent section by distance from
+    the hit (``parent_sections``; a hit of a page's root section stops at its section)."""
+    section = groups.sections.get(hit.id, (hit,))
+    found = by_distance(section, hit, 1 if mode == SIBLINGS else None)
+    family = groups.parents.get(hit.id) if mode == PARENT else None
+    if family and len(family) > len(section):
+        own = {c.id for c in section}
+        found += [c for c in by_distance(family, hit) if c.id not in own]
+    return found
+
+
+def expanded(ranked: Sequence[Chunk], groups: Groups, mode: str) -> list[Chunk]:
     """Each hit's ``expansion`` in rank order, a chunk handed over once."""
     seen: dict[str, Chunk] = {}
     for hit in ranked:
@@ -104,7 +163,7 @@ def reader(mode: str, chunks: Iterable[Chunk]) -> Reader | None:
     """What ``mode`` hands a reader from a ranking of ``chunks`` (None: the ranking itself)."""
     if mode not in EXPANSIONS:
         return None
-    groups = sections(chunks)
+    groups = Groups.of(chunks, mode)
     return lambda ranked: expanded(ranked, groups, mode)
 
 
@@ -160,7 +219,7 @@ class ModeReader:
         self.mode = mode
         self.by_id = {c.id: c for c in chunks}
         self.budget, self.weight = budget, weight
-        self.groups = sections(self.by_id.values()) if self.mode in EXPANSIONS else {}
+        self.groups = Groups.of(self.by_id.values(), mode) if mode in EXPANSIONS else None
         self.crumbs = heading_terms(self.by_id.values()) if self.mode == BOOST else {}
 
     def hand_over(self, query: str, hits: Hits) -> list[Chunk]:
@@ -169,6 +228,6 @@ class ModeReader:
         if self.mode == BOOST:
             hits = boosted(hits, query_terms([query])[0], self.crumbs, weight=self.weight)
         ranked = [self.by_id[i] for i, _ in hits if i in self.by_id]
-        if self.mode in EXPANSIONS:
+        if self.groups is not None:
             ranked = expanded(ranked, self.groups, self.mode)
         return fill_budget(ranked, self.budget) if self.budget else ranked

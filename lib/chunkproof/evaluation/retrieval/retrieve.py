@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
-from tqdm import tqdm
 
 from ...chunking.encoder import TorchEncoder
 from ...chunking.sizes import ENCODER, counts_in_model, tokenizer_choice
@@ -23,6 +22,7 @@ from ...errors import CacheWarning, RetrieverError, UnknownRetrieverError
 from ...util.cache import cache_root
 from ...util.code_version import code_version, package_version
 from ...util.content_cache import ContentCache, digest
+from ...util.progress import progress_bar, redraws
 from ..queries.query_terms import stemmer
 
 RRF_K = 60
@@ -346,9 +346,10 @@ class DenseRetriever:
             self._encoder = TorchEncoder(self.model_path)
         step = self.batch_size * EMBED_BATCHES_PER_STEP
         parts = []
-        with tqdm(total=len(texts), desc="embed", unit="text", unit_scale=False,
-                  disable=None if self.progress is None else not self.progress,
-                  leave=False, mininterval=0, miniters=1) as bar:  # a step: 16 batches
+        shown = redraws() if self.progress is None else self.progress
+        with progress_bar(total=len(texts), desc="embed", unit="text", enabled=shown,
+                          unit_scale=False, leave=False, mininterval=0,
+                          miniters=1) as bar:  # a step: 16 batches
             for start in range(0, len(texts), step):
                 part = texts[start : start + step]
                 parts.append(self._encoder.embed(part, self.batch_size))
@@ -432,6 +433,8 @@ RETRIEVERS: dict[str, Callable[..., Retriever]] = {
 
 
 def retriever_names() -> list[str]:
+    """The retrievers ``make_retriever`` makes: bm25, dense, hybrid (the last two need the
+    dense extra)."""
     return list(RETRIEVERS)
 
 

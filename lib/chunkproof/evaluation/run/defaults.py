@@ -9,6 +9,9 @@ DEFAULT_K = 5
 DEFAULT_CORPUS = "data/sample"
 DEFAULT_BUDGETS = (512, 1024, 2048)
 """Token budgets: each also scores the top chunks that fill it (the fair comparison of sizes)."""
+STUDY_SIZES = (300, 600, 1200, 2400)
+"""The sizes ``chunkproof study`` sweeps: past where the pooled score peaks at the default
+budget, so the study never stops at the edge of what it tried."""
 DEFAULT_CONTRASTS = ("ast_breadcrumb:ast_merge",)
 """Planned contrasts: the breadcrumb prefix alone (the two strategies cut identical spans)."""
 

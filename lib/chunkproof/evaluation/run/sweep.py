@@ -15,13 +15,13 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
 
 from ...chunking.config import ChunkerConfig
 from ...chunking.sizes import ENCODER, token_method, tokenizer_choice
 from ...document.corpus import Corpus, load_corpus
 from ...errors import GridWarning
 from ...util.paths import real_path, repo_root, shown_path
+from ...util.progress import progress_bar
 from ..queries.free_queries import mine_all
 from ..queries.queries import QuerySplit, given_split, load_queries, query_group, split_queries
 from ..retrieval import budget, embedding, modes
@@ -246,7 +246,7 @@ def _chunk_all(configs: list[ChunkerConfig], corpus: Corpus, parts: Parts,
     n = len(executor.shards)
     made = executor.chunk([(i, config) for config in todo for i in range(n)])
     digests, pending, reused = {}, {}, 0
-    for config in tqdm(configs, desc="chunk", disable=not progress):
+    for config in progress_bar(configs, desc="chunk", unit="config", enabled=progress):
         path = parts.path(config.config_id, "chunks")
         if config in todo:
             shards = [next(made) for _ in range(n)]
@@ -293,7 +293,8 @@ def _retrieve_all(params: SweepParams, configs: list[ChunkerConfig], queries, pa
     by_id = {c.config_id: c for c in configs}
     done: dict[tuple[str, str], tuple] = {}
     per_query, retrieved, reused = [], [], 0
-    for config, name in tqdm(grid_, desc="retrieve + score", disable=not progress):
+    for config, name in progress_bar(grid_, desc="retrieve + score", unit="config x retriever",
+                                     enabled=progress):
         rows_path, ranks_path = (parts.path(config.config_id, table, name)
                                 for table in ("per_query", "retrieved"))
         if config.config_id in same_as:
@@ -322,8 +323,9 @@ def _retrieve_all(params: SweepParams, configs: list[ChunkerConfig], queries, pa
 def _annotate(per_query: pd.DataFrame, queries, corpus: Corpus,
               applied: dict[str, dict[str, str]], split: QuerySplit) -> pd.DataFrame:
     """Each row gets the structure source of its query's first gold document, the strategy
-    actually applied to that document, its query set and its query group (heading-derived
-    or leak-free kinds), so results split by all four."""
+    actually applied to that document, that document (``source``: the cluster paired tests
+    group its questions in), its query set and its query group (heading-derived or
+    leak-free kinds), so results split by all of them."""
     first_source = {q.id: q.sources[0] for q in queries}
     structure = {d.id: d.structure_source for d in corpus}
     sources = per_query["query_id"].map(first_source)
@@ -333,6 +335,7 @@ def _annotate(per_query: pd.DataFrame, queries, corpus: Corpus,
     for config_id, rows in per_query.groupby("config_id", sort=False).groups.items():
         strategy[rows] = sources[rows].map(applied[config_id]).fillna("")
     per_query["applied_strategy"] = strategy.astype("str")
+    per_query["source"] = sources
     per_query["query_set"] = per_query["query_id"].map(split.sets)
     per_query["query_group"] = per_query["query_kind"].map(query_group)
     return per_query

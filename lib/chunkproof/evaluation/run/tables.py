@@ -194,8 +194,9 @@ RETRIEVED = Table("retrieved.parquet", "the ranked chunks of every query, config
     *_columns(
         ("retriever", "str", "bm25, dense or hybrid"),
         ("mode", "str", "retrieval mode: plain, boost (heading-path match raises a chunk), "
-                        "expand=parent (each hit's section) or expand=siblings (the parts "
-                        "beside it), the last two at token budgets only"),
+                        "expand=parent (each hit's section, then its parent's) or "
+                        "expand=siblings (the parts beside it), the last two at token budgets "
+                        "only"),
         ("query_id", "str", "the query's id in the query set"),
         ("rank", "int", "the chunk's rank, 1 for the best"),
         ("chunk_id", "str", "the chunk (`id` in chunks.parquet)"),
@@ -207,8 +208,9 @@ PER_QUERY = Table("per_query.parquet", "every metric of every query, config and 
     *_columns(
         ("retriever", "str", "bm25, dense or hybrid"),
         ("mode", "str", "retrieval mode: plain, boost (heading-path match raises a chunk), "
-                        "expand=parent (each hit's section) or expand=siblings (the parts "
-                        "beside it), the last two at token budgets only"),
+                        "expand=parent (each hit's section, then its parent's) or "
+                        "expand=siblings (the parts beside it), the last two at token budgets "
+                        "only"),
         ("query_id", "str", "the query's id in the query set"),
         ("query_kind", "str", "the query file's kind (manual by default), or the mined kind: "
                               "title, section, symbol, body, keyword, partial, xref, "
@@ -218,6 +220,8 @@ PER_QUERY = Table("per_query.parquet", "every metric of every query, config and 
         ("value", "float", "the query's value (NaN where it is undefined, e.g. empty bundle)"),
         ("structure_source", "str", "structure source of the query's first gold document"),
         ("applied_strategy", "str", "the strategy applied to that document"),
+        ("source", "str", "the query's first gold document: the page it asks about, which "
+                          "groups it with the other questions of that page in paired tests"),
         ("query_set", "str", "tuning (configs are chosen on it), held_out (the choice is "
                              "reported on it) or all (too few queries to split)"),
         ("query_group", "str", "heading_derived (title, section and symbol queries: their text "
@@ -231,8 +235,9 @@ SUMMARY = Table("summary.csv", "mean of every metric per config and retriever wi
     *_columns(
         ("retriever", "str", "bm25, dense or hybrid"),
         ("mode", "str", "retrieval mode: plain, boost (heading-path match raises a chunk), "
-                        "expand=parent (each hit's section) or expand=siblings (the parts "
-                        "beside it), the last two at token budgets only"),
+                        "expand=parent (each hit's section, then its parent's) or "
+                        "expand=siblings (the parts beside it), the last two at token budgets "
+                        "only"),
         ("metric", "str", "metric name at k"),
         ("split", "str", "all (the blend), structure_source, applied_strategy, query_kind, "
                          "query_set or query_group"),
@@ -276,6 +281,8 @@ CHUNK_STATS = Table("chunk_stats.csv", "structural figures of each config's chun
         ("single_chunk_docs_share", "float", "share of documents the config left in one chunk"),
         ("over_encoder_limit", "float", "share of embed texts longer than the encoder window"),
         ("over_encoder_limit_method", "str", "tokenizer (counted) or estimate (words x 1.3)"),
+        ("index_tokens", "int", "encoder tokens of every chunk's embed text, summed: what the "
+                                "index costs to embed and store (the cost the verdict names)"),
     ),
 ))
 SIGNIFICANCE = Table("significance.csv", "paired tests on the key metrics, per retriever: the "

@@ -122,6 +122,9 @@ class ChunkTable:
         for name in self.FIELDS:
             setattr(self, name, np.zeros(0, dtype=float if name == "label" else INT))
         self.add(chunks)
+        self.origin = np.arange(len(self.chunks), dtype=INT)
+        """Per row, the row of the chunk as the chunker cut it (a truncated chunk's
+        source; a chunk's own row)."""
         self.row_of = {c.id: i for i, c in enumerate(self.chunks)}
         self.ranked = len(self.chunks)
         """Rows of the config's own chunks (the first ones); truncated ones come after."""
@@ -175,6 +178,7 @@ class ChunkTable:
         first = len(self.chunks)
         self.add([truncate(self.chunks[row], room, starts=self.text_starts[row])
                   for row, room in new])
+        self.origin = np.concatenate([self.origin, as_ints([row for row, _ in new])])
         self.cut_rows.update((w, first + i) for i, w in enumerate(new))
         return as_ints([self.cut_rows[w] for w in wanted])
 

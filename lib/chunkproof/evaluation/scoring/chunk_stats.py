@@ -57,15 +57,6 @@ def lost_characters(chunks: Iterable, docs: dict) -> tuple[int, int]:
     return sum(c[0] for c in counts), sum(c[1] for c in counts)
 
 
-def over_encoder_limit(chunks: Sequence[Chunk]) -> tuple[float, str]:
-    """(share of embed texts longer than the encoder window (``sizes.encoder_window``), and
-    ``tokenizer`` or ``estimate``)."""
-    if not chunks:
-        return math.nan, "none"
-    counts, method = embed_token_counts(chunks)
-    return float(np.mean(np.asarray(counts) > encoder_window())), method
-
-
 def embed_token_counts(chunks: Sequence[Chunk]) -> tuple[list[float], str]:
     """Tokens of each chunk's embed text as the encoder sees it ([CLS]/[SEP] included), and
     how they were made. With the tokenizer: the chunk's ``n_tokens`` plus its prefix's, each
@@ -124,6 +115,7 @@ class ChunkStats:
     single_chunk_docs_share: float
     over_encoder_limit: float
     over_encoder_limit_method: str
+    index_tokens: int
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -136,13 +128,16 @@ def chunk_stats(chunks: Sequence[Chunk], config: ChunkerConfig, *, docs: Any) ->
     chars (``chars_*``) and in tokens (``tokens_*``, the realised size);
     ``oversize`` counts chunks above ``config.size``; ``lost_chars`` counts non-whitespace
     document chars outside every chunk span; ``over_encoder_limit`` is the share of embed
-    texts longer than the encoder window, with how it was counted in ``*_method``.
+    texts longer than the encoder window, with how it was counted in ``*_method``;
+    ``index_tokens`` the tokens of every embed text: what the index costs to embed and
+    store.
     """
     chunks = list(chunks)
     docs = documents_by_id(docs)
     sizes = recorded_sizes(chunks, config.unit)
     lost, solid = lost_characters(chunks, docs)
-    over, method = over_encoder_limit(chunks)
+    counts, method = embed_token_counts(chunks) if chunks else ([], "none")
+    over = float(np.mean(np.asarray(counts) > encoder_window())) if chunks else math.nan
     by_doc: dict[str, list] = {}
     for chunk in chunks:
         by_doc.setdefault(chunk.doc_id, []).append(chunk)
@@ -163,4 +158,5 @@ def chunk_stats(chunks: Sequence[Chunk], config: ChunkerConfig, *, docs: Any) ->
         verbatim_share=_share([c.verbatim for c in chunks]),
         single_chunk_docs_share=_share([len(by_doc.get(d, ())) == 1 for d in docs]),
         over_encoder_limit=over, over_encoder_limit_method=method,
+        index_tokens=int(round(sum(counts))),
     )

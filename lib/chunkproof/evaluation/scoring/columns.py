@@ -18,17 +18,18 @@ def gold_entries(table: ChunkTable, bundles: Bundles, gold: np.ndarray) -> np.nd
 def bundle_columns(table: ChunkTable, bundles: Bundles, gold: np.ndarray,
                    cut: int | str) -> dict[str, np.ndarray]:
     """``bundle_efficiency@cut`` (the gold sources' share of the bundle's context chars),
-    ``code_integrity@cut`` (the share of its chunks that are intact,
-    ``bundles.intact_flags``) and ``label_kept@cut`` (the share of its chunks inside
-    labelled containers that carry their labels); NaN for an empty bundle, or none inside a
-    container."""
+    ``code_integrity@cut`` (the share of its chunks that are intact as the chunker cut
+    them, ``bundles.intact_flags``: a chunk a budget truncated is judged untruncated, so the
+    metric judges the chunker's boundaries, not the budget's cut) and ``label_kept@cut``
+    (the share of its chunks inside labelled containers that carry their labels); NaN for
+    an empty bundle, or none inside a container."""
     n, rows = bundles.queries, bundles.row
     chars = table.context_len[rows]
     on_topic = np.where(gold_entries(table, bundles, gold), chars, 0)
     return {
         f"bundle_efficiency@{cut}": ratio(sums(bundles.query, on_topic, n),
                                           sums(bundles.query, chars, n)),
-        f"code_integrity@{cut}": shares(bundles.query, table.intact[rows], n),
+        f"code_integrity@{cut}": shares(bundles.query, table.intact[table.origin[rows]], n),
         f"label_kept@{cut}": shares(bundles.query, table.label[rows], n),
     }
 

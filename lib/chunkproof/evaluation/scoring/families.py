@@ -70,6 +70,20 @@ def orient(rows: pd.DataFrame, config_a: str) -> pd.DataFrame:
     return pd.concat([rows[~flip], swap_sides(rows[flip])]).loc[rows.index]
 
 
+CLUSTER = "source"
+"""The per-query column naming the page a query asks about: its cluster in paired tests."""
+
+
+def query_clusters(per_query: pd.DataFrame, query_col: str = "query_id",
+                   cluster_col: str = CLUSTER) -> pd.Series | None:
+    """query -> its cluster (the page it asks about), or None when ``per_query`` has no
+    ``cluster_col`` (a run made before clusters were recorded: every query on its own)."""
+    if cluster_col not in per_query.columns:
+        return None
+    firsts = per_query.drop_duplicates(query_col)
+    return pd.Series(firsts[cluster_col].astype(str).to_numpy(), index=firsts[query_col])
+
+
 EXPLORATORY = "exploratory"
 PLANNED = "planned"
 """The two Holm families: every pair of configs, and the contrasts declared before the run."""
@@ -95,6 +109,7 @@ def compare_pairs(
     higher_is_better: bool = True,
     n_resamples: int = N_RESAMPLES,
     seed: int = 0,
+    cluster_col: str = CLUSTER,
 ) -> pd.DataFrame:
     """The given pairs of configs (None: every pair) on ``metric`` as one Holm family, with a
     verdict.
@@ -105,7 +120,9 @@ def compare_pairs(
     better" / "B better", A = ``config_a``) only when the Holm-corrected p-value (over these
     pairs only) is below ``alpha``. The permutation count grows with the number of pairs (see
     ``permutations_for``) so that Holm's correction can reach ``alpha`` at all; the interval
-    inverts the uncorrected test, so it excludes 0 exactly when ``p_value < alpha``.
+    inverts the uncorrected test, so it excludes 0 exactly when ``p_value < alpha``. Where
+    ``per_query`` has a ``cluster_col`` column (the page each query asks about), queries of
+    one page are tested as one cluster (``stats.compare_columns``).
     """
     wide = _wide(per_query, metric, config_col, query_col)
     if pairs is None:
@@ -113,7 +130,8 @@ def compare_pairs(
     n_permutations = permutations_for(len(pairs), alpha=alpha, floor=n_resamples)
     holm_levels = alpha / np.arange(max(len(pairs), 1), 0, -1)
     results = paired_results(wide, pairs, n_resamples=n_permutations, seed=seed,
-                             confidence=1.0 - alpha, levels=tuple(holm_levels))
+                             confidence=1.0 - alpha, levels=tuple(holm_levels),
+                             clusters=query_clusters(per_query, query_col, cluster_col))
     rows = []
     for (config_a, config_b), result in zip(pairs, results, strict=True):
         a, b = wide[config_a].to_numpy(), wide[config_b].to_numpy()

@@ -1,4 +1,4 @@
-"""Measured checks of the six chunking invariants: every figure is a count, never a verdict."""
+"""Measured checks of the chunking invariants: every figure is a count, never a verdict."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 from ...chunking.build import dedup_title
+from ...chunking.packing import introduces
 from ...chunking.records import Chunk
 from ...document.blocks import Block
 from ...document.inline import plain_text
@@ -40,6 +41,9 @@ class InvariantReport:
     labels_lost: int = 0
     """Chunks inside labelled containers whose breadcrumb, prefix and text lack a label of
     one of them."""
+    cut_lead_ins: int = 0
+    """Lead-ins (a short paragraph ending in ``:``) that no chunk holds together with the
+    start of what they introduce (``packing.introduces``)."""
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -158,6 +162,31 @@ def cut_labels(doc, chunks: list[Chunk]) -> int:
     return parted
 
 
+def lead_ins(blocks, text: str, most: int) -> list[tuple[Block, Block]]:
+    """(lead-in, what it introduces) of every lead-in of at most ``most`` chars, at any depth:
+    two blocks side by side in one list of blocks (``packing.introduces``)."""
+    found: list[tuple[Block, Block]] = []
+    for block, after in zip(blocks, blocks[1:], strict=False):
+        if introduces(block, after, text, most):
+            found.append((block, after))
+    for block in blocks:
+        if block.children:
+            found += lead_ins(block.children, text, most)
+    return found
+
+
+def cut_lead_ins(doc, chunks: list[Chunk], most: int) -> int:
+    """Lead-ins (of at most ``most`` chars) that no chunk holds with the start of what they
+    introduce: none spans from inside the lead-in to past that start."""
+    spans = sorted((c.start, c.end) for c in chunks)
+    starts = [start for start, _ in spans]
+    cut = 0
+    for lead, after in lead_ins(doc.blocks, doc.text, most):
+        holding = spans[: bisect.bisect_left(starts, lead.end)]
+        cut += not any(end > after.start for _, end in holding)
+    return cut
+
+
 def carries_labels(chunk: Chunk, labels: tuple[str, ...]) -> bool:
     """Each of ``labels`` in the chunk's breadcrumb, its rendered prefix or its text (case
     folded)."""
@@ -187,4 +216,5 @@ def check(doc, chunks: list[Chunk], config) -> InvariantReport:
         heading_only=heading_only(doc, chunks),
         cut_labels=cut_labels(doc, chunks),
         labels_lost=sum(label_kept(doc, c) is False for c in chunks),
+        cut_lead_ins=cut_lead_ins(doc, chunks, config.caption_max_chars),
     )

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ...errors import ComparisonError
-from . import intervals
+from . import clustered, intervals
 
 N_RESAMPLES = 2000
 """Most sign vectors a permutation test of one pair draws (``families`` raises it with the
@@ -174,11 +174,19 @@ def random_signs(n: int, n_resamples: int, seed: int, *,
 
 def compare_columns(left: np.ndarray, right: np.ndarray, *, n_resamples: int, seed: int,
                     confidence: float, levels: Sequence[float] = (ALPHA,),
-                    cache_bytes: int | None = None) -> list[PairedResult]:
+                    cache_bytes: int | None = None,
+                    clusters: np.ndarray | None = None) -> list[PairedResult]:
     """A ``PairedResult`` for each column pair of ``left`` and ``right`` (queries x pairs, no
     NaN): the pairs whose values are all 0 or 1 by the exact sign test with Tango's interval,
-    the others by the sign-flip test (sharing its sign vectors) with a t interval."""
+    the others by the sign-flip test (sharing its sign vectors) with a t interval. With
+    ``clusters`` (a cluster number per query) grouping any two queries, every pair by the
+    cluster sign-flip test with the cluster-robust t interval (``clustered``) instead."""
     n, pairs = left.shape
+    if clustered.clustered(clusters, n):
+        assert clusters is not None
+        return _clustered_columns(left, right, clusters, n_resamples=n_resamples, seed=seed,
+                                  confidence=confidence, levels=levels,
+                                  cache_bytes=cache_bytes)
     diffs = left - right
     binary = np.isin(left, (0.0, 1.0)).all(axis=0) & np.isin(right, (0.0, 1.0)).all(axis=0)
     a_only, b_only = (diffs > 0).sum(axis=0), (diffs < 0).sum(axis=0)
@@ -198,6 +206,23 @@ def compare_columns(left: np.ndarray, right: np.ndarray, *, n_resamples: int, se
         names[rest] = intervals.t_name(n, (diffs[:, rest] != 0).sum(axis=0))
     return [_result(left[:, j], right[:, j], p[j], (low[j], high[j]), tests[j], names[j],
                     confidence) for j in range(pairs)]
+
+
+def _clustered_columns(left: np.ndarray, right: np.ndarray, codes: np.ndarray, *,
+                       n_resamples: int, seed: int, confidence: float,
+                       levels: Sequence[float], cache_bytes: int | None) -> list[PairedResult]:
+    """``compare_columns`` with clusters: the sign-flip test of each cluster's summed
+    difference, and the cluster-robust t interval."""
+    diffs = left - right
+    count = int(codes.max()) + 1
+    totals = clustered.cluster_totals(diffs, codes, count)
+    p, drawn = sign_flip_p(totals, n_resamples=n_resamples, seed=seed, levels=levels,
+                           cache_bytes=cache_bytes)
+    low, high = clustered.cluster_interval(diffs, codes, count, confidence)
+    exact = bool(count and 2**count <= n_resamples and count <= 16)
+    tests, name = clustered.cluster_names(count, drawn, p, exact)
+    return [_result(left[:, j], right[:, j], p[j], (low[j], high[j]), tests[j], name,
+                    confidence) for j in range(left.shape[1])]
 
 
 def _flip_names(drawn: np.ndarray, p: np.ndarray, n: int, n_resamples: int) -> list[str]:
@@ -228,13 +253,19 @@ def paired_comparison(
     n_resamples: int = N_RESAMPLES,
     seed: int = 0,
     confidence: float = 0.95,
+    clusters: Sequence | None = None,
 ) -> PairedResult:
     """Mean paired difference A - B with its test and interval (``compare_columns``): at most
     ``n_resamples`` sign vectors for a continuous metric, drawn until the p-value is clear of
-    1 - confidence."""
+    1 - confidence. ``clusters``: a label per query (the page it asks about), for the
+    cluster-aware test and interval."""
     left, right = _paired(a, b)
+    codes = None
+    if clusters is not None:
+        keep = ~(np.isnan(np.asarray(a, dtype=float)) | np.isnan(np.asarray(b, dtype=float)))
+        codes = clustered.cluster_codes(np.asarray(clusters, dtype=object)[keep])[0]
     return compare_columns(left[:, None], right[:, None], n_resamples=n_resamples, seed=seed,
-                           confidence=confidence, levels=(1 - confidence,))[0]
+                           confidence=confidence, levels=(1 - confidence,), clusters=codes)[0]
 
 
 PAIR_BATCH_CELLS = 8_000_000
@@ -242,11 +273,12 @@ PAIR_BATCH_CELLS = 8_000_000
 
 
 def paired_results(wide: pd.DataFrame, pairs: Sequence[tuple[str, str]], *, n_resamples: int,
-                   seed: int, confidence: float, levels: Sequence[float] = (ALPHA,)
-                   ) -> list[PairedResult]:
+                   seed: int, confidence: float, levels: Sequence[float] = (ALPHA,),
+                   clusters: pd.Series | None = None) -> list[PairedResult]:
     """``paired_comparison`` of every pair of columns of ``wide`` (queries x configs), the
     pairs that keep the same queries tested together (``compare_columns``), each p-value drawn
-    as precisely as ``levels`` (the thresholds it will meet, e.g. Holm's) need."""
+    as precisely as ``levels`` (the thresholds it will meet, e.g. Holm's) need; ``clusters``
+    (query -> the page it asks about, indexed like ``wide``) for cluster-aware tests."""
     values = wide.to_numpy(dtype=float)
     column = {name: i for i, name in enumerate(wide.columns)}
     index = [(column[a], column[b]) for a, b in pairs]
@@ -255,15 +287,18 @@ def paired_results(wide: pd.DataFrame, pairs: Sequence[tuple[str, str]], *, n_re
     for p, mask in enumerate(kept):
         groups.setdefault(np.packbits(mask).tobytes() + bytes([len(mask) % 8]), []).append(p)
     results: list[PairedResult | None] = [None] * len(pairs)
+    labels = None if clusters is None else clusters.reindex(wide.index).to_numpy(dtype=object)
     for members in groups.values():
         mask = kept[members[0]]
         left = values[mask][:, [index[p][0] for p in members]]
         right = values[mask][:, [index[p][1] for p in members]]
+        codes = None if labels is None else clustered.cluster_codes(labels[mask])[0]
         step = max(1, PAIR_BATCH_CELLS // max(len(left), 1))
         for start in range(0, len(members), step):
             cols = slice(start, start + step)
             found = compare_columns(left[:, cols], right[:, cols], n_resamples=n_resamples,
-                                    seed=seed, confidence=confidence, levels=levels)
+                                    seed=seed, confidence=confidence, levels=levels,
+                                    clusters=codes)
             for offset, result in enumerate(found):
                 results[members[start + offset]] = result
     return [r for r in results if r is not None]

@@ -6,13 +6,13 @@ import time
 from collections.abc import Sequence
 
 import pandas as pd
-from tqdm.auto import tqdm
 
 from ...chunking.build import chunk_document
 from ...chunking.config import ChunkerConfig, make_config
 from ...chunking.registry import REGISTRY, available_names, check_strategy
 from ...chunking.sizes import measure_all
 from ...errors import ConfigError
+from ...util.progress import progress_bar
 from . import invariants
 
 
@@ -29,7 +29,7 @@ def strategy_summary(corpus, *, size: int = 1000, unit: str = "chars",
         raise ConfigError("strategies: give at least one (see: chunkproof strategies)")
     configs = [make_config(strategy=name, size=size, unit=unit) for name in names]
     docs = list(corpus)  # configs are checked first: a bad parameter draws no bar
-    with tqdm(total=len(names) * len(docs), unit="doc", disable=not progress) as bar:
+    with progress_bar(total=len(names) * len(docs), unit="doc", enabled=progress) as bar:
         return pd.DataFrame([_row(config, docs, bar) for config in configs])
 
 

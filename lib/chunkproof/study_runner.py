@@ -1,0 +1,195 @@
+"""``chunkproof study``: the same grid on every site of a study folder (its written questions,
+and optionally its mined ones), each site's per-question evidence, the random-effects pooled
+tables, the rule's calibration by simulation, forest plots, and the results file the verdict
+reads as its prior."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .errors import GridWarning
+from .evaluation.choice.calibration import calibration_table, simulate, validation_table
+from .evaluation.choice.candidates import bundle_tokens
+from .evaluation.choice.mode_candidates import by_candidate
+from .evaluation.run.defaults import (
+    DEFAULT_BUDGETS,
+    DEFAULT_K,
+    DEFAULT_RETRIEVERS,
+    DEFAULT_STRATEGIES,
+    STUDY_SIZES,
+)
+from .evaluation.run.engine import Engine
+from .evaluation.run.runs import SweepParams, versions
+from .evaluation.run.sweep import run_sweep
+from .evaluation.study.evidence import METRICS, SiteEvidence, site_evidence
+from .evaluation.study.prior import REFERENCE, Prior, pooled_table, separated
+from .evaluation.study.results import StudyResults
+from .evaluation.study.rule import TIE_MARGIN
+from .evaluation.study.sites import Site, find_sites
+from .util.atomic import write_text_atomic
+from .util.sheets import csv_text
+
+PRIMARY = ("bm25", "answer_hit@b1024")
+"""The retriever and metric the validation table and the old-rule comparison are made at."""
+
+
+@dataclass
+class StudyPlan:
+    """What ``chunkproof study`` runs."""
+
+    folder: str
+    out: str
+    sites: tuple[str, ...] = ()
+    strategies: tuple[str, ...] = DEFAULT_STRATEGIES
+    sizes: tuple[int, ...] = STUDY_SIZES
+    retrievers: tuple[str, ...] = DEFAULT_RETRIEVERS
+    budgets: tuple[int, ...] = DEFAULT_BUDGETS
+    draws: int = 60
+    engine: Engine = field(default_factory=Engine)
+
+
+def site_params(plan: StudyPlan, site: Site) -> SweepParams:
+    return SweepParams(corpus=str(site.docs), queries=str(site.queries),
+                       strategies=plan.strategies, sizes=plan.sizes,
+                       retrievers=plan.retrievers, budgets=plan.budgets, contrasts=(),
+                       k=DEFAULT_K)
+
+
+def run_site(plan: StudyPlan, site: Site) -> SiteEvidence:
+    """The site's written questions swept into ``out/sites/<site>/written`` (an identical
+    finished run there is reused) and read as evidence."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", GridWarning)
+        result = run_sweep(site_params(plan, site), Path(plan.out) / "sites" / site.name /
+                           "written", engine=plan.engine, progress=False, overwrite=True)
+    bundle = bundle_tokens(by_candidate(result), "bm25") if "bm25" in plan.retrievers else {}
+    return site_evidence(site.name, result, bundle_tokens=dict(bundle))
+
+
+def data_commit(folder: str | os.PathLike) -> str:
+    """The last commit that changed the study folder ("" outside a git checkout)."""
+    try:
+        done = subprocess.run(["git", "log", "-1", "--format=%H", "--", "."], cwd=folder,
+                              capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
+def study_meta(plan: StudyPlan, sites: Sequence[Site], evidence: Sequence[SiteEvidence]
+               ) -> dict[str, Any]:
+    found = versions()
+    return {"date": max(str(s.source.get("vendored", "")) for s in sites),
+            "data_commit": data_commit(plan.folder), "sites": [s.name for s in sites],
+            "questions": sum(len(e.questions) for e in evidence),
+            "pages": sum(len(set(e.pages)) for e in evidence),
+            "grid": {"strategies": list(plan.strategies), "sizes": list(plan.sizes),
+                     "retrievers": list(plan.retrievers), "budgets": list(plan.budgets),
+                     "unit": "chars"},
+            "tie_margin": TIE_MARGIN, "draws": plan.draws,
+            "versions": {k: v for k, v in found.items() if k != "chunkproof_code"}}
+
+
+def versus_best(prior: Prior, retriever: str, metric: str) -> list[dict[str, Any]]:
+    """Each config against the pooled best (the top of the ranking): the pooled difference
+    and whether the pooled evidence sets it below the best."""
+    configs = prior.configs(retriever, metric)
+    best = prior.ranking(configs, retriever, metric)[0][0]
+    rows = []
+    for config in configs:
+        row: dict[str, Any] = {"retriever": retriever, "metric": metric, "config": config,
+                               "best": best}
+        if config == best:
+            row.update(effect=0.0, separated=False)
+        else:
+            pooled = prior.pooled(best, config, retriever, metric)
+            row.update(pooled.as_dict(), separated=separated(pooled, TIE_MARGIN))
+        rows.append(row)
+    return rows
+
+
+def site_effect_rows(prior: Prior, retriever: str, metric: str) -> list[dict[str, Any]]:
+    rows = []
+    for config in prior.configs(retriever, metric):
+        if config == prior.reference:
+            continue
+        for site, effect, se in prior.site_effects(config, prior.reference, retriever, metric):
+            rows.append({"retriever": retriever, "metric": metric, "config": config,
+                         "site": site, "effect": effect, "se": se})
+    return rows
+
+
+def calibrate(prior: Prior, plan: StudyPlan) -> tuple[list[dict], list[dict]]:
+    """The calibration table at every retriever and metric, and the leave-one-site-out
+    validation at ``PRIMARY``."""
+    calibration, validation = [], []
+    for retriever in plan.retrievers:
+        for metric in METRICS:
+            simulated = simulate(prior, retriever, metric, draws=plan.draws)
+            table = calibration_table(simulated).assign(retriever=retriever, metric=metric)
+            calibration += table.to_dict("records")
+            if (retriever, metric) == PRIMARY:
+                validation = validation_table(simulated).to_dict("records")
+    return calibration, validation
+
+
+def run_study(plan: StudyPlan, *, progress=print) -> StudyResults:
+    """Every site run, pooled and calibrated; the results file written to
+    ``out/study.json`` with its tables as CSV beside it."""
+    sites = find_sites(plan.folder, plan.sites)
+    evidence = []
+    for site in sites:
+        progress(f"study: {site.name}: sweeping {len(site_params(plan, site).configs())} "
+                 f"configs on its written questions")
+        evidence.append(run_site(plan, site))
+    prior = Prior(tuple(evidence), REFERENCE, study_meta(plan, sites, evidence))
+    tables: dict[str, list[dict]] = {"pooled": [], "versus_best": [], "site_effects": []}
+    for retriever in plan.retrievers:
+        for metric in METRICS:
+            tables["pooled"] += pooled_table(prior, retriever, metric)
+            tables["versus_best"] += versus_best(prior, retriever, metric)
+            tables["site_effects"] += site_effect_rows(prior, retriever, metric)
+    progress("study: calibrating the rule by simulation")
+    tables["calibration"], tables["validation"] = calibrate(prior, plan)
+    results = StudyResults(prior, {s.name: s.source for s in sites}, tables)
+    out = Path(plan.out)
+    results.write(out / "study.json")
+    for name, rows in tables.items():
+        write_text_atomic(out / f"{name}.csv", csv_text(pd.DataFrame(rows)))
+    for name, svg in forest_svgs(results).items():
+        write_text_atomic(out / name, svg)
+    return results
+
+
+def forest_name(retriever: str, metric: str) -> str:
+    return f"forest_{retriever}_{metric.replace('@', '_')}.svg"
+
+
+def forest_svgs(results: StudyResults, retrievers: Sequence[str] | None = None
+                ) -> dict[str, str]:
+    """A forest plot (SVG text, by file name) per retriever and metric of the pooled table:
+    each config's effect over the reference on every site, pooled, and on a new site."""
+    from .viz.render import to_svg
+    from .viz.study_charts import forest
+
+    prior = results.prior
+    pooled = pd.DataFrame(results.table("pooled"))
+    drawn = {}
+    for (retriever, metric), rows in pooled.groupby(["retriever", "metric"], sort=True):
+        if retriever not in (retrievers or (retriever,)):
+            continue
+        rows = rows[rows["config"] != rows["against"]]
+        dots = pd.DataFrame(site_effect_rows(prior, str(retriever), str(metric)))
+        title = (f"{metric}, {retriever}: effect over {prior.reference} on "
+                 f"{len(prior.sites)} sites")
+        drawn[forest_name(str(retriever), str(metric))] = to_svg(forest(rows, dots,
+                                                                        title=title))
+    return drawn
