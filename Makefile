@@ -104,7 +104,8 @@ bench: $(STAMP)
 bench-sweep: $(STAMP)
 	$(PY) -m chunkproof.bench --sweep
 
-# What a user waits for (bench/report.py): the report's wall and CPU time on the sample (an
+# What a user waits for (bench/report.py): the report's wall and CPU time on a real site of the
+# study (data/study/mkdocs-material/docs, queries mined from its pages), on the sample (an
 # empty content cache, then after one page is edited) and on the sample grown to 20 MB, the
 # kernel start + import share, workers auto vs 1, and the dense runtimes' figures when
 # chunkproof.bench.dense is there. Minutes, at low priority.

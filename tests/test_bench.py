@@ -143,3 +143,24 @@ def test_the_memory_bench_runs_chunk_on_one_file_into_both_outputs(capsys):
     assert set(rows) == {"JSONL file", "chunk folder"}
     for peak_mb, per_byte, cpu, _wall in rows.values():
         assert float(peak_mb) > 0 and float(per_byte) > 0 and float(cpu) > 0
+
+
+def test_the_report_bench_runs_a_real_site_on_mined_queries(monkeypatch, capsys):
+    """--site-only: one report on the site, its queries mined (no query file), the grid of
+    make run, nothing on the sample."""
+    from chunkproof.bench import report
+
+    calls = []
+
+    def timed(corpus, queries, out, grid):
+        calls.append((corpus, queries, grid))
+        return {"wall": 2.0, "cpu": 1.5, "share": 0.25, "lines": ["head", "row"],
+                "failed": [], "start": 0.5, "notebooks": 2.0}
+
+    monkeypatch.setattr(report, "timed_report", timed)
+    assert report.main(["--site-only", "--site", "tests/fixtures/mini_corpus"]) == 0
+    [(corpus, queries, grid)] = calls
+    assert corpus.endswith("tests/fixtures/mini_corpus") and queries == ""
+    assert grid == report.RUN_GRID
+    out = capsys.readouterr().out
+    assert "queries mined" in out and "CPU 1.5 s" in out
