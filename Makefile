@@ -32,7 +32,7 @@ empty :=
 space := $(empty) $(empty)
 csv = $(subst $(space),$(comma),$(strip $(1)))
 
-.PHONY: install install-dense install-all test test-extras run study bench bench-sweep bench-report bench-scale bench-chunk bench-dense bench-cache lint docs hooks lab clean
+.PHONY: install install-dense install-all test test-extras run study bench bench-sweep bench-report bench-scale bench-chunk bench-memory bench-dense bench-cache lint docs hooks lab clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -106,7 +106,8 @@ bench: $(STAMP)
 bench-sweep: $(STAMP)
 	$(PY) -m chunkproof.bench --sweep
 
-# What a user waits for (bench/report.py): the report's wall and CPU time on the sample (an
+# What a user waits for (bench/report.py): the report's wall and CPU time on a real site of the
+# study (data/study/mkdocs-material/docs, queries mined from its pages), on the sample (an
 # empty content cache, then after one page is edited) and on the sample grown to 20 MB, the
 # kernel start + import share, workers auto vs 1, and the dense runtimes' figures when
 # chunkproof.bench.dense is there. Minutes, at low priority.
@@ -121,6 +122,11 @@ bench-scale: $(STAMP)
 # chunkproof chunk --out DIR/ in this process and on Ray Data (needs the ray extra), 20 MB corpus.
 bench-chunk: $(STAMP)
 	$(PY) -m chunkproof.bench.chunk_engines
+
+# chunkproof chunk on one generated 32 MB file, into a JSONL file and into a chunk folder, each
+# in a new process (bench/chunk_memory.py): peak resident memory per input byte, CPU and wall s.
+bench-memory: $(STAMP)
+	$(PY) -m chunkproof.bench.chunk_memory
 
 # Dense encoding on CPU: texts per CPU second of torch, onnx and onnx-int8 on the sample's
 # chunks and queries, and each ONNX runtime's top-5 agreement with torch (bench/dense.py).

@@ -18,6 +18,9 @@ os.environ.setdefault("CHUNKPROOF_WORKERS", "1")
 # No parse or tokenisation kept across tests (a test that changes the parser must parse);
 # tests/test_content_cache.py turns the caches on in a folder of its own.
 os.environ.setdefault("CHUNKPROOF_CONTENT_CACHE", "0")
+# No sweep's measured costs read or recorded (workers=auto weighs the defaults);
+# tests/test_engine.py records them in a folder of its own.
+os.environ.setdefault("CHUNKPROOF_COSTS", "0")
 
 from chunkproof import load_corpus, make_document
 from chunkproof.chunking.registry import REGISTRY

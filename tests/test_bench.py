@@ -131,3 +131,37 @@ def test_the_report_bench_says_which_dense_packages_it_lacks(monkeypatch, capsys
     monkeypatch.setattr(report.subprocess, "run", lambda *a, **k: pytest.fail("ran the bench"))
     report.dense_figures()
     assert "onnxruntime" in capsys.readouterr().out
+
+
+def test_the_memory_bench_runs_chunk_on_one_file_into_both_outputs(capsys):
+    """Each output's peak memory per input byte, read from the rusage of its own process."""
+    from chunkproof.bench.chunk_memory import main
+
+    assert main(["--mb", "0.2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    rows = {(line[:14].strip(), line[14:29].strip()): line[29:].split() for line in lines[2:]}
+    assert set(rows) == {(output, cache) for output in ("JSONL file", "chunk folder")
+                         for cache in ("empty", "off")}
+    for peak_mb, per_byte, cpu, _wall in rows.values():
+        assert float(peak_mb) > 0 and float(per_byte) > 0 and float(cpu) > 0
+
+
+def test_the_report_bench_runs_a_real_site_on_mined_queries(monkeypatch, capsys):
+    """--site-only: one report on the site, its queries mined (no query file), the grid of
+    make run, nothing on the sample."""
+    from chunkproof.bench import report
+
+    calls = []
+
+    def timed(corpus, queries, out, grid):
+        calls.append((corpus, queries, grid))
+        return {"wall": 2.0, "cpu": 1.5, "share": 0.25, "lines": ["head", "row"],
+                "failed": [], "start": 0.5, "notebooks": 2.0}
+
+    monkeypatch.setattr(report, "timed_report", timed)
+    assert report.main(["--site-only", "--site", "tests/fixtures/mini_corpus"]) == 0
+    [(corpus, queries, grid)] = calls
+    assert corpus.endswith("tests/fixtures/mini_corpus") and queries == ""
+    assert grid == report.RUN_GRID
+    out = capsys.readouterr().out
+    assert "queries mined" in out and "CPU 1.5 s" in out

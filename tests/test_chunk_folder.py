@@ -163,6 +163,46 @@ def test_a_folder_holds_the_chunks_the_jsonl_holds(tmp_path, corpus, config_file
     assert [c.as_dict() for c in shards.read_chunk_folder(out)] == expected  # corpus order
 
 
+def test_a_shard_is_written_a_batch_at_a_time(tmp_path, corpus, config_file, capsys,
+                                              monkeypatch):
+    """A shard's chunks go to its file in row groups of ``BATCH_ROWS`` as they are made, and
+    each chunk written is held no more: the folder holds what the JSONL holds."""
+    import pyarrow.parquet as pq
+
+    expected, _ = reference(tmp_path, corpus, config_file, capsys)
+    monkeypatch.setattr(shards, "BATCH_ROWS", 3)
+    out = tmp_path / "chunks"
+    assert chunk(corpus, config_file, f"{out}/") == 0
+    [shard] = shards.read_manifest(out)["shards"]
+    assert pq.ParquetFile(out / shard["file"]).num_row_groups == -(-len(expected) // 3)
+    assert [c.as_dict() for c in shards.read_chunk_folder(out)] == expected
+    taken = list(shards.read_chunk_folder(out))
+    with shards.ShardWriter(tmp_path / "one.parquet") as writer:
+        writer.take(taken)
+    assert taken == [] and writer.rows == len(expected)
+
+
+def test_the_jsonl_is_written_one_document_at_a_time(tmp_path, corpus, config_file):
+    """``chunk_to_jsonl`` reads the next document only once the chunks of the one before are
+    written to the temporary file."""
+    from chunkproof import load_config
+    from chunkproof.chunking.apply import chunk_to_jsonl
+
+    docs = list(load_corpus(corpus))
+    out = tmp_path / "chunks.jsonl"
+    seen: list[int] = []
+
+    def lazily():
+        for doc in docs:
+            written = [p for p in tmp_path.iterdir() if p.name.startswith(".chunks.jsonl.")]
+            seen.append(sum(len(p.read_text(encoding="utf-8").splitlines()) for p in written))
+            yield doc
+
+    count = chunk_to_jsonl(lazily(), load_config(config_file), out)
+    assert count == len(out.read_text(encoding="utf-8").splitlines())
+    assert seen[0] == 0 and all(b > a for a, b in zip(seen, seen[1:], strict=False))
+
+
 def test_a_chunk_folder_is_replaced_whole_and_nothing_is_left_beside_it(tmp_path, corpus,
                                                                        config_file):
     out = tmp_path / "chunks"

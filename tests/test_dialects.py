@@ -13,8 +13,8 @@ from chunkproof import chunk_document, make_config, make_document
 from chunkproof.chunking.build import ChunkBuilder
 from chunkproof.chunking.records import Piece
 from chunkproof.document.blocks import parse_blocks
+from chunkproof.evaluation.scoring.chunk_stats import chunk_intact, chunk_stats, label_share
 from chunkproof.evaluation.scoring.invariants import check, cut_labels, label_kept
-from chunkproof.evaluation.scoring.metrics import chunk_intact, chunk_stats, label_share
 from chunkproof.notebooks.splitter_panorama import panorama
 from conftest import fixture_doc
 

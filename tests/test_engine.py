@@ -18,7 +18,7 @@ from chunkproof.evaluation.run.sweep import SweepParams, run_sweep
 from conftest import SAMPLE
 
 QUERIES = str(SAMPLE / "queries.jsonl")
-RUN_ONLY = ("seconds", "engine")
+RUN_ONLY = ("seconds", "cpu_seconds", "costs", "engine")
 """run.json entries about how the run went, not what it found."""
 
 
@@ -143,10 +143,38 @@ def test_the_default_worker_count_comes_from_the_environment(monkeypatch):
     (20.0, 12, 95, 8, 5.0, 3),    # three free: three
 ])
 def test_auto_starts_workers_only_where_they_pay(mb, units, queries, cores, busy, expected):
+    from chunkproof.evaluation.run.costs import Costs
     from chunkproof.evaluation.run.engine import Work, auto_workers
 
     work = Work(chars=int(mb * 1e6), units=units, queries=queries)
-    assert auto_workers(work, cores=cores, busy=busy) == expected
+    assert auto_workers(work, cores=cores, busy=busy, costs=Costs()) == expected
+
+
+def test_auto_weighs_the_costs_the_last_sweep_measured(tmp_path, monkeypatch):
+    """A sweep records what its units cost per MB chunked and per query scored (run.json and
+    the cache folder); the next auto choice weighs those, not the defaults: a real site's
+    thousands of mined queries are what make a pool pay."""
+    from chunkproof.evaluation.run import costs
+    from chunkproof.evaluation.run.engine import Work, auto_workers
+
+    monkeypatch.setenv("CHUNKPROOF_CACHE", str(tmp_path))
+    monkeypatch.setenv(costs.SWITCH_VARIABLE, "1")
+    assert costs.load() == costs.Costs()  # nothing recorded yet: the defaults
+    info = run_sweep(small_params(), None, progress=False, engine=Engine(workers=1)).run_info
+    recorded = info["costs"]
+    assert recorded["source"] == "measured"
+    assert recorded["chunk_per_mb"] > 0 and recorded["score_per_query"] > 0
+    assert costs.load().as_dict() == recorded
+    site = Work(chars=int(0.75e6), units=12, queries=2690)
+    cheap = costs.Costs(chunk_per_mb=0.05, score_per_query=0.00002, source="measured")
+    slow = costs.Costs(chunk_per_mb=0.35, score_per_query=0.001, source="measured")
+    assert auto_workers(site, cores=2, busy=0.0, costs=cheap) == 1
+    assert auto_workers(site, cores=2, busy=0.0, costs=slow) == 2
+    (tmp_path / costs.COSTS_FILE).write_text('{"chunk_per_mb": -1, "score_per_query": "x"}')
+    assert costs.load() == costs.Costs()  # a value that is no measurement is not read
+    monkeypatch.setenv(costs.SWITCH_VARIABLE, "0")
+    (tmp_path / costs.COSTS_FILE).write_text(json.dumps(recorded))
+    assert costs.load() == costs.Costs()
 
 
 def test_run_json_says_whether_the_workers_were_chosen(monkeypatch):

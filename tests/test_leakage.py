@@ -96,3 +96,16 @@ def test_leak_share_per_config_and_kind_and_the_warning(doc, queries):
                               "for 33% of the queries at size 200 (section 100%)")
     no_leaks = per_query[per_query["query_kind"] != "section"]
     assert leakage.leak_warnings(no_leaks) == []
+
+
+def test_gold_chunks_reads_table_rows_as_the_kind_figures_hand_them(doc, queries):
+    """``kind_figures.term_leaks`` hands over rows of chunks.parquet, not Chunk records."""
+    import pandas as pd
+
+    section = queries[0]
+    crumb = _chunks(doc, "ast_breadcrumb")
+    frame = pd.DataFrame([c.as_dict() for c in crumb])
+    rows = list(frame[["doc_id", "start", "end", "text", "embed_text"]].itertuples(index=False))
+    found = leakage.gold_chunks(section, {doc.id: rows}, _targets(section))
+    assert [r.start for r in found] == [96, 254]
+    assert leakage.gold_chunks(section, {doc.id: rows}, None) == rows  # every chunk of the page

@@ -17,14 +17,13 @@ from chunkproof.document.corpus import make_document
 from chunkproof.errors import MetricError
 from chunkproof.evaluation.queries.queries import Query
 from chunkproof.evaluation.run.sweep import summary_table
+from chunkproof.evaluation.scoring.bundles import fences_balanced
+from chunkproof.evaluation.scoring.chunk_stats import chunk_stats, lost_characters
 from chunkproof.evaluation.scoring.metrics import (
     answer_metrics,
     bundle_metrics,
-    chunk_stats,
     distinct_docs,
-    fences_balanced,
     file_metrics,
-    lost_characters,
     score_run,
 )
 
@@ -358,3 +357,20 @@ def test_lost_characters_counts_documents_without_chunks(guide):
     assert total == sum(not ch.isspace() for ch in guide.text) + 4
     with pytest.raises(MetricError, match="belongs to 'x.md'"):
         lost_characters([make_chunk("x.md", 0, 1, "x")], {guide.id: guide})
+
+
+def test_code_integrity_at_a_budget_judges_the_chunk_as_cut_not_as_truncated(guide):
+    """A budget that truncates a whole code block's chunk inside its fence leaves the chunk
+    intact: code integrity judges the chunker's boundaries, not the budget's cut."""
+    from chunkproof.evaluation.retrieval.budget import budget_name
+
+    cut = guide.text.index("```python")
+    chunks = [span_chunk(guide, 0, cut), span_chunk(guide, cut, len(guide.text), ordinal=1)]
+    answer = "Uploads resume after an interruption."
+    query = Query("q1", "resume uploads", (guide.id,), answer, "manual")
+    rows = score_run([[(chunks[1].id, 1.0)]], [query], chunks, docs=[guide], budgets=(6,))
+    values = {r["metric"]: r["value"] for r in rows}
+    at = budget_name(6)
+    assert values[f"answer_recall@{at}"] == 0.0  # truncated before the answer, in the fence
+    assert values[f"code_integrity@{at}"] == 1.0
+    assert values["code_integrity@5"] == 1.0

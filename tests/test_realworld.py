@@ -16,8 +16,8 @@ from chunkproof import chunk_document, load_corpus, make_config, make_document
 from chunkproof.chunking.build import ChunkBuilder
 from chunkproof.chunking.records import Piece
 from chunkproof.chunking.registry import REGISTRY
+from chunkproof.evaluation.scoring.chunk_stats import chunk_intact, chunk_stats
 from chunkproof.evaluation.scoring.invariants import InvariantReport, check, split_blocks
-from chunkproof.evaluation.scoring.metrics import chunk_intact, chunk_stats
 from chunkproof.notebooks.splitter_panorama import intact_blocks, on_block_boundary
 from chunkproof.viz.boundaries import chunk_flags
 from conftest import FIXTURES, fixture_doc

@@ -49,3 +49,40 @@ def test_the_lines_name_each_notebook_the_share_and_the_stages(tmp_path):
     assert "01_x" in text and "kernel start + imports: 80%" in text
     assert "chunk 2.2 s" in text or "chunk 2.3 s" in text
     assert sweep_stages(tmp_path / "missing") == {}
+
+
+def test_the_lines_give_cpu_seconds_beside_wall_seconds(tmp_path):
+    (tmp_path / "run.json").write_text(json.dumps({"seconds": {"retrieve": 40.0},
+                                                   "cpu_seconds": {"retrieve": 9.5}}))
+    times = [notebook_time("03_x", executed(tmp_path / "x.ipynb", 4.0, [([], 1.0),
+                                                                        (["parameters"], 0)]),
+                           30.0, cpu=7.25, export_cpu=0.5)]
+    lines = time_lines(times, sweep_stages(tmp_path), 31.0,
+                       stage_cpu=sweep_stages(tmp_path, "cpu_seconds"))
+    assert "the notebooks 7.2 CPU-s" in lines[0] or "the notebooks 7.3 CPU-s" in lines[0]
+    header, row = lines[1].split(), lines[2].split()
+    assert header[:4] == ["notebook", "total", "s", "CPU"]
+    assert row[:3] == ["03_x", "30.0", "7.2"] or row[:3] == ["03_x", "30.0", "7.3"]
+    assert row[-1] == "0.5"  # the export's CPU seconds
+    assert "retrieve 40.0 s (9.5 CPU-s)" in lines[-1]
+
+
+def test_a_kernel_watch_counts_the_cpu_of_the_process_and_its_children():
+    import subprocess
+    import sys
+
+    from chunkproof.notebooks.kernel_watch import KernelWatch
+
+    spin = "import time\nend = time.process_time() + 0.3\nwhile time.process_time() < end: pass\n"
+    burn = (f"import subprocess, sys, time\nsubprocess.run([sys.executable, '-c', {spin!r}])\n"
+            f"{spin}sys.stdout.write('done\\n'); sys.stdout.flush(); time.sleep(30)\n")
+    process = subprocess.Popen([sys.executable, "-c", burn], stdout=subprocess.PIPE, text=True)
+    try:
+        watch = KernelWatch(stderr=None)  # type: ignore[arg-type]
+        watch.pid = process.pid
+        assert process.stdout.readline() == "done\n"
+        assert watch.cpu_seconds() >= 0.55  # its own 0.3 CPU-s and the child's it waited for
+    finally:
+        process.kill()
+        process.wait()
+    assert KernelWatch(stderr=None).cpu_seconds() == 0.0  # type: ignore[arg-type]

@@ -17,6 +17,7 @@ from chunkproof.evaluation.queries.queries import GoldSpan, Query
 from chunkproof.evaluation.run.sweep import SweepParams, headline, run_sweep
 from chunkproof.evaluation.scoring.metrics import score_run
 from chunkproof.evaluation.scoring.spans import section_efficiency
+from test_metrics import make_chunk
 
 
 @pytest.fixture(scope="module")
@@ -63,12 +64,11 @@ def test_section_span_metrics_count_tokens_of_the_gold_section(doc, query):
 
 
 def test_section_efficiency_by_hand():
-    class C:  # what section_efficiency reads of a chunk
-        def __init__(self, doc_id, start, end, context):
-            self.doc_id, self.start, self.end = doc_id, start, end
-            self.text, self.context_text = "x" * (end - start), context + "x" * (end - start)
+    def chunk(doc_id, start, end, context):  # what section_efficiency reads of a chunk
+        return make_chunk(doc_id, start, end, "x" * (end - start), context=context)
 
-    bundle = [C("a.md", 0, 10, "A > B\n\n"), C("a.md", 5, 25, ""), C("b.md", 0, 10, "")]
+    bundle = [chunk("a.md", 0, 10, "A > B\n\n"), chunk("a.md", 5, 25, ""),
+              chunk("b.md", 0, 10, "")]
     assert section_efficiency(bundle, [("a.md", 0, 20)]) == pytest.approx(
         (10 + 15) / (17 + 20 + 10))
     assert section_efficiency([], [("a.md", 0, 20)]) != section_efficiency([], [])  # both NaN

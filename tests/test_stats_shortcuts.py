@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from chunkproof import chunk_document, make_config, make_document
 from chunkproof.chunking.sizes import count_tokens
+from chunkproof.evaluation.scoring.chunk_stats import embed_token_counts
 from chunkproof.evaluation.scoring.invariants import lost_chars
-from chunkproof.evaluation.scoring.metrics import embed_token_counts
 from generated import markdown_docs
 
 SPACES = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2028\u202f\u205f\u3000"

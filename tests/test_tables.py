@@ -14,7 +14,7 @@ from chunkproof.errors import SchemaError
 from chunkproof.evaluation.run import tables
 from chunkproof.evaluation.run.runs import RunInfo, SweepParams, load_run
 from chunkproof.evaluation.run.sweep import run_sweep
-from chunkproof.evaluation.scoring.metrics import ChunkStats
+from chunkproof.evaluation.scoring.chunk_stats import ChunkStats
 from conftest import FIXTURES, ROOT
 
 MINI = FIXTURES / "mini_corpus"

@@ -7,7 +7,6 @@ inside the command that uses it, so that ``chunkproof --help`` loads the parser'
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import warnings
@@ -134,10 +133,9 @@ def _parents_are_folders(path: Path) -> None:
 def cmd_chunk(args) -> int:
     from importlib import metadata
 
-    from .chunking.build import chunk_corpus
+    from .chunking.apply import chunk_to_jsonl
     from .chunking.config import provenance_warnings
     from .document.corpus import load_corpus
-    from .util.atomic import write_text_atomic
 
     if args.engine == "ray" or args.out.endswith(("/", os.sep)):
         return cmd_chunk_folder(args)
@@ -150,14 +148,12 @@ def cmd_chunk(args) -> int:
         for warning in provenance_warnings(args.config, fingerprint=corpus.fingerprint,
                                            version=metadata.version("chunkproof")):
             print(f"chunkproof: warning: {warning}", file=sys.stderr)
-    chunks = chunk_corpus(corpus, config)
-    lines = [json.dumps(c.as_dict(), ensure_ascii=False) for c in chunks]
-    write_text_atomic(args.out, "\n".join(lines) + ("\n" if lines else ""))
+    written = chunk_to_jsonl(corpus, config, args.out)
     for skipped in corpus.skipped:
         print(f"skipped {skipped.path}: {skipped.reason}", file=sys.stderr)
     print_warnings([{"doc_id": d.id, **w.as_dict()} for d in corpus for w in d.warnings])
     print(
-        f"{len(chunks)} chunks from {len(corpus)} documents ({config.strategy}, "
+        f"{written} chunks from {len(corpus)} documents ({config.strategy}, "
         f"config {config.config_id}) -> {args.out}"
     )
     return 0

@@ -2,8 +2,11 @@
 
     python -m chunkproof.bench.report [--corpus data/sample] [--queries FILE] [--grown-mb 20]
                                     [--skip-grown] [--skip-dense]
+                                    [--site DIR] [--skip-site] [--site-only]
 
-Prints: ``chunkproof report`` on the corpus (the ``make run`` grid) with an empty content cache,
+Prints: ``chunkproof report`` on a real site of the study (``SITE``) with queries mined from
+its pages, with an empty content cache, its wall and CPU seconds and where they went;
+``chunkproof report`` on the corpus (the ``make run`` grid) with an empty content cache,
 then again after one page is edited (its parses and tokenisations reused), each with its wall
 and CPU seconds (this process and every kernel it started) and where the time went (kernel
 start, imports, cells, export per notebook; the kernel start + import share); the same report
@@ -153,10 +156,30 @@ def dense_figures() -> None:
         print(f"dense runtimes: the bench ended with exit code {done.returncode}")
 
 
+SITE = "data/study/mkdocs-material/docs"
+"""A real site of the study (Material for MkDocs, 77 pages): its report runs on queries mined
+from its pages, as a user without a query file gets."""
+
+
+def site_report(site: str, root: Path) -> None:
+    """``chunkproof report`` on ``site`` with mined queries and ``make run``'s grid, with an
+    empty content cache: its wall and CPU seconds and where they went."""
+    docs = load_corpus(site)
+    label = (f"report on {site} ({len(docs)} pages, {sum(len(d.text) for d in docs) / 1e6:.2f}"
+             f" MB), queries mined, grid: {RUN_GRID}, empty content cache")
+    with environment(**{CACHE_VARIABLE: str(root / "site-cache"), SWITCH_VARIABLE: "1"}):
+        print_report(label, timed_report(str(Path(site).resolve()), "", root / "out-site",
+                                         RUN_GRID))
+
+
 def run(corpus: str, queries: str, grown_mb: float, *, grown_too: bool = True,
-        dense: bool = True) -> None:
+        dense: bool = True, site: str = SITE, sample: bool = True) -> None:
     with tempfile.TemporaryDirectory(prefix="chunkproof-bench-report-") as tmp:
         root = Path(tmp)
+        if site:
+            site_report(site, root)
+        if not sample:
+            return
         here = root / "corpus"
         shutil.copytree(corpus, here)
         print(f"corpus {corpus}: {sum(len(d.text) for d in load_corpus(here)) / 1e6:.2f} MB; "
@@ -193,10 +216,16 @@ def main(argv: list[str] | None = None) -> int:
                         help="leave out the grown corpus (minutes of work)")
     parser.add_argument("--skip-dense", action="store_true",
                         help="leave out chunkproof.bench.dense")
+    parser.add_argument("--site", default=SITE,
+                        help="a real site whose report runs on mined queries first")
+    parser.add_argument("--skip-site", action="store_true", help="leave out the site's report")
+    parser.add_argument("--site-only", action="store_true",
+                        help="the site's report alone (nothing on --corpus)")
     args = parser.parse_args(argv)
     queries = str(Path(args.queries or Path(args.corpus) / "queries.jsonl").resolve())
     run(args.corpus, queries, args.grown_mb, grown_too=not args.skip_grown,
-        dense=not args.skip_dense)
+        dense=not args.skip_dense and not args.site_only,
+        site="" if args.skip_site else args.site, sample=not args.site_only)
     return 0
 
 

@@ -1,4 +1,5 @@
-"""A config applied to a whole corpus into a chunk folder (``chunkproof chunk --out DIR/``): its
+"""A config applied to a whole corpus: into one JSONL file (``chunkproof chunk --out FILE``),
+each chunk written as it is made, or into a chunk folder (``chunkproof chunk --out DIR/``): its
 shards (``shards``) chunked in this process or on Ray Data (``ray_data``), the folder made
 beside its place and renamed into it whole, its manifest written last."""
 
@@ -6,17 +7,41 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ..document.corpus import Corpus, Skipped, file_limit
+from ..document.corpus import Corpus, Document, Skipped, file_limit
 from ..document.time_limit import parse_limit
 from ..errors import ChunkproofError
-from ..util.atomic import write_folder_atomic, write_text_atomic
+from ..util.atomic import write_atomic, write_folder_atomic, write_text_atomic
+from .build import chunk_document
 from .config import ChunkerConfig
 from .shards import MANIFEST, Reading, Shard, chunk_shard, manifest, plan_shards
 
 ENGINES = ("local", "ray")
+
+
+def chunk_to_jsonl(corpus: Iterable[Document], config: ChunkerConfig,
+                   out: str | os.PathLike) -> int:
+    """Every chunk of ``corpus`` under ``config`` as one JSON object a line (``Chunk.as_dict``)
+    in ``out``, written atomically: each document's lines go to the temporary file as its
+    chunks are made, before the next document is read, so one document's chunks are held at
+    a time and no line is held beyond its own. The number of chunks."""
+    written = 0
+
+    def write(tmp: Path) -> None:
+        nonlocal written
+        with tmp.open("w", encoding="utf-8") as file:
+            for doc in corpus:
+                for chunk in chunk_document(doc, config):
+                    file.write(json.dumps(chunk.as_dict(), ensure_ascii=False))
+                    file.write("\n")
+                    written += 1
+                file.flush()
+
+    write_atomic(out, write)
+    return written
 
 
 def chunk_to_folder(corpus: str, config: ChunkerConfig, out: str | os.PathLike, *,

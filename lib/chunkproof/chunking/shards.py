@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -15,7 +15,6 @@ from typing import Any
 
 from ..document.corpus import (
     Corpus,
-    Document,
     Skipped,
     corpus_files,
     fingerprint_of,
@@ -25,7 +24,7 @@ from ..document.corpus import (
 from ..errors import ChunkproofError
 from ..util.atomic import write_atomic
 from ..util.paths import shared_path
-from .build import chunk_corpus
+from .build import chunk_document
 from .config import ChunkerConfig
 from .records import LIST_COLUMNS, Chunk
 
@@ -104,34 +103,93 @@ def _shard(number: int, group: list[tuple[Path, str]]) -> Shard:
 
 def chunk_shard(row: dict[str, Any], config: ChunkerConfig, folder: str,
                 reading: Reading) -> dict[str, Any]:
-    """Read one shard's files (``load_file``), chunk them (``chunk_corpus``) and write their
-    chunks to ``folder`` atomically (no file when there is none); what was done, as a row of
-    plain values (``Shard.as_row`` in, ``manifest`` reads it)."""
-    documents: list[Document] = []
+    """Read one shard's files (``load_file``) one at a time, chunk each (``chunk_document``)
+    and write its chunks to the shard's file in ``folder`` as they are made (``ShardWriter``;
+    atomically, no file when there is no chunk); what was done, as a row of plain values
+    (``Shard.as_row`` in, ``manifest`` reads it)."""
+    documents: list[list[str]] = []
     skipped: list[Skipped] = []
-    for path, doc_id in zip(row["paths"], row["doc_ids"], strict=True):
-        loaded = load_file(Path(path), doc_id, infer_headings=reading.infer_headings,
-                           max_bytes=reading.max_bytes, seconds=reading.seconds)
-        if isinstance(loaded, Skipped):
-            skipped.append(loaded)
-        else:
-            documents.append(loaded)
-    chunks = chunk_corpus(documents, config)
-    name = shard_name(row["number"]) if chunks else ""
-    if chunks:
-        write_atomic(Path(folder) / name, _parquet_writer(chunks))
-    return {"number": row["number"], "file": name, "rows": len(chunks),
-            "documents": [[d.id, text_digest(d.text)] for d in documents],
-            "skipped": [s.as_dict() for s in skipped],
-            "warnings": Corpus("", tuple(documents), tuple(skipped)).warning_rows()}
+    name = shard_name(row["number"])
+
+    def write(tmp: Path) -> None:
+        with ShardWriter(tmp) as shard:
+            for path, doc_id in zip(row["paths"], row["doc_ids"], strict=True):
+                loaded = load_file(Path(path), doc_id, infer_headings=reading.infer_headings,
+                                   max_bytes=reading.max_bytes, seconds=reading.seconds)
+                if isinstance(loaded, Skipped):
+                    skipped.append(loaded)
+                    continue
+                documents.append([loaded.id, text_digest(loaded.text)])
+                warnings.extend(Corpus("", (loaded,), ()).warning_rows())
+                chunks = chunk_document(loaded, config)
+                del loaded  # its parse is not held while its chunks are written
+                shard.take(chunks)
+            shard.flush()
+            if not shard.rows:
+                raise _NoChunks
+            written.append(shard.rows)
+
+    written: list[int] = []
+    warnings: list[dict] = []
+    try:
+        write_atomic(Path(folder) / name, write)
+    except _NoChunks:
+        name = ""
+    return {"number": row["number"], "file": name, "rows": sum(written),
+            "documents": documents, "skipped": [s.as_dict() for s in skipped],
+            "warnings": warnings + Corpus("", (), tuple(skipped)).warning_rows()}
 
 
-def _parquet_writer(chunks: list[Chunk]) -> Callable[[Path], None]:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
+class _NoChunks(Exception):
+    """A shard whose files hold no chunk: it gets no file."""
 
-    table = pa.Table.from_pydict(Chunk.to_columns(chunks), schema=chunk_schema())
-    return lambda tmp: pq.write_table(table, tmp)
+
+BATCH_ROWS = 1024
+"""Chunks a shard's file takes at a time (one Parquet row group each): what is held of a
+shard's table at once, whatever its size."""
+
+
+class ShardWriter:
+    """A shard's Parquet file written batch by batch (``BATCH_ROWS`` chunks a row group), in
+    the shards' schema (``chunk_schema``); opened, and pyarrow loaded, with the first batch
+    (after the parse of the first document is let go)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.writer: Any = None
+        self.held: list[Chunk] = []
+        self.rows = 0
+
+    def take(self, chunks: list[Chunk]) -> None:
+        """Write ``chunks``, emptying the list as they go: a chunk written is held no more."""
+        chunks.reverse()
+        while chunks:
+            self.held.append(chunks.pop())
+            if len(self.held) >= BATCH_ROWS:
+                self.flush()
+
+    def flush(self) -> None:
+        if not self.held:
+            return
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        schema = chunk_schema()
+        self.writer = self.writer or pq.ParquetWriter(self.path, schema)
+        self.writer.write_table(pa.Table.from_pydict(Chunk.to_columns(self.held), schema=schema))
+        self.rows += len(self.held)
+        self.held = []
+
+    def __enter__(self) -> ShardWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            if exc[0] is None:
+                self.flush()
+        finally:
+            if self.writer is not None:
+                self.writer.close()
 
 
 ARROW_TYPES = {"str": "string", "int": "int64", "bool": "bool"}

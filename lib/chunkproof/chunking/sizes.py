@@ -263,15 +263,32 @@ def token_starts(text: str) -> tuple[int, ...]:
 
 @lru_cache(maxsize=512)
 def _token_starts(text: str, exact: bool) -> tuple[int, ...]:
-    if exact:
-        encoding = tokenizer().encode(text, add_special_tokens=False)
-        return tuple(start for start, _ in encoding.offsets)
+    return tuple(token_start_arrays([text], exact=exact)[0].tolist())
+
+
+def token_start_arrays(texts: Sequence[str], *, exact: bool | None = None) -> list[Any]:
+    """``token_starts`` of each text as an array, the texts encoded ``COUNT_BATCH`` at a time
+    and nothing kept (``exact``: by the tokenizer; default: when it is installed)."""
+    import numpy as np
+
+    exact = tokens_available() if exact is None else exact
+    if not exact:
+        return [np.asarray(_word_starts(text), dtype=np.int64) for text in texts]
+    found: list[Any] = []
+    for start in range(0, len(texts), COUNT_BATCH):
+        encodings = tokenizer().encode_batch(list(texts[start:start + COUNT_BATCH]),
+                                             add_special_tokens=False)
+        found += [np.asarray(e.offsets, dtype=np.int64).reshape(-1, 2)[:, 0] for e in encodings]
+    return found
+
+
+def _word_starts(text: str) -> list[int]:
     starts, inside = [], False
     for i, ch in enumerate(text):
         if not ch.isspace() and not inside:
             starts.append(i)
         inside = not ch.isspace()
-    return tuple(starts)
+    return starts
 
 
 def tokens_between(starts: Sequence[int], start: int, end: int) -> int:
@@ -279,10 +296,13 @@ def tokens_between(starts: Sequence[int], start: int, end: int) -> int:
     return bisect.bisect_left(starts, end) - bisect.bisect_left(starts, start)
 
 
-def prefix_chars(text: str, n_tokens: int) -> int:
+def prefix_chars(text: str, n_tokens: int, *, starts: Sequence[int] | Any = None) -> int:
     """Chars of ``text`` holding its first ``n_tokens`` tokens (all of it when it has no
-    more): where a chunk is cut to fit a token budget."""
-    starts = token_starts(text)
+    more): where a chunk is cut to fit a token budget (``starts``: the text's
+    ``token_starts``, when already made)."""
+    starts = token_starts(text) if starts is None else starts
     if not tokens_available():  # the grid holds words; n_tokens is an estimate of tokens
         n_tokens = int(n_tokens / WORDS_TO_TOKENS)
-    return len(text) if n_tokens >= len(starts) else starts[max(n_tokens, 0)]
+    return len(text) if n_tokens >= len(starts) else int(starts[max(n_tokens, 0)])
+
+

@@ -91,16 +91,37 @@ class KernelWatch:
     returncode: int | None = None
     """The kernel's exit status once it has ended (negative: the signal that ended it)."""
     oom_before: int | None = None
+    pid: int | None = None
     _done: threading.Event = field(default_factory=threading.Event)
 
     def start(self, pid: int) -> None:
         """Sample the memory of process ``pid`` and its descendants until ``stop``."""
+        self.pid = pid
         self.oom_before = oom_kills()
         threading.Thread(target=self._sample, args=(pid,), name="kernel-memory",
                          daemon=True).start()
 
     def stop(self) -> None:
         self._done.set()
+
+    def cpu_seconds(self) -> float:
+        """CPU seconds (user and system) the kernel and every process it started have used so
+        far: those still running, and those ended once their parent has waited for them (a
+        sweep's pool workers, through the forkserver that started them); 0.0 when the kernel
+        is gone or was never started."""
+        try:
+            kernel = psutil.Process(self.pid) if self.pid else None
+            family = [kernel, *kernel.children(recursive=True)] if kernel else []
+        except psutil.Error:
+            return 0.0
+        total = 0.0
+        for process in family:
+            try:
+                times = process.cpu_times()
+            except psutil.Error:  # ended meanwhile: counted by its parent once waited for
+                continue
+            total += times.user + times.system + times.children_user + times.children_system
+        return total
 
     def _sample(self, pid: int) -> None:
         try:

@@ -8,6 +8,7 @@ import re
 import sys
 import threading
 import time
+import uuid
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -98,6 +99,12 @@ class NotebookRun:
     status: str = "missing"
     """``ok``, ``failed`` or ``missing`` (no notebook matched the name)."""
     seconds: float = 0.0
+    """Wall seconds: execution, then the HTML export."""
+    cpu: float = 0.0
+    """CPU seconds: the kernel and every process it started, and this process while it ran
+    and exported the notebook."""
+    export_cpu: float = 0.0
+    """CPU seconds of the export alone (this process)."""
     notebook: Path | None = None
     html: Path | None = None
     error: str = ""
@@ -120,12 +127,14 @@ class Report:
 
     def times(self) -> list[NotebookTime]:
         """Each executed notebook's time, split into kernel start, imports, cells, export."""
-        found = (notebook_time(r.name, r.notebook, r.seconds) for r in self.runs if r.notebook)
+        found = (notebook_time(r.name, r.notebook, r.seconds, cpu=r.cpu, export_cpu=r.export_cpu)
+                 for r in self.runs if r.notebook)
         return [t for t in found if t is not None]
 
     def time_lines(self) -> list[str]:
         """Where the time went: per notebook, the start share, the sweep's stages."""
-        return time_lines(self.times(), sweep_stages(self.out_dir), self.seconds)
+        return time_lines(self.times(), sweep_stages(self.out_dir), self.seconds,
+                          stage_cpu=sweep_stages(self.out_dir, "cpu_seconds"))
 
     @property
     def failed(self) -> list[NotebookRun]:
@@ -233,12 +242,39 @@ def html_exporter():
                             {"chunkproof_offline.html.j2": _OFFLINE_TEMPLATE})])
 
 
+RENDERED = ("text/html", "image/svg+xml")
+"""Outputs the notebook rendered itself (tables, views, charts drawn as SVG): placed in the page
+as they are."""
+
+
 def to_html(notebook: Path) -> Path:
-    """``notebook`` exported next to itself as HTML with nothing loaded from the network."""
+    """``notebook`` exported next to itself as HTML with nothing loaded from the network. What
+    the notebook already rendered (``RENDERED``) is set aside while nbconvert writes the page
+    around it and put back in place after: nbconvert parses every page it writes a second
+    time (to mark images and outputs for assistive tools), and the outputs, nearly all of a
+    page, are not parsed again."""
     import nbformat
 
-    body, _ = html_exporter().from_notebook_node(nbformat.read(notebook, as_version=4))
-    return write_text_atomic(notebook.with_suffix(".html"), body)
+    node = nbformat.read(notebook, as_version=4)
+    kept = set_aside(node, token := uuid.uuid4().hex)
+    body, _ = html_exporter().from_notebook_node(node)
+    found = re.compile(f'<span id="chunkproof-{token}-(\\d+)"></span>')
+    return write_text_atomic(notebook.with_suffix(".html"),
+                             found.sub(lambda m: kept[int(m[1])], body))
+
+
+def set_aside(node, token: str) -> list[str]:
+    """Each ``RENDERED`` output of the notebook ``node`` replaced by an empty element named
+    after ``token`` and its place in the returned list."""
+    kept: list[str] = []
+    for cell in node.cells:
+        for output in cell.get("outputs", ()):
+            data = output.get("data", {})
+            for mime in RENDERED:
+                if isinstance(data.get(mime), str):
+                    kept.append(data[mime])
+                    data[mime] = f'<span id="chunkproof-{token}-{len(kept) - 1}"></span>'
+    return kept
 
 
 PATH_VALUES = ("CORPUS", "QUERIES", "HELD_OUT_QUERIES", "GOLD")
@@ -268,7 +304,7 @@ def run_notebook(name: str, source: Path, out_dir: Path, values: dict, *,
     notebook = out_dir / f"{name}.ipynb"
     run = NotebookRun(name, source, notebook=notebook)
     parameters = {k: v for k, v in values.items() if k in declared_parameters(source)}
-    began = time.perf_counter()
+    began, began_cpu = time.perf_counter(), time.process_time()
     bar = {"desc": progress, "leave": False, "disable": not sys.stderr.isatty()}
     cwd = repo_root() or Path.cwd()
 
@@ -277,6 +313,8 @@ def run_notebook(name: str, source: Path, out_dir: Path, values: dict, *,
             source_of = kernels or stack.enter_context(Kernels(cwd, 1))
             manager = source_of.take()
             stack.callback(source_of.done, manager)
+            watch = source_of.watch(manager)  # read before the kernel is asked to end (LIFO)
+            stack.callback(lambda: kernel_cpu.append(watch.cpu_seconds()))
             try:
                 with warnings.catch_warnings(), heartbeat(progress, began):
                     warnings.filterwarnings("ignore", message=".*does not end in one of")
@@ -297,19 +335,24 @@ def run_notebook(name: str, source: Path, out_dir: Path, values: dict, *,
                 if not tmp.stat().st_size:
                     raise
 
+    kernel_cpu: list[float] = []  # the kernel's CPU seconds when its notebook has run
     try:
         write_atomic(notebook, execute)
     except Exception as err:
         run.status = "failed"
         run.error = run.error or (str(err) if isinstance(err, WriteError) else _describe(err))
+    run.cpu = sum(kernel_cpu)
     executed = out_dir / f"{name}.ipynb"
     if executed.is_file():
+        exporting = time.process_time()
         try:
             share(executed, [out_dir, *(str(values.get(name, "")) for name in PATH_VALUES)])
             run.html = to_html(executed)
         except Exception as err:  # reported in the index, never fatal
             run.error = (run.error + "\n" if run.error else "") + f"HTML export: {err}"
+        run.export_cpu = time.process_time() - exporting
     run.seconds = time.perf_counter() - began
+    run.cpu += time.process_time() - began_cpu
     return run
 
 

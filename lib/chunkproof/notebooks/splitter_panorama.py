@@ -20,7 +20,7 @@ from ..document.corpus import Corpus, Document
 from ..errors import ConfigError, DocumentNotFoundError
 from ..evaluation.queries.queries import Query
 from ..evaluation.scoring import invariants
-from ..evaluation.scoring.metrics import label_share
+from ..evaluation.scoring.chunk_stats import label_share
 from ..util.atomic import write_text_atomic
 from ..util.sheets import csv_text
 from ..util.values import missing

@@ -69,7 +69,8 @@ def _bundle(run, retriever: str, query_ids: set[str] | None, unit: str) -> pd.Se
         lengths = chunks[["config_id", "id"]].assign(bundled=[
             reader_tokens(int(n), label) for n, label in zip(chunks["n_tokens"], labels,
                                                              strict=True)])
-    ranks = ranks.assign(base_id=[split_candidate(c)[0] for c in ranks["config_id"]])
+    bases = {c: split_candidate(c)[0] for c in ranks["config_id"].unique()}
+    ranks = ranks.assign(base_id=ranks["config_id"].map(bases))
     joined = ranks.merge(lengths.rename(columns={"config_id": "base_id"}),
                          left_on=["base_id", "chunk_id"], right_on=["base_id", "id"],
                          how="left")

@@ -60,7 +60,7 @@ def by_candidate(run: Any) -> Any:
     """``run`` (a SweepResult) with its config ids replaced by candidate ids in every table
     the choice reads, a chunk_stats row and an ``identical_configs`` entry per candidate; the
     run itself when only plain was scored (or it was keyed already)."""
-    modes = list(dict.fromkeys(run.per_query["mode"])) if "mode" in run.per_query else []
+    modes = list(run.per_query["mode"].unique()) if "mode" in run.per_query else []
     if modes in ([], [PLAIN]) or run.per_query["config_id"].astype(str).str.contains(
             SEPARATOR, regex=False).any():
         return run

@@ -214,7 +214,7 @@ def check_rule(rule: ChoiceRule, run) -> None:
 
 
 def _check_kinds(rule: ChoiceRule, run) -> None:
-    kinds = sorted(set(run.per_query["query_kind"]))
+    kinds = sorted(run.per_query["query_kind"].unique())
     valid = [*kinds, HEADING_GROUP, LEAK_FREE]
     unknown = [k for k in rule.query_kinds if k not in valid]
     if unknown:

@@ -29,6 +29,8 @@ from ...errors import ConfigError
 from ...util.cores import all_cores
 from ..queries.queries import Query
 from . import units
+from .costs import Costs
+from .costs import load as load_costs
 from .runs import read_chunks
 
 ENGINES = ("local", "ray")
@@ -65,12 +67,6 @@ class Work:
     queries: int
 
 
-CPU_PER_MB = 0.35
-"""CPU seconds a config x BM25 costs per MB of corpus (chunk, index, score): 2.75 CPU-s for
-4 configs of the sample corpus grown to 2 MB, in one process."""
-CPU_PER_QUERY = 0.0007
-"""CPU seconds a config x BM25 costs per query (metrics, bundles): the sample's 95 queries
-cost about 0.07 CPU-s a config."""
 POOL_START = 1.0
 """CPU seconds before a pool's first unit runs: the forkserver imports the sweep, bm25s and
 the stemmer (0.57 CPU-s measured), then forks each worker."""
@@ -82,16 +78,19 @@ MARGIN = 1.25
 off by a quarter never makes a run slower."""
 
 
-def auto_workers(work: Work, *, cores: int | None = None, busy: float | None = None) -> int:
+def auto_workers(work: Work, *, cores: int | None = None, busy: float | None = None,
+                 costs: Costs | None = None) -> int:
     """How many local processes pay for their start on ``work``: 1 unless a pool's start and
     shipping (``POOL_START``, ``SHIP_PER_MB``) plus the work shared out beats the work done
     here by ``MARGIN``, on the cores no other process keeps busy (``busy``: the 1-minute
-    load average beyond this process)."""
+    load average beyond this process). The work is weighed by ``costs`` (default: those the
+    last sweep measured, ``costs.load``)."""
     cores = all_cores() if cores is None else cores
     busy = max(os.getloadavg()[0] - 1.0, 0.0) if busy is None else busy
+    costs = costs or load_costs()
     free = max(1, min(cores, math.floor(cores - busy + 0.5)))
     mb = work.chars / 1e6
-    serial = work.units * (mb * CPU_PER_MB + work.queries * CPU_PER_QUERY)
+    serial = work.units * (mb * costs.chunk_per_mb + work.queries * costs.score_per_query)
     best, best_seconds = 1, serial
     for n in range(2, free + 1):
         seconds = POOL_START + n * mb * SHIP_PER_MB + serial / n
@@ -127,7 +126,7 @@ class Executor:
     workers: int = 1
     shards: Sequence[tuple[Document, ...]] = ()
 
-    def chunk(self, jobs: Sequence[tuple[int, ChunkerConfig]]) -> Iterator[list[Chunk]]:
+    def chunk(self, jobs: Sequence[tuple[int, ChunkerConfig]]) -> Iterator[units.Chunked]:
         """The chunks of shard ``i`` under each config, for every ``(i, config)``."""
         raise NotImplementedError
 
@@ -207,7 +206,7 @@ class InProcess(_StatsHere):
         self.kept = {}
 
     def chunk(self, jobs):
-        return (units.chunk_shard(self.shards[i], config) for i, config in jobs)
+        return (units.chunk_unit(self.shards[i], config) for i, config in jobs)
 
     def score(self, jobs):
         return (units.score_config(job, read_chunks(path), self.queries, self.docs)
@@ -253,9 +252,9 @@ def _start_worker(docs: list[Document], shards: list[tuple[int, int]],
     _STATE.update(docs=docs, shards=[tuple(docs[a:b]) for a, b in shards], queries=queries)
 
 
-def _chunk_task(job: tuple[int, ChunkerConfig]) -> list[Chunk]:
+def _chunk_task(job: tuple[int, ChunkerConfig]) -> units.Chunked:
     index, config = job
-    return units.chunk_shard(_STATE["shards"][index], config)
+    return units.chunk_unit(_STATE["shards"][index], config)
 
 
 def _score_task(job: tuple[units.ScoreJob, Path]) -> units.Scored:

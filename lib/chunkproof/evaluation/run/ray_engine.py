@@ -39,8 +39,8 @@ class SweepWorker:
     def __init__(self, docs: list[Document], queries: list[Query]):
         self.docs, self.queries = docs, queries
 
-    def chunk(self, shard: tuple[Document, ...], config: ChunkerConfig) -> list[Chunk]:
-        return units.chunk_shard(shard, config)
+    def chunk(self, shard: tuple[Document, ...], config: ChunkerConfig) -> units.Chunked:
+        return units.chunk_unit(shard, config)
 
     def score(self, job: units.ScoreJob, chunks: list[Chunk]) -> units.Scored:
         return units.score_config(job, chunks, self.queries, self.docs)

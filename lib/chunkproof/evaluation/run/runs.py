@@ -279,6 +279,13 @@ class RunInfo(TypedDict):
     """The planned contrasts' primary metric (``significance.csv`` role primary)."""
     seconds: dict[str, float]
     """Wall time per stage."""
+    cpu_seconds: dict[str, float]
+    """CPU time per stage of the process that ran the sweep (the work its local or Ray
+    workers did is in ``costs``)."""
+    costs: dict[str, Any] | None
+    """What the units cost where they ran, per unit of work (``costs.Costs``: CPU seconds
+    per MB chunked under one config, per query scored under one config x retriever); None
+    when every part was read back."""
 
 
 def config_columns(config: ChunkerConfig) -> dict[str, Any]:

@@ -28,7 +28,7 @@ from ..queries.queries import QuerySplit, given_split, load_queries, query_group
 from ..retrieval import budget, embedding, modes
 from ..retrieval.retrieve import EmbeddingCache, default_cache_dir
 from ..scoring import families, intervals, leakage
-from . import grid, tables, units
+from . import costs, grid, tables, units
 from .defaults import MIN_INTERVAL_N, default_primary_metric
 from .engine import Engine, Executor, Pending
 from .launch import start
@@ -56,18 +56,20 @@ KEY_METRICS = ("recall@{k}", "hit@{k}", "answer_hit@{k}", "bundle_efficiency@{k}
 
 
 class _Stage:
-    """Accumulates wall time per stage for run.json."""
+    """Accumulates wall time and this process's CPU time per stage for run.json."""
 
     def __init__(self) -> None:
         self.seconds: dict[str, float] = {}
+        self.cpu: dict[str, float] = {}
 
     @contextmanager
     def __call__(self, name: str) -> Iterator[None]:
-        began = time.perf_counter()
+        began, began_cpu = time.perf_counter(), time.process_time()
         try:
             yield
         finally:
             self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - began
+            self.cpu[name] = self.cpu.get(name, 0.0) + time.process_time() - began_cpu
 
 
 def run_sweep(params: SweepParams, out_dir: str | os.PathLike | None = None, *,
@@ -125,15 +127,20 @@ def _sweep(params: SweepParams, out_dir: str | os.PathLike | None, inputs: Input
     with _parts_folder(run_dir) as folder, start(engine, list(corpus), queries,
                                                  units) as executor:
         parts = run_parts(folder, params, corpus, queries)
+        work = _Work()
         with stage("chunk"):
-            digests, pending, reused = _chunk_all(configs, corpus, parts, executor, progress)
+            digests, pending, reused = _chunk_all(configs, corpus, parts, executor, progress,
+                                                  work)
         same = grid.identical_configs(configs, {i: d.signature for i, d in digests.items()})
         with stage("embed"):
             embedded = _embed_all(params, configs, parts, queries, executor, progress)
         with stage("retrieve"):
             per_query, retrieved, reused_scores = _retrieve_all(
                 params, configs, queries, parts, executor, progress,
-                {s["config_id"]: s["same_as"] for s in same})
+                {s["config_id"]: s["same_as"] for s in same}, work)
+        measured = costs.measured(work.chunk_cpu, work.chunked_mb, work.score_cpu,
+                                  work.scored_queries)
+        costs.record(measured)
         reused += reused_scores
         per_query = _annotate(per_query, queries, corpus,
                               {i: d.applied for i, d in digests.items()}, split)
@@ -170,6 +177,8 @@ def _sweep(params: SweepParams, out_dir: str | os.PathLike | None, inputs: Input
             "exploratory": exploratory_design(len(configs) - len(same), params.all_pairs),
             "primary_metric": primary,
             "seconds": {name: round(v, 3) for name, v in stage.seconds.items()},
+            "cpu_seconds": {name: round(v, 3) for name, v in stage.cpu.items()},
+            "costs": measured.as_dict() if measured else None,
         }
         chunk_paths = [parts.path(c.config_id, "chunks") for c in configs]
         held = None if run_dir else tables.CHUNKS.conform(
@@ -182,6 +191,18 @@ def _sweep(params: SweepParams, out_dir: str | os.PathLike | None, inputs: Input
             write_results(result, chunk_paths)
             parts.remove_stale()
     return result
+
+
+@dataclass
+class _Work:
+    """The CPU seconds the sweep's units took where they ran, and the work they did."""
+
+    chunk_cpu: float = 0.0
+    chunked_mb: float = 0.0
+    """MB of corpus chunked, once per config chunked now."""
+    score_cpu: float = 0.0
+    scored_queries: int = 0
+    """Queries scored, once per config x retriever scored now."""
 
 
 @contextmanager
@@ -217,11 +238,12 @@ NOTHING_DROPPED: DroppedQueries = {"count": 0, "reason": "", "examples": [], "by
 
 
 def _chunk_all(configs: list[ChunkerConfig], corpus: Corpus, parts: Parts,
-               executor: Executor, progress: bool
+               executor: Executor, progress: bool, work: _Work
                ) -> tuple[dict[str, units.Digest], dict[str, Pending], int]:
     """Every config's chunks on disk (read back from a finished part of the same key, or
     chunked now, shard by shard, and written with their document's columns), their digests,
-    and their chunk statistics under way: one config's chunks in memory at a time."""
+    and their chunk statistics under way: one config's chunks in memory at a time; the
+    units' CPU seconds added to ``work``."""
     todo = [c for c in configs if not has_part(parts.path(c.config_id, "chunks"))]
     n = len(executor.shards)
     made = executor.chunk([(i, config) for config in todo for i in range(n)])
@@ -229,7 +251,10 @@ def _chunk_all(configs: list[ChunkerConfig], corpus: Corpus, parts: Parts,
     for config in progress_bar(configs, desc="chunk", unit="config", enabled=progress):
         path = parts.path(config.config_id, "chunks")
         if config in todo:
-            chunks = [chunk for _ in range(n) for chunk in next(made)]
+            shards = [next(made) for _ in range(n)]
+            chunks = [chunk for shard in shards for chunk in shard.chunks]
+            work.chunk_cpu += sum(shard.cpu for shard in shards)
+            work.chunked_mb += sum(len(d.text) for d in corpus) / 1e6
             write_part(path, chunks_frame(config, chunks))
         else:
             chunks, reused = read_chunks(path), reused + 1
@@ -256,10 +281,11 @@ def _embed_all(params: SweepParams, configs: list[ChunkerConfig], parts: Parts, 
 
 
 def _retrieve_all(params: SweepParams, configs: list[ChunkerConfig], queries, parts: Parts,
-                  executor: Executor, progress: bool, same_as: dict[str, str]):
+                  executor: Executor, progress: bool, same_as: dict[str, str], work: _Work):
     """Every config x retriever scored (``units.score_config``, on the executor); a config
     whose chunks equal an earlier one's (``same_as``) gets that one's rows, relabelled,
-    instead of a second index; finished parts of the same key are read back."""
+    instead of a second index; finished parts of the same key are read back; the units'
+    CPU seconds added to ``work``."""
     grid_ = [(c, name) for c in configs for name in params.retrievers]
     todo = [(c, name) for c, name in grid_
             if c.config_id not in same_as and not has_part(
@@ -286,6 +312,8 @@ def _retrieve_all(params: SweepParams, configs: list[ChunkerConfig], queries, pa
         elif (config, name) in todo:
             result = next(scored_now)
             scored, ranks = result.per_query, result.retrieved
+            work.score_cpu += result.cpu
+            work.scored_queries += len(queries)
             write_part(ranks_path, ranks)
             write_part(rows_path, scored)
         else:
@@ -308,9 +336,10 @@ def _annotate(per_query: pd.DataFrame, queries, corpus: Corpus,
     sources = per_query["query_id"].map(first_source)
     per_query = per_query.copy()
     per_query["structure_source"] = sources.map(structure)
-    per_query["applied_strategy"] = [
-        applied[c].get(s, "") for c, s in zip(per_query["config_id"], sources, strict=True)
-    ]
+    strategy = pd.Series("", index=per_query.index, dtype=object)
+    for config_id, rows in per_query.groupby("config_id", sort=False).groups.items():
+        strategy[rows] = sources[rows].map(applied[config_id]).fillna("")
+    per_query["applied_strategy"] = strategy.astype("str")
     per_query["source"] = sources
     per_query["query_set"] = per_query["query_id"].map(split.sets)
     per_query["query_group"] = per_query["query_kind"].map(query_group)

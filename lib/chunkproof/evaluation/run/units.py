@@ -6,10 +6,12 @@ depends on where it ran."""
 from __future__ import annotations
 
 import itertools
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ...chunking.build import chunk_document
@@ -19,7 +21,7 @@ from ...document.corpus import Document
 from ..queries.queries import Query
 from ..retrieval import budget, modes
 from ..retrieval.retrieve import make_retriever
-from ..scoring import metrics
+from ..scoring import chunk_stats, metrics
 from . import grid, tables
 from .runs import config_columns
 
@@ -48,6 +50,21 @@ def chunk_shard(docs: Sequence[Document], config: ChunkerConfig) -> list[Chunk]:
 
 
 @dataclass(frozen=True, slots=True)
+class Chunked:
+    """A shard chunked under one config, and the CPU seconds it took where it ran."""
+
+    chunks: list[Chunk]
+    cpu: float
+
+
+def chunk_unit(docs: Sequence[Document], config: ChunkerConfig) -> Chunked:
+    """``chunk_shard``, timed: the unit of work every engine runs."""
+    began = time.process_time()
+    chunks = chunk_shard(docs, config)
+    return Chunked(chunks, time.process_time() - began)
+
+
+@dataclass(frozen=True, slots=True)
 class Digest:
     """What the sweep keeps of one config's chunks once they are on disk."""
 
@@ -65,9 +82,9 @@ def digest(config: ChunkerConfig, chunks: Sequence[Chunk]) -> Digest:
 
 
 def config_stats(config: ChunkerConfig, chunks: Sequence[Chunk], docs: Any) -> dict[str, Any]:
-    """The config's row of chunk_stats.csv (``metrics.chunk_stats``)."""
+    """The config's row of chunk_stats.csv (``chunk_stats.chunk_stats``)."""
     return {**config_columns(config),
-            **metrics.chunk_stats(chunks, config, docs=docs).as_dict()}
+            **chunk_stats.chunk_stats(chunks, config, docs=docs).as_dict()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,38 +108,61 @@ class Scored:
     per_query: pd.DataFrame
     retrieved: pd.DataFrame
     cache_stats: dict[str, int]
+    cpu: float = 0.0
+    """CPU seconds the unit took where it ran (index, rank, score)."""
 
 
 def score_config(job: ScoreJob, chunks: Sequence[Chunk], queries: Sequence[Query],
                  docs: Any) -> Scored:
-    """Index ``chunks``, rank them for every query deep enough to fill each budget, and
-    score the top-k and budget bundles (``metrics.score_run``) of each retrieval mode on that
-    one ranking (a boost reorders it, an expansion fills the budgets from each hit's section,
-    and is not scored at k); rankings kept as deep as a bundle reached."""
+    """Index ``chunks``, rank them once for every query, deep enough to fill each budget
+    (and, with ``boost``, to reorder), and score the top-k and budget bundles of each
+    retrieval mode on that one ranking, every query at once (``metrics.Scorer``): a boost
+    reorders it, an expansion fills the budgets from each hit's section (and is not scored
+    at k). Rankings are kept as deep as a bundle reached."""
+    began = time.process_time()
     chunks = list(chunks)
     retriever = make_retriever(job.retriever, **job.options)
     retriever.index(chunks)
-    tokens = [budget.cost(c) for c in chunks]
+    scorer = metrics.Scorer(chunks, queries, docs)
+    tokens = scorer.table.cost[:scorer.table.ranked]
     deep = max([job.k, *(budget.depth(tokens, b) for b in job.budgets)])
     pool = max(deep, modes.BOOST_POOL) if modes.BOOST in job.modes else deep
     texts = [q.query for q in queries]
     found = retriever.search(texts, pool)
-    size = {c.id: t for c, t in zip(chunks, tokens, strict=True)}
     columns = {**config_columns(job.config), "retriever": job.retriever}
     rows, retrieved = [], []
     for mode in job.modes:
         results = ([h[:deep] for h in modes.boost_all(found, texts, modes.heading_terms(chunks))]
                    if mode == modes.BOOST else [h[:deep] for h in found])
         expands = mode in modes.EXPANSIONS
-        rows += [{**columns, "mode": mode, **r} for r in metrics.score_run(
-            results, queries, chunks, docs=docs, ks=() if expands else (job.k,),
-            budgets=job.budgets, config_id=job.config.config_id,
-            reader=modes.reader(mode, chunks))]
-        for q, hits in zip(queries, results, strict=True):
-            used = max([job.k, *(budget.reach([size[h[0]] for h in hits], b)
-                                 for b in job.budgets)])
-            retrieved += [{**columns, "mode": mode, "query_id": q.id, "rank": rank,
-                           "chunk_id": chunk_id, "score": float(score)}
-                          for rank, (chunk_id, score) in enumerate(hits[:used], start=1)]
+        ranking = scorer.ranking(results)
+        rows.append(scorer.frame(ranking, ks=() if expands else (job.k,), budgets=job.budgets,
+                                 config_id=job.config.config_id,
+                                 reader=modes.reader(mode, chunks),
+                                 leading={**columns, "mode": mode}))
+        retrieved.append(ranked_rows(scorer, ranking, results, job, {**columns, "mode": mode}))
     cache = dict(getattr(retriever, "cache_stats", None) or {})
-    return Scored(pd.DataFrame(rows), tables.RETRIEVED.frame(retrieved), cache)
+    return Scored(pd.concat(rows, ignore_index=True),
+                  tables.RETRIEVED.frame_of(pd.concat(retrieved, ignore_index=True)), cache,
+                  time.process_time() - began)
+
+
+def ranked_rows(scorer: metrics.Scorer, ranking: np.ndarray, results: Sequence,
+                job: ScoreJob, leading: dict[str, Any]) -> pd.DataFrame:
+    """retrieved.parquet's rows of one mode (``results``, and the ``ranking`` of rows
+    ``scorer.ranking`` made of them): each query's ranking as deep as its top k or a budget
+    bundle reached (``budget.reaches``)."""
+    lengths = (ranking >= 0).sum(axis=1)
+    sizes = scorer.table.cost[np.maximum(ranking, 0)]
+    used = np.full(len(ranking), job.k)
+    for b in job.budgets:
+        used = np.maximum(used, budget.reaches(sizes, lengths, b))
+    query, column = np.nonzero(np.arange(ranking.shape[1]) < np.minimum(used, lengths)[:, None])
+    scores = np.asarray([float(score) for hits in results for _, score in hits])
+    starts = np.cumsum(lengths) - lengths
+    ids = np.asarray([c.id for c in scorer.table.chunks], dtype=object)
+    return pd.DataFrame({**leading,
+                         "query_id": np.asarray([q.id for q in scorer.queries],
+                                                dtype=object)[query],
+                         "rank": column + 1, "chunk_id": ids[ranking[query, column]],
+                         "score": scores[starts[query] + column]})

@@ -9,9 +9,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+import numpy as np
 import pandas as pd
 
 from ..queries.queries import Query
+from .bundles import ChunkTable, Targets
+from .ragged import as_ints, overlaps, pairs
 from .spans import Target
 
 PREFIX, BODY = "query_in_prefix", "query_in_body"
@@ -33,24 +36,70 @@ def prefix_of(chunk) -> str:
     return embed[: len(embed) - len(text)] if embed != text and embed.endswith(text) else ""
 
 
-def gold_chunks(query: Query, by_doc: dict[str, list], targets: Sequence[Target] | None) -> list:
-    """The chunks that answer ``query``: those overlapping a target span (gold section or
-    answer), else every chunk of a gold document."""
-    if not targets:
-        return [c for doc in query.sources for c in by_doc.get(doc, [])]
-    return [c for doc, start, end in targets for c in by_doc.get(doc, [])
-            if c.start < end and c.end > start]
+def gold_rows(doc, start, end, sources: Sequence[Sequence[int]],
+              targets: Targets) -> tuple[np.ndarray, np.ndarray]:
+    """(query, chunk) pairs: the chunks (their document keys ``doc`` and spans) that answer
+    each query, those overlapping a target span (gold section or answer) of a query that has
+    one, else every chunk of a gold document (``sources``: each query's document keys)."""
+    doc, start, end = as_ints(doc), as_ints(start), as_ints(end)
+    width = int(max(end.max(initial=0), targets.hi.max(initial=0))) + 1
+    which, at = overlaps(targets.doc * width + targets.lo, targets.doc * width + targets.hi,
+                         doc * width + start, doc * width + end)
+    by_doc = np.argsort(doc, kind="stable")
+    wanted = [(q, key) for q, found in enumerate(sources) if not targets.has[q] for key in found]
+    query, key = (as_ints(v) for v in zip(*wanted, strict=True)) if wanted \
+        else (as_ints([]), as_ints([]))
+    first = np.searchsorted(doc[by_doc], key, side="left")
+    owner, at_doc = pairs(first, np.searchsorted(doc[by_doc], key, side="right") - first)
+    return (np.concatenate([targets.query[which], query[owner]]),
+            np.concatenate([at, by_doc[at_doc]]))
+
+
+def leak_columns(table: ChunkTable, queries: Sequence[Query],
+                 targets: Targets) -> dict[str, np.ndarray]:
+    """``query_in_prefix`` and ``query_in_body`` of every query under one config's chunks:
+    1.0 when the query's words are in the prefix (``prefix_of``), or the text, of a chunk
+    that answers it (``gold_rows``)."""
+    ranked = slice(0, table.ranked)
+    query, rows = gold_rows(table.doc[ranked], table.start[ranked], table.end[ranked],
+                            [[table.key_of(d) for d in q.sources] for q in queries], targets)
+    needles = [words(q.query) for q in queries]
+    found = {PREFIX: np.zeros(len(queries)), BODY: np.zeros(len(queries))}
+    seen: dict[int, tuple[str, str]] = {}
+    for q, row in zip(query.tolist(), rows.tolist(), strict=True):
+        needle = needles[q]
+        if not needle.strip():
+            continue
+        if row not in seen:
+            chunk = table.chunks[row]
+            seen[row] = words(prefix_of(chunk)), words(chunk.text)
+        prefix, body = seen[row]
+        found[PREFIX][q] = max(found[PREFIX][q], float(needle in prefix))
+        found[BODY][q] = max(found[BODY][q], float(needle in body))
+    return found
+
+
+def gold_chunks(query: Query, by_doc: dict[str, list],
+                targets: Sequence[Target] | None) -> list:
+    """The chunks of ``by_doc`` (document id -> its chunks; anything with ``doc_id``,
+    ``start`` and ``end``) that answer ``query`` (``gold_rows``), read from the documents of
+    its targets, else of its sources."""
+    named = dict.fromkeys(t[0] for t in targets) if targets else dict.fromkeys(query.sources)
+    chunks = [c for doc in named for c in by_doc.get(doc, [])]
+    keys = {doc: i for i, doc in enumerate(dict.fromkeys([*named, *query.sources]))}
+    _, rows = gold_rows([keys[c.doc_id] for c in chunks], [c.start for c in chunks],
+                        [c.end for c in chunks], [[keys[d] for d in query.sources]],
+                        Targets.of([targets], keys.__getitem__))
+    return [chunks[row] for row in rows.tolist()]
 
 
 def leak_values(query: Query, by_doc: dict[str, list],
                 targets: Sequence[Target] | None) -> dict[str, float]:
-    """``query_in_prefix`` and ``query_in_body`` for one query under one config's chunks."""
-    needle = words(query.query)
-    if not needle.strip():
-        return {PREFIX: 0.0, BODY: 0.0}
-    gold = gold_chunks(query, by_doc, targets)
-    return {PREFIX: float(any(needle in words(prefix_of(c)) for c in gold)),
-            BODY: float(any(needle in words(c.text) for c in gold))}
+    """``query_in_prefix`` and ``query_in_body`` for one query under one config's chunks
+    (``leak_columns``)."""
+    table = ChunkTable([c for chunks in by_doc.values() for c in chunks], {})
+    found = leak_columns(table, [query], Targets.of([targets], table.key_of))
+    return {name: float(values[0]) for name, values in found.items()}
 
 
 def leak_table(per_query: pd.DataFrame) -> pd.DataFrame:
