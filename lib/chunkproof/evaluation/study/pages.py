@@ -5,6 +5,7 @@ validation table and the README's sentence are made from these)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -45,11 +46,11 @@ def finding(results: StudyResults, retriever: str = PRIMARY[0],
             f"most questions; the pooled evidence cannot separate "
             f"{_listed(tied) if tied else 'no other config'} from it")
     if len(small):
-        below = -small["effect"]  # effect of best over each: how far each falls below
+        below = small["effect"]  # the best's score minus each: how far each falls below
         separated = int(small["separated"].astype(bool).sum())
-        text += (f", and every {SMALLEST}-char config answers {below.min():.2f} to "
-                 f"{below.max():.2f} fewer ({separated} of {len(small)} set below it by the "
-                 "pooled evidence)")
+        text += (f", and every {SMALLEST}-char config answers a share of them "
+                 f"{below.min():.2f} to {below.max():.2f} lower ({separated} of {len(small)} "
+                 "set below it by the pooled evidence)")
     return text + "."
 
 
@@ -167,7 +168,7 @@ def kinds_markdown(results: StudyResults) -> str:
     for row in sorted(kinds, key=lambda r: (-_or(r["rho"], -9.0), r["kind"])):
         mine = per_site[per_site["kind"] == row["kind"]].set_index("site")
         cells = [_site_cell(mine, site) for site in sites]
-        pooled = ("" if row["rho"] != row["rho"] else
+        pooled = ("" if _or(row["rho"], math.nan) != _or(row["rho"], math.nan) else
                   f"{row['rho']:+.2f} [{row['ci_low']:+.2f}, {row['ci_high']:+.2f}]")
         verdict = "yes" if row["admitted"] else f"no: {row['why']}"
         lines.append(f"| `{row['kind']}` | " + " | ".join(cells) + f" | {pooled} | {verdict} |")
@@ -179,7 +180,8 @@ def _or(value: Any, default: float) -> float:
 
 
 def _site_cell(rows: pd.DataFrame, site: str) -> str:
-    if site not in rows.index or rows.loc[site, "spearman"] != rows.loc[site, "spearman"]:
+    if site not in rows.index or _or(rows.loc[site, "spearman"], math.nan) != _or(
+            rows.loc[site, "spearman"], math.nan):
         return ""
     mark = " ✓" if rows.loc[site, "pick_inside"] else ""
     return f"{float(rows.loc[site, 'spearman']):+.2f}{mark}"
