@@ -268,8 +268,8 @@ def _paired(evidence: Evidence | None, rule: ChoiceRule, chosen: CandidateRow,
         **_record(pd.Series(test.as_dict())),
         "verdict": families.verdict(test.mean_diff, test.p_value, alpha=rule.alpha,
                                     higher_is_better=True),
-        "source": f"paired test of this pair alone on {len(evidence)} {evidence.name}, "
-                  "grouped by page"})
+        "source": f"paired test of this pair alone on {len(evidence)} "
+                  f"{evidence.name.removeprefix('your ')}, grouped by page"})
 
 
 SCORED_FIGURES = ("chunks", "index_tokens", "tokens_p50", "tokens_p95", "code_integrity",
