@@ -156,14 +156,12 @@ def pages(docs: Path) -> dict[Path, str]:
             results: with_result_tables(results.read_text(encoding="utf-8")),
             docs / "benchmarks.md": benchmarks_page(found)}
     if found is not None:
-        made[statistics] = between(statistics.read_text(encoding="utf-8"), VALIDATION,
-                                   study.validation_markdown(found))
-        queries = docs / "queries.md"
-        made[queries] = between(queries.read_text(encoding="utf-8"), KINDS,
-                                study.kinds_markdown(found))
-        if readme.is_file():
-            made[readme] = between(readme.read_text(encoding="utf-8"), FINDING,
-                                   study.finding(found))
+        parts = {statistics: (VALIDATION, study.validation_markdown(found)),
+                 docs / "queries.md": (KINDS, study.kinds_markdown(found)),
+                 readme: (FINDING, study.finding(found))}
+        for path, (markers, text) in parts.items():
+            if path.is_file():  # a docs folder without the page holds none of it
+                made[path] = between(path.read_text(encoding="utf-8"), markers, text)
     return made
 
 
