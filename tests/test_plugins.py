@@ -231,3 +231,14 @@ def test_the_docs_example_runs_as_printed(tmp_path):
     assert "team_splitters:paragraphs" in stats
     rows = (tmp_path / "chunks.jsonl").read_text().splitlines()
     assert rows and all(json.loads(r)["strategy"] == "team_splitters:paragraphs" for r in rows)
+
+
+def test_a_report_s_kernels_find_a_plug_in_on_a_relative_pythonpath(tmp_path, monkeypatch):
+    # the report's kernels work in another folder: PYTHONPATH=. must still mean where the
+    # command was run
+    from chunkproof.notebooks.kernels import kernel_env
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([".", "lib", str(ROOT)]))
+    found = kernel_env()["PYTHONPATH"].split(os.pathsep)
+    assert found == [str(tmp_path.resolve()), str((tmp_path / "lib").resolve()), str(ROOT)]

@@ -4,6 +4,7 @@ the current notebook runs, so no notebook waits for its kernel's start) and each
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -22,6 +23,17 @@ def kernel_config(sockets: Path):
     from traitlets.config import Config
 
     return Config({"KernelManager": {"transport": "ipc", "ip": str(sockets)}})
+
+
+def kernel_env() -> dict[str, str]:
+    """The environment a kernel starts with: this process's, its ``PYTHONPATH`` entries made
+    absolute from the folder the command was run in (a kernel works in another folder, and a
+    plug-in strategy named on ``PYTHONPATH=.`` must import there as it does here)."""
+    env = dict(os.environ)
+    entries = [e for e in env.get("PYTHONPATH", "").split(os.pathsep) if e]
+    if entries:
+        env["PYTHONPATH"] = os.pathsep.join(str(Path(e).resolve()) for e in entries)
+    return env
 
 
 class Kernels:
@@ -48,7 +60,7 @@ class Kernels:
                                          config=kernel_config(sockets / "kernel"))
         self.watches[id(manager)] = watch
         try:
-            manager.start_kernel(cwd=str(self.cwd))
+            manager.start_kernel(cwd=str(self.cwd), env=kernel_env())
         except BaseException:
             shutil.rmtree(sockets, ignore_errors=True)
             raise
