@@ -21,6 +21,7 @@ from chunkproof.chunking.build import chunk_corpus
 from chunkproof.chunking.config import make_config
 from chunkproof.document import corpus as corpus_module
 from chunkproof.document.corpus import load_corpus
+from chunkproof.errors import ConfigError
 from chunkproof.evaluation.retrieval import retrieve
 from chunkproof.util import content_cache
 from chunkproof.util.cache import CACHE_VARIABLE
@@ -309,7 +310,7 @@ def test_past_its_bound_the_least_recently_used_values_go(cache, monkeypatch):
 
 def test_a_bound_that_is_no_size_is_one_line(monkeypatch):
     monkeypatch.setenv(content_cache.BOUND_VARIABLE, "lots")
-    with pytest.raises(content_cache.ConfigError, match="CHUNKPROOF_CONTENT_CACHE_MIB"):
+    with pytest.raises(ConfigError, match="CHUNKPROOF_CONTENT_CACHE_MIB"):
         content_cache.bound_bytes()
 
 

@@ -22,6 +22,7 @@ from ..errors import (
 from ..util.code_version import code_version
 from ..util.collector import collector_paused
 from ..util.content_cache import ContentCache, digest
+from ..util.values import mib_from_env
 from .blocks import (
     Block,
     LineIndex,
@@ -346,17 +347,8 @@ def file_limit(max_bytes: int | None = None) -> int:
             raise ConfigError(f"max_bytes: expected a positive number of bytes; got "
                               f"{max_bytes!r}")
         return max_bytes
-    value = os.environ.get(MAX_FILE_ENV, "").strip()
-    if not value:
-        return MAX_FILE_BYTES
-    try:
-        mib = float(value)
-    except ValueError:
-        mib = 0.0
-    if not 0 < mib < 2**20:  # NaN and inf fail too
-        raise ConfigError(f"{MAX_FILE_ENV}: expected the largest file to read in MiB, a "
-                          f"number > 0 (e.g. 32); got {value!r}")
-    return int(mib * 2**20)
+    return mib_from_env(MAX_FILE_ENV, MAX_FILE_BYTES, what="the largest file to read in MiB",
+                        example=32, limit_mib=2**20)
 
 
 def _size(n: int) -> str:

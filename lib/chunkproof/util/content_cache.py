@@ -20,8 +20,9 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from ..errors import CacheWarning, ConfigError
+from ..errors import CacheWarning
 from .cache import CACHE_VARIABLE, cache_root
+from .values import mib_from_env
 
 SWITCH_VARIABLE = "CHUNKPROOF_CONTENT_CACHE"
 """Environment variable: ``0`` (or ``off``) turns the parse and tokenisation caches off."""
@@ -56,17 +57,8 @@ def enabled() -> bool:
 def bound_bytes() -> int:
     """``$CHUNKPROOF_CONTENT_CACHE_MIB`` (else ``BOUND_MIB``) in bytes; ConfigError naming the
     value when it is not a positive number."""
-    value = os.environ.get(BOUND_VARIABLE, "").strip()
-    if not value:
-        return BOUND_MIB * 2**20
-    try:
-        mib = float(value)
-    except ValueError:
-        mib = 0.0
-    if not 0 < mib < 2**30:  # NaN and inf fail too
-        raise ConfigError(f"{BOUND_VARIABLE}: expected the MiB each content cache keeps, a "
-                          f"number > 0 (e.g. 512); got {value!r}")
-    return int(mib * 2**20)
+    return mib_from_env(BOUND_VARIABLE, BOUND_MIB * 2**20, what="the MiB each content cache keeps",
+                        example=512, limit_mib=2**30)
 
 
 def file_of(root: Path, kind: str) -> Path:

@@ -1,9 +1,13 @@
-"""Figures as plain values: what counts as missing, and numpy scalars made JSON/YAML-safe."""
+"""Figures as plain values: what counts as missing, numpy scalars made JSON/YAML-safe, and a
+size in MiB read from the environment."""
 
 from __future__ import annotations
 
 import math
+import os
 from typing import Any
+
+from ..errors import ConfigError
 
 
 def missing(value: Any) -> bool:
@@ -24,3 +28,21 @@ def plain(value: Any, *, digits: int | None = None):
     if isinstance(value, list | tuple):
         return [plain(v, digits=digits) for v in value]
     return value
+
+
+def mib_from_env(variable: str, default_bytes: int, *, what: str, example: int,
+                 limit_mib: float) -> int:
+    """Bytes of the MiB ``$variable`` holds (unset or blank: ``default_bytes``); ConfigError
+    naming the value when it is not a number in (0, ``limit_mib``) (NaN and inf fail too):
+    ``what`` says what the number is, in MiB, ``example`` a value that would do."""
+    value = os.environ.get(variable, "").strip()
+    if not value:
+        return default_bytes
+    try:
+        mib = float(value)
+    except ValueError:
+        mib = 0.0
+    if not 0 < mib < limit_mib:
+        raise ConfigError(f"{variable}: expected {what}, a number > 0 (e.g. {example}); "
+                          f"got {value!r}")
+    return int(mib * 2**20)
