@@ -4,4 +4,5 @@
 defining it a source); the free kinds carry an answer span each and are mined after them (the
 identifier kind looks up the symbols the headings kind found)."""
 
-FREE_KINDS = ("keyword", "partial", "xref", "identifier")
+FREE_KINDS = ("keyword", "partial", "xref", "identifier", "known_item", "linktext",
+              "keyword_clause", "partial_clause", "known_item_clause", "linktext_clause")
