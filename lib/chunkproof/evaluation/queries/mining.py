@@ -13,8 +13,7 @@ from dataclasses import dataclass, field
 from typing import TypedDict
 
 from ...errors import QueryValidationError
-from .kinds import FREE_KINDS, body, headings, identifier, keyword, known_item, linktext, partial, xref
-from .kinds.clause import with_clauses
+from .kinds import FREE_KINDS, body, headings, identifier, keyword, partial, xref
 from .kinds.found import MIN_TERMS, Found
 from .queries import MAX_SOURCES, MINED_KINDS, GoldSpan, Query
 from .query_terms import surface_tokens
@@ -142,9 +141,7 @@ class Mined:
 
 ORIGINS = ("title", "section heading", "heading code span", "heading signature",
            "heading identifier", "definition list", "table", "body sentence", "keyword query",
-           "partial query", "xref query", "identifier query", "known_item query",
-           "linktext query", "keyword_clause query", "partial_clause query",
-           "known_item_clause query", "linktext_clause query")
+           "partial query", "xref query", "identifier query")
 """Where a mined query was first found; the last four are the free kinds (``kinds.FREE``)."""
 
 
@@ -224,14 +221,10 @@ def _headed_found(reading: Reading, site: Site) -> Iterator[Found]:
 
 def _free_found(reading: Reading, site: Site) -> Iterator[Found]:
     """What the free kinds find in one document, each with an answer span."""
-    here = lambda _found: reading  # noqa: E731
-    yield from with_clauses(keyword.keyword_queries(reading, site), here)
-    yield from with_clauses(partial.partial_queries(reading, site), here)
+    yield from keyword.keyword_queries(reading, site)
+    yield from partial.partial_queries(reading, site)
     yield from xref.xref_queries(reading, site)
     yield from identifier.identifier_queries(reading, site)
-    yield from with_clauses(known_item.known_item_queries(reading, site), here)
-    yield from with_clauses(linktext.linktext_queries(reading, site),
-                            lambda found: site.reading(found.gold.doc))
 
 
 def defined_symbols(mined: Mined) -> dict[str, GoldSpan]:
@@ -253,8 +246,7 @@ class _Free:
 
     def add(self, found: Found) -> None:
         text = " ".join(found.text.split())
-        least = 2 if found.kind.startswith("linktext") else MIN_TERMS
-        if junk_reason(text) or len(surface_tokens([text])[0]) < least:
+        if junk_reason(text) or len(surface_tokens([text])[0]) < MIN_TERMS:
             return
         if (found.kind, text.casefold()) in self.seen:
             return

@@ -4,5 +4,4 @@
 defining it a source); the free kinds carry an answer span each and are mined after them (the
 identifier kind looks up the symbols the headings kind found)."""
 
-FREE_KINDS = ("keyword", "partial", "xref", "identifier", "known_item", "linktext",
-              "keyword_clause", "partial_clause", "known_item_clause", "linktext_clause")
+FREE_KINDS = ("keyword", "partial", "xref", "identifier")
