@@ -16,6 +16,7 @@ from chunkproof.evaluation.scoring.agreement import (
     COLUMNS,
     PAGE,
     kind_agreement,
+    split_half,
     with_pages,
     written_set,
 )
@@ -98,3 +99,40 @@ def test_pages_are_the_runs_own_else_each_querys_first_source():
     recorded = frame.assign(**{PAGE: ["r.md", "r.md"]})
     assert list(with_pages(recorded, queries)[PAGE]) == ["r.md", "r.md"]
     assert PAGE not in with_pages(frame).columns
+
+
+def paged(patterns: dict[str, list[float]], per_page: int) -> pd.DataFrame:
+    """Written rows: ``per_page`` questions on each page, every one scoring the configs as
+    the page's pattern says."""
+    rows = [{"query_id": f"{page}-{i}", PAGE: page, "config_id": config, "value": value}
+            for page, pattern in patterns.items() for i in range(per_page)
+            for config, value in zip(CONFIGS, pattern, strict=True)]
+    return pd.DataFrame(rows)
+
+
+def test_split_half_keeps_a_pages_questions_together():
+    # two pages rank the configs one way, two the other way round: a split by page either
+    # puts like with like (rho -1) or mixes both into flat halves (no rho); questions split
+    # one by one would agree with themselves
+    up, down = [0.0, 0.2, 0.4, 0.6, 0.8, 1.0], [1.0, 0.8, 0.6, 0.4, 0.2, 0.0]
+    found = split_half(paged({"a": up, "b": up, "c": down, "d": down}, 5), splits=50)
+    assert found["split_half"] == pytest.approx(-1.0)
+    assert found["questions"] == 20 and found["pages"] == 4 and found["configs"] == 6
+
+
+def test_split_half_is_spearman_brown_corrected_and_its_square_root_the_ceiling():
+    rng = np.random.default_rng(3)
+    rates = np.linspace(0.2, 0.8, len(CONFIGS))
+    patterns = {f"p{i}": list((rng.random(len(CONFIGS)) < rates).astype(float))
+                for i in range(60)}
+    found = split_half(paged(patterns, 1), splits=400)
+    assert 0 < found["split_half"] < found["reliability"] < found["ceiling"] < 1
+    assert found["reliability_low"] < found["reliability"] < found["reliability_high"]
+    r = found["split_half"]
+    assert found["reliability"] == pytest.approx(2 * r / (1 + r), abs=0.02)
+    assert found["ceiling"] == pytest.approx(np.sqrt(found["reliability"]))
+    noise = [split_half(paged({f"p{i}": list((rng.random(len(CONFIGS)) < 0.5).astype(float))
+                               for i in range(60)}, 1), splits=100)["reliability"]
+             for _ in range(20)]
+    assert np.median(noise) < 0.2 < 0.8 < found["reliability"]  # chance agreement only
+    assert np.isnan(split_half(paged({"a": rates, "b": rates, "c": rates}, 3))["ceiling"])

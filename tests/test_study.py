@@ -15,6 +15,7 @@ import pytest
 from chunkproof.errors import ConfigError, StudyError
 from chunkproof.evaluation.run.engine import Engine
 from chunkproof.evaluation.run.runs import load_run
+from chunkproof.evaluation.scoring.agreement import written_ceiling
 from chunkproof.evaluation.study import pages as study_pages
 from chunkproof.evaluation.study.kinds import (
     admitted_without,
@@ -170,6 +171,28 @@ def test_every_mined_kind_is_judged_on_every_site(study):
     assert (folder.parent / "run" / "kinds.csv").read_text().startswith("kind,rho,")
     keyword = [r for r in per_site if r["kind"] == "keyword"]
     assert all("/" in r["written_best"] for r in keyword)  # study names, not config ids
+
+
+def test_each_site_has_its_written_questions_ceiling_and_the_docs_table_shows_it(study):
+    folder, _, results = study
+    rows = {r["site"]: r for r in results.table("ceiling")}
+    assert set(rows) == {"alpha", "beta", "gamma"}
+    for name, row in rows.items():
+        written = load_run(folder.parent / "run" / "sites" / name / "written")
+        expected = written_ceiling(written)
+        for column in ("questions", "pages", "split_half", "reliability", "ceiling"):
+            assert _same(row[column], expected[column]), (name, column)
+    assert (folder.parent / "run" / "ceiling.csv").read_text().startswith("site,questions,")
+    table = study_pages.kinds_markdown(results).splitlines()
+    assert table[-1].startswith("| *ceiling: a perfect kind")
+    assert table[-2].startswith("| *written vs written (split-half")
+    assert table[-1].count("|") == table[0].count("|")
+
+
+def _same(found, expected) -> bool:
+    if found is None or found != found:
+        return expected != expected
+    return found == pytest.approx(expected, abs=1e-6)
 
 
 def test_a_site_rho_is_the_rank_correlation_of_the_two_runs_config_means(study):

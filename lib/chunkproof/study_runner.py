@@ -38,11 +38,13 @@ from .evaluation.run.sweep import run_sweep
 from .evaluation.study.evidence import METRICS, SiteEvidence, site_evidence
 from .evaluation.study.kinds import (
     AGREEMENT,
+    CEILING_SITE_COLUMNS,
     KIND_COLUMNS,
     SITE_COLUMNS,
     evidence_by_site,
     kind_tables,
     mined_evidence,
+    site_ceiling_row,
     site_kind_rows,
 )
 from .evaluation.study.prior import REFERENCE, Prior, pooled_table, separated
@@ -196,7 +198,7 @@ def run_study(plan: StudyPlan, *, progress=print) -> StudyResults:
     if plan.mined and AGREEMENT[0] not in plan.retrievers:
         raise ConfigError(f"--mined: the kinds are judged under {AGREEMENT[0]}; add it to "
                           f"--retrievers (got {','.join(plan.retrievers)})")
-    evidence, kind_rows, mined_runs = [], [], {}
+    evidence, kind_rows, ceiling, mined_runs = [], [], [], {}
     for site in sites:
         progress(f"study: {site.name}: sweeping {len(site_params(plan, site).configs())} "
                  f"configs on its written questions")
@@ -206,6 +208,7 @@ def run_study(plan: StudyPlan, *, progress=print) -> StudyResults:
             progress(f"study: {site.name}: sweeping them on its mined queries")
             mined_runs[site.name] = sweep_site(plan, site, MINED)
             kind_rows += site_kind_rows(site.name, written, mined_runs[site.name])
+            ceiling.append(site_ceiling_row(site.name, written))
     prior = Prior(tuple(evidence), REFERENCE, study_meta(plan, sites, evidence))
     tables: dict[str, list[dict]] = {"pooled": [], "versus_best": [], "site_effects": []}
     for retriever in plan.retrievers:
@@ -215,13 +218,15 @@ def run_study(plan: StudyPlan, *, progress=print) -> StudyResults:
             tables["site_effects"] += site_effect_rows(prior, retriever, metric)
     if plan.mined:
         tables["kinds"], tables["kind_sites"] = kind_tables(kind_rows)
+        tables["ceiling"] = ceiling
     progress("study: calibrating the rule by simulation")
     tables["calibration"], tables["validation"] = calibrate(
         prior, plan, mined_runs, tables.get("kind_sites"))
     results = StudyResults(prior, {s.name: s.source for s in sites}, tables)
     out = Path(plan.out)
     results.write(out / "study.json")
-    columns = {"kinds": KIND_COLUMNS, "kind_sites": SITE_COLUMNS}
+    columns = {"kinds": KIND_COLUMNS, "kind_sites": SITE_COLUMNS,
+               "ceiling": CEILING_SITE_COLUMNS}
     for name, rows in tables.items():
         write_text_atomic(out / f"{name}.csv",
                           csv_text(pd.DataFrame(rows, columns=columns.get(name))))

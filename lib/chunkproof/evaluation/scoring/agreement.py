@@ -128,3 +128,60 @@ def kind_agreement(written, mined, *, metric: str = AGREEMENT_METRIC, retriever:
                      "written_set": "+".join(inside),
                      "pick_inside": bool(tops) and set(tops) <= set(inside)})
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+SPLITS = 2000
+"""Random halves of a site's pages the written questions' self-agreement is averaged over."""
+FLAT = 1e-9
+"""Config means spread less than this are equal (a half whose configs tie ranks nothing)."""
+CEILING_COLUMNS = ["questions", "pages", "configs", "split_half", "reliability",
+                   "reliability_low", "reliability_high", "ceiling"]
+
+
+def split_half(rows: pd.DataFrame, *, splits: int = SPLITS, seed: int = 0) -> dict[str, float]:
+    """How well a site's written questions rank configs as they themselves do: over
+    ``splits`` random halves of the pages (``PAGE``; a page's questions stay together),
+    Spearman's rho of the configs' means on one half against the other (``split_half``, the
+    median), each rho Spearman-Brown corrected to the whole set's size (2r / (1 + r)):
+    ``reliability`` (the median; ``_low``/``_high`` the 2.5 and 97.5 percentiles) is the rho
+    a second written set of the same size would show, and ``ceiling`` = sqrt(reliability)
+    the rho of a perfect generator whose many queries make its means exact (the written
+    side's noise alone attenuates it). NaN when fewer than four pages or three configs."""
+    from scipy import stats
+
+    wide = rows.pivot_table(index="query_id", columns="config_id", values="value").dropna()
+    pages = rows.drop_duplicates("query_id").set_index("query_id")[PAGE].reindex(wide.index)
+    names = np.asarray(sorted(set(pages)))
+    found = {"questions": float(len(wide)), "pages": float(len(names)),
+             "configs": float(wide.shape[1])}
+    nan = dict.fromkeys(CEILING_COLUMNS[3:], np.nan)
+    if len(names) < 4 or wide.shape[1] < 3:
+        return {**found, **nan}
+    rng = np.random.default_rng(seed)
+    values, of_page = wide.to_numpy(), pages.to_numpy()
+    raw = []
+    for _ in range(splits):
+        half = set(rng.permutation(names)[: len(names) // 2])
+        mask = np.fromiter((p in half for p in of_page), bool, len(of_page))
+        one, two = values[mask].mean(axis=0), values[~mask].mean(axis=0)
+        if np.ptp(one) > FLAT and np.ptp(two) > FLAT:
+            raw.append(stats.spearmanr(one, two).statistic)
+    if not raw:
+        return {**found, **nan}
+    r = np.clip(np.asarray(raw), -0.999, 1.0)  # Spearman-Brown of -1 is infinite
+    corrected = 2 * r / (1 + r)
+    reliability = float(np.median(corrected))
+    return {**found, "split_half": float(np.median(raw)), "reliability": reliability,
+            "reliability_low": float(np.percentile(corrected, 2.5)),
+            "reliability_high": float(np.percentile(corrected, 97.5)),
+            "ceiling": float(np.sqrt(reliability)) if reliability > 0 else 0.0}
+
+
+def written_ceiling(written, *, metric: str = AGREEMENT_METRIC, retriever: str = "bm25",
+                    written_queries: Sequence[Query] = (), splits: int = SPLITS,
+                    seed: int = 0) -> dict[str, float]:
+    """``split_half`` of a written run's questions on its distinct configs (the ones a kind's
+    agreement is measured on)."""
+    asked = with_pages(scores(written, metric, retriever, distinct_configs(written)),
+                       written_queries)
+    return split_half(asked, splits=splits, seed=seed)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..scoring.agreement import AGREEMENT_METRIC, kind_agreement
+from ..scoring.agreement import AGREEMENT_METRIC, CEILING_COLUMNS, kind_agreement, written_ceiling
 from .evidence import config_key
 from .pooling import pool
 from .rule import MINED_QUESTIONS, Evidence
@@ -33,6 +33,7 @@ MIN_SITES = 2
 """Sites a kind must be measured on (a defined rho, at least 4 configs) to be pooled."""
 SITE_COLUMNS = ["site", "kind", "queries", "scored", "configs", "spearman", "kendall",
                 "kind_best", "written_best", "pick_inside", "admitted_without_site"]
+CEILING_SITE_COLUMNS = ["site", *CEILING_COLUMNS]
 KIND_COLUMNS = ["kind", "rho", "ci_low", "ci_high", "tau2", "i2", "sites", "picks_inside",
                 "admitted", "why"]
 
@@ -56,6 +57,13 @@ def site_kind_rows(site: str, written, mined, *, retriever: str = AGREEMENT[0],
              "spearman": _float(row.spearman), "kendall": _float(row.kendall),
              "kind_best": named(str(row.kind_best)), "written_best": named(str(row.written_best)),
              "pick_inside": bool(row.pick_inside)} for row in table.itertuples()]
+
+
+def site_ceiling_row(site: str, written, *, retriever: str = AGREEMENT[0],
+                     metric: str = AGREEMENT[1]) -> dict:
+    """How well the site's written questions agree with themselves (``written_ceiling``):
+    the rho any kind's agreement on the site is read against."""
+    return {"site": site, **written_ceiling(written, metric=metric, retriever=retriever)}
 
 
 def _float(value) -> float:

@@ -172,7 +172,25 @@ def kinds_markdown(results: StudyResults) -> str:
                   f"{row['rho']:+.2f} [{row['ci_low']:+.2f}, {row['ci_high']:+.2f}]")
         verdict = "yes" if row["admitted"] else f"no: {row['why']}"
         lines.append(f"| `{row['kind']}` | " + " | ".join(cells) + f" | {pooled} | {verdict} |")
-    return "\n".join(lines)
+    return "\n".join([*lines, *_ceiling_lines(results.table("ceiling"), sites)])
+
+
+def _ceiling_lines(rows: list[dict[str, Any]], sites: list[str]) -> list[str]:
+    """The written questions against themselves (the ``ceiling`` table): split-half
+    reliability, and the rho a perfect kind could show, on each site."""
+    if not rows:
+        return []
+    by_site = {r["site"]: r for r in rows}
+
+    def cell(site: str, column: str) -> str:
+        value = _or(by_site.get(site, {}).get(column), math.nan)
+        return "" if value != value else f"{value:+.2f}"
+
+    empty = " |  | "
+    return ["| *written vs written (split-half, Spearman-Brown)* | "
+            + " | ".join(cell(s, "reliability") for s in sites) + empty + "reference |",
+            "| *ceiling: a perfect kind (sqrt of the above)* | "
+            + " | ".join(cell(s, "ceiling") for s in sites) + empty + "reference |"]
 
 
 def _or(value: Any, default: float) -> float:

@@ -21,7 +21,8 @@ from .prior import REFERENCE, Prior
 FORMAT = 1
 SHIPPED = Path(__file__).with_name("study.json")
 """The results of the study shipped with chunkproof (``make study`` makes it again)."""
-TABLES = ("pooled", "versus_best", "calibration", "validation", "kinds", "kind_sites")
+TABLES = ("pooled", "versus_best", "calibration", "validation", "kinds", "kind_sites",
+          "ceiling")
 """The result tables the file holds, each a list of rows."""
 
 
