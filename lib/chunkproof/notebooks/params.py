@@ -203,6 +203,8 @@ CorpusFolder = ExistingFolder
 """A corpus folder, resolved to an absolute path."""
 ModelFolder = Annotated[str, BeforeValidator(_optional_folder)]
 """A model folder resolved to an absolute path, or "" for the one this process uses."""
+OptionalFolder = ModelFolder
+"""An existing folder resolved to an absolute path, or "" for none."""
 QueryFile = Annotated[str, BeforeValidator(_optional_file)]
 """A query (or gold) file resolved to an absolute path, or "" for none."""
 OutputFolder = Annotated[str, BeforeValidator(_output)]
