@@ -346,20 +346,30 @@ def _annotate(per_query: pd.DataFrame, queries, corpus: Corpus,
     """Each row gets the structure source of its query's first gold document, the strategy
     actually applied to that document, that document (``source``: the cluster paired tests
     group its questions in), its query set and its query group (heading-derived or
-    leak-free kinds), so results split by all of them."""
-    first_source = {q.id: q.sources[0] for q in queries}
+    leak-free kinds), so results split by all of them. Each is looked up once per distinct
+    query (and config), then spread over the rows."""
     structure = {d.id: d.structure_source for d in corpus}
-    sources = per_query["query_id"].map(first_source)
+    first_source = {q.id: q.sources[0] for q in queries}
+    by_query, query_ids = pd.factorize(per_query["query_id"])
+    by_config, config_ids = pd.factorize(per_query["config_id"])
+    by_kind, kinds = pd.factorize(per_query["query_kind"])
+    sources = [first_source.get(q) for q in query_ids]
+    strategies = [applied[c].get(s, "") if isinstance(s, str) else ""
+                  for c in config_ids for s in sources]
     per_query = per_query.copy()
-    per_query["structure_source"] = sources.map(structure)
-    strategy = pd.Series("", index=per_query.index, dtype=object)
-    for config_id, rows in per_query.groupby("config_id", sort=False).groups.items():
-        strategy[rows] = sources[rows].map(applied[config_id]).fillna("")
-    per_query["applied_strategy"] = strategy.astype("str")
-    per_query["source"] = sources
-    per_query["query_set"] = per_query["query_id"].map(split.sets)
-    per_query["query_group"] = per_query["query_kind"].map(query_group)
+    index = per_query.index
+    per_query["structure_source"] = _spread([structure.get(s) for s in sources], by_query, index)
+    per_query["applied_strategy"] = _spread(strategies, by_config * len(sources) + by_query,
+                                            index)
+    per_query["source"] = _spread(sources, by_query, index)
+    per_query["query_set"] = _spread([split.sets.get(q) for q in query_ids], by_query, index)
+    per_query["query_group"] = _spread([query_group(k) for k in kinds], by_kind, index)
     return per_query
+
+
+def _spread(values: list, codes: np.ndarray, index: pd.Index) -> pd.Series:
+    """A text column: ``values[code]`` for each code (None: missing)."""
+    return pd.Series(pd.array(values, dtype="str").take(codes), index=index)
 
 
 GROUP = ["config_id", "strategy", "size", "unit", "options", "retriever", "mode"]
