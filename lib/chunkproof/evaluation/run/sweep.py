@@ -426,12 +426,15 @@ def _codes(frame: pd.DataFrame, columns: list[str]) -> np.ndarray:
 def _sums(values: np.ndarray, key: np.ndarray, per_query: pd.DataFrame, keys: list[str],
           split: str) -> pd.DataFrame:
     """Count, sum, sum of squares and whether every value is 0 or 1 of each group of ``key``
-    (integer codes), with the group's ``keys`` columns and ``split`` value, sorted by them."""
-    groups, first, dense = np.unique(key, return_index=True, return_inverse=True)
+    (integer codes), with the group's ``keys`` columns and ``split`` value, sorted by them
+    (each group's values summed in row order)."""
+    dense, groups = pd.factorize(key)
+    first = np.empty(len(groups), dtype=np.int64)
+    first[dense[::-1]] = np.arange(len(dense) - 1, -1, -1)  # each group's first row
     present = ~np.isnan(values)
     safe = np.where(present, values, 0.0)
     other = present & ~np.isin(values, (0.0, 1.0))
-    frame = per_query.iloc[first][keys].reset_index(drop=True)
+    frame = per_query[keys].iloc[first].reset_index(drop=True)
     frame["split"] = split
     frame["split_value"] = ("all" if split == "all" else
                             per_query[split].iloc[first].astype(object).to_numpy())
