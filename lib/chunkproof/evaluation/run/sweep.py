@@ -28,7 +28,7 @@ from ..queries.mining import Mined
 from ..queries.queries import QuerySplit, given_split, load_queries, query_group, split_queries
 from ..retrieval import budget, embedding, modes
 from ..retrieval.retrieve import EmbeddingCache, default_cache_dir
-from ..scoring import families, intervals, leakage
+from ..scoring import families, intervals, leakage, metrics
 from . import costs, grid, tables, units
 from .defaults import MIN_INTERVAL_N, default_primary_metric
 from .engine import Engine, Executor, Pending
@@ -341,6 +341,10 @@ def _retrieve_all(params: SweepParams, configs: list[ChunkerConfig], queries, pa
             reused)
 
 
+def _column(values: list, codes: np.ndarray, index: pd.Index) -> pd.Series:
+    return pd.Series(metrics.text_column(values, codes), index=index)
+
+
 def _annotate(per_query: pd.DataFrame, queries, corpus: Corpus,
               applied: dict[str, dict[str, str]], split: QuerySplit) -> pd.DataFrame:
     """Each row gets the structure source of its query's first gold document, the strategy
@@ -358,18 +362,13 @@ def _annotate(per_query: pd.DataFrame, queries, corpus: Corpus,
                   for c in config_ids for s in sources]
     per_query = per_query.copy()
     index = per_query.index
-    per_query["structure_source"] = _spread([structure.get(s) for s in sources], by_query, index)
-    per_query["applied_strategy"] = _spread(strategies, by_config * len(sources) + by_query,
+    per_query["structure_source"] = _column([structure.get(s) for s in sources], by_query, index)
+    per_query["applied_strategy"] = _column(strategies, by_config * len(sources) + by_query,
                                             index)
-    per_query["source"] = _spread(sources, by_query, index)
-    per_query["query_set"] = _spread([split.sets.get(q) for q in query_ids], by_query, index)
-    per_query["query_group"] = _spread([query_group(k) for k in kinds], by_kind, index)
+    per_query["source"] = _column(sources, by_query, index)
+    per_query["query_set"] = _column([split.sets.get(q) for q in query_ids], by_query, index)
+    per_query["query_group"] = _column([query_group(k) for k in kinds], by_kind, index)
     return per_query
-
-
-def _spread(values: list, codes: np.ndarray, index: pd.Index) -> pd.Series:
-    """A text column: ``values[code]`` for each code (None: missing)."""
-    return pd.Series(pd.array(values, dtype="str").take(codes), index=index)
 
 
 GROUP = ["config_id", "strategy", "size", "unit", "options", "retriever", "mode"]
