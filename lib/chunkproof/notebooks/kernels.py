@@ -25,11 +25,20 @@ def kernel_config(sockets: Path):
     return Config({"KernelManager": {"transport": "ipc", "ip": str(sockets)}})
 
 
+BLAS_THREADS = {"OPENBLAS_NUM_THREADS": "1"}
+"""What a kernel's BLAS (numpy's and scipy's OpenBLAS) runs on unless the environment says
+otherwise: one thread. A notebook's matrices are small (a paired test's sign vectors times its
+differences, thousands of times a report) and a second BLAS thread's start and spin-wait cost
+more CPU, and time on a busy machine, than it saves: notebook 06 used 2.4x the CPU seconds with
+OpenBLAS's default threads on two cores. Each product is the same on one thread."""
+
+
 def kernel_env() -> dict[str, str]:
     """The environment a kernel starts with: this process's, its ``PYTHONPATH`` entries made
     absolute from the folder the command was run in (a kernel works in another folder, and a
-    plug-in strategy named on ``PYTHONPATH=.`` must import there as it does here)."""
-    env = dict(os.environ)
+    plug-in strategy named on ``PYTHONPATH=.`` must import there as it does here), and BLAS
+    on one thread unless this process's environment says otherwise (``BLAS_THREADS``)."""
+    env = {**BLAS_THREADS, **os.environ}
     entries = [e for e in env.get("PYTHONPATH", "").split(os.pathsep) if e]
     if entries:
         env["PYTHONPATH"] = os.pathsep.join(str(Path(e).resolve()) for e in entries)
