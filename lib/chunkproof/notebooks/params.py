@@ -181,7 +181,7 @@ def _list_of(item: type, *, allow_empty: bool = False) -> Callable[[Any], list]:
     return check
 
 
-PATH_CHECKS = (_folder, _optional_file, _output, _optional_output)
+PATH_CHECKS = (_folder, _optional_folder, _optional_file, _output, _optional_output)
 """The checks of the parameters that name a folder or a file."""
 
 
