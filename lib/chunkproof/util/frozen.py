@@ -43,7 +43,8 @@ def quick_init(cls: type[T]) -> type[T]:
     init.__module__ = cls.__module__
     init.__doc__ = cls.__init__.__doc__
     cls.__init__ = init  # type: ignore[method-assign]
-    cls.__quick_fields__ = tuple(f.name for f in dataclasses.fields(cls))  # type: ignore[attr-defined]
+    names = tuple(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
+    cls.__quick_fields__ = names  # type: ignore[attr-defined]  # what quick_replace copies
     return cls
 
 
