@@ -82,3 +82,17 @@ def test_a_class_it_cannot_serve_the_same_way_is_refused():
                          (Checked, "__post_init__"), (Listed, "plain defaults")):
         with pytest.raises(TypeError, match=message):
             quick_init(cls)
+
+
+def test_quick_replace_makes_what_dataclasses_replace_makes(sample_corpus):
+    from chunkproof.util.frozen import quick_replace
+
+    chunks = chunk_corpus(sample_corpus, make_config(strategy="ast_breadcrumb", size=300))
+    for chunk in chunks[:50]:
+        changes = {"text": chunk.text[:10], "end": chunk.start + 10, "n_tokens": 3}
+        assert quick_replace(chunk, **changes) == dataclasses.replace(chunk, **changes)
+    with pytest.raises(TypeError, match="no field"):
+        quick_replace(chunks[0], colour="red")
+    plain = twin(Block)(**{f.name: getattr(walk(sample_corpus.documents[0].blocks).__next__(),
+                                           f.name) for f in dataclasses.fields(Block)})
+    assert quick_replace(plain, level=9).level == 9  # a record without quick_init: replace

@@ -30,3 +30,12 @@ def test_a_report_that_ends_early_leaves_no_kernel_running():
         ahead = kernels.ahead[0]
         raise RuntimeError("a notebook could not be written")
     assert not first.is_alive() and not ahead.is_alive()
+
+
+def test_a_kernel_s_blas_runs_on_one_thread_unless_the_environment_says(monkeypatch):
+    from chunkproof.notebooks.kernels import kernel_env
+
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    assert kernel_env()["OPENBLAS_NUM_THREADS"] == "1"
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "4")
+    assert kernel_env()["OPENBLAS_NUM_THREADS"] == "4"

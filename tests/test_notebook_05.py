@@ -147,3 +147,19 @@ def test_a_bad_parameter_stops_the_notebook_naming_it(tmp_path):
             str(NOTEBOOK), str(tmp_path / "05.ipynb"), kernel_name="python3", cwd=str(ROOT),
             parameters={**FIXTURE_VALUES, "QUOTA": 0}, progress_bar=False)
     assert not any(p.name == "structure_signal" for p in tmp_path.iterdir())
+
+
+def test_run_dir_is_recorded_as_a_shared_path_and_its_mined_queries_are_read(tmp_path,
+                                                                              monkeypatch):
+    from chunkproof.evaluation.queries import mined_part
+    from chunkproof.evaluation.queries.mining import mine_all
+    from chunkproof.notebooks import routed_retrieval, structure_signal
+
+    run_dir = tmp_path / "report"
+    values = {**FIXTURE_VALUES, "QUERIES": "", "OUT_DIR": "", "RUN_DIR": str(run_dir)}
+    run_dir.mkdir()
+    setup = structure_signal.validate(**values)
+    assert setup.parameters["RUN_DIR"] == f".../{tmp_path.name}/report"
+    mined_part.save_mined(run_dir / "parts", setup.corpus, mine_all(setup.corpus))
+    monkeypatch.setattr(mined_part, "mine_all", lambda *a, **k: pytest.fail("mined again"))
+    assert not routed_retrieval.run_retrieval(setup).per_query.empty

@@ -331,3 +331,16 @@ def test_garbage_vectors_in_the_cache_never_reach_a_ranking(tmp_path, chunks):
         later.index(chunks)
     assert later.cache_stats == {"hits": 0, "misses": len(chunks)}
     assert later.search(["token token"], len(chunks)) == [expected]
+
+
+def test_the_same_queries_searched_again_are_tokenised_once(monkeypatch):
+    from chunkproof.evaluation.retrieval import retrieve
+
+    texts: list[str] = []
+    real = retrieve.lexical_terms
+    monkeypatch.setattr(retrieve, "QUERY_TERMS", {})
+    monkeypatch.setattr(retrieve, "lexical_terms", lambda t: texts.extend(t) or real(t))
+    queries = ["install the package offline", "configure the proxy", "install the package offline"]
+    assert retrieve.query_terms(queries) == real(queries)
+    assert retrieve.query_terms(queries[1:]) == real(queries[1:])
+    assert texts == queries[:2]  # each distinct text once, whatever searched it

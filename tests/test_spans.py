@@ -127,3 +127,18 @@ def test_a_budget_charges_the_context_label_as_well_as_the_text(doc):
     assert [c.id for c in bundle] == [c1.id]  # the second's label alone does not fit
     bundle = fill_budget(labelled, budget + cost)
     assert len(bundle) == 2 and bundle[1].n_tokens == 2 and bundle[1].context_prefix == label
+
+
+def test_kept_token_starts_are_the_token_starts_encoded_once(monkeypatch):
+    from chunkproof.chunking import sizes
+
+    encoded: list[str] = []
+    real = sizes.token_start_arrays
+    monkeypatch.setattr(sizes, "_KEPT", type(sizes._KEPT)())
+    monkeypatch.setattr(sizes, "token_start_arrays",
+                        lambda texts, **kw: encoded.extend(texts) or real(texts, **kw))
+    texts = ["Install the package.", "Run `chunkproof report` here.", "Install the package."]
+    found = sizes.kept_token_starts(texts)
+    assert [list(s) for s in found] == [list(s) for s in real(texts)]
+    assert [list(s) for s in sizes.kept_token_starts(texts[1:])] == [list(s) for s in found[1:]]
+    assert encoded == texts[:2] and not found[0].flags.writeable

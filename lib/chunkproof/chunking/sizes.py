@@ -6,7 +6,7 @@ encoder window that decides what it reads."""
 from __future__ import annotations
 
 import bisect
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -55,6 +55,7 @@ def use_tokenizer(path: str | None = None, window: int | None = None, *,
     _CHOICE[:] = [choice]
     WORDS.clear()
     _token_starts.cache_clear()
+    _KEPT.clear()
     label_tokens.cache_clear()
     return choice
 
@@ -279,6 +280,29 @@ def token_start_arrays(texts: Sequence[str], *, exact: bool | None = None) -> li
         encodings = tokenizer().encode_batch(list(texts[start:start + COUNT_BATCH]),
                                              add_special_tokens=False)
         found += [np.asarray(e.offsets, dtype=np.int64).reshape(-1, 2)[:, 0] for e in encodings]
+    return found
+
+
+KEPT_STARTS = 16_384
+"""Texts whose token starts ``kept_token_starts`` keeps (the least recently used dropped)."""
+_KEPT: OrderedDict[tuple[str, bool], Any] = OrderedDict()
+
+
+def kept_token_starts(texts: Sequence[str]) -> list[Any]:
+    """``token_start_arrays`` of each text (read-only arrays), the last ``KEPT_STARTS`` texts'
+    kept: a text met again (a chunk's text two configs share, cut to another budget) is not
+    encoded again; the tokenizer's choice empties them."""
+    exact = tokens_available()
+    missing = [t for t in dict.fromkeys(texts) if (t, exact) not in _KEPT]
+    for text, starts in zip(missing, token_start_arrays(missing, exact=exact), strict=True):
+        starts.flags.writeable = False
+        _KEPT[(text, exact)] = starts
+    found = []
+    for text in texts:
+        _KEPT.move_to_end((text, exact))
+        found.append(_KEPT[(text, exact)])
+    while len(_KEPT) > KEPT_STARTS:
+        _KEPT.popitem(last=False)
     return found
 
 

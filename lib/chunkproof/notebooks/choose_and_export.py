@@ -29,7 +29,7 @@ from ..evaluation.choice.rules import (
 )
 from ..evaluation.choice.user_evidence import UserEvidence
 from ..evaluation.choice.verdict import study_keys
-from ..evaluation.queries.mining import mine_all
+from ..evaluation.queries.mined_part import mined_once
 from ..evaluation.queries.queries import Query
 from ..evaluation.run.runs import load_run
 from ..evaluation.run.sweep import SweepResult
@@ -210,8 +210,12 @@ def head_to_head(choice: Choice, run: SweepResult) -> pd.DataFrame:
 
 def choice_for(setup: ChooseSetup, *, study="shipped") -> Choice:
     """The choice on the setup's run and rule, its queries' texts read from the query file
-    (mined again from the corpus when the run mined them: the same queries, the same ids)."""
-    queries = setup.queries or mine_all(setup.corpus).queries
+    (when the run mined them: the queries it keeps in its ``parts/``, else mined again from
+    the corpus: the same queries, the same ids)."""
+    run = setup.run
+    parts = run.run_dir / "parts" if run.run_dir is not None else None
+    queries = setup.queries or mined_once(parts, setup.corpus,
+                                          run.params.mined_max_sources).queries
     return choose(setup.run, setup.rule, queries=queries, corpus=setup.corpus, study=study)
 
 

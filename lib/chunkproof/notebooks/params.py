@@ -181,7 +181,7 @@ def _list_of(item: type, *, allow_empty: bool = False) -> Callable[[Any], list]:
     return check
 
 
-PATH_CHECKS = (_folder, _optional_file, _output, _optional_output)
+PATH_CHECKS = (_folder, _optional_folder, _optional_file, _output, _optional_output)
 """The checks of the parameters that name a folder or a file."""
 
 
@@ -203,6 +203,8 @@ CorpusFolder = ExistingFolder
 """A corpus folder, resolved to an absolute path."""
 ModelFolder = Annotated[str, BeforeValidator(_optional_folder)]
 """A model folder resolved to an absolute path, or "" for the one this process uses."""
+OptionalFolder = ModelFolder
+"""An existing folder resolved to an absolute path, or "" for none."""
 QueryFile = Annotated[str, BeforeValidator(_optional_file)]
 """A query (or gold) file resolved to an absolute path, or "" for none."""
 OutputFolder = Annotated[str, BeforeValidator(_output)]

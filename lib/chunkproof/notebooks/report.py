@@ -21,6 +21,7 @@ from ..chunking.embedder import embedder_choice
 from ..document.dialect_profile import construct_counts, constructs, slug_rule_note
 from ..errors import NotebookNotFoundError, WriteError
 from ..evaluation.choice.rules import default_constraints, parse_constraint
+from ..evaluation.queries.mined_part import save_mined
 from ..evaluation.retrieval.modes import PLAIN
 from ..evaluation.run.defaults import (
     DEFAULT_BUDGETS,
@@ -498,6 +499,8 @@ def build_report(out_dir: str | os.PathLike, *, corpus: str = DEFAULT_CORPUS,
     with writing(out, kind="report", name="OUT_DIR"):  # a second report into it is refused
         if folder.overwrite:
             clear_run(out)
+        if inputs.mined is not None:  # mined once: 03, 05 and 06 read them back
+            save_mined(out / "parts", inputs.corpus, inputs.mined)
         remove_leftovers(out, names=[f"{name}{suffix}" for name, _ in found
                                      for suffix in (".ipynb", ".html")])
         if any(name.startswith(VIEW_NOTEBOOK) for name, _ in found):

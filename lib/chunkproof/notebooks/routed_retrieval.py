@@ -20,8 +20,10 @@ SPLITS = ("all", "structure_source", "route")
 
 def run_retrieval(setup) -> SweepResult:
     """The routed strategy and the two it routes between, on the whole corpus, in memory
-    (``setup``: the notebook's ``structure_report.StructureSignalSetup``)."""
-    return run_sweep(setup.sweep, None, corpus=setup.corpus, progress=False)
+    (``setup``: the notebook's ``structure_report.StructureSignalSetup``); mined queries are
+    read back from the sweep folder ``setup.run_dir`` when it keeps them for this corpus."""
+    parts = setup.run_dir / "parts" if setup.run_dir else None
+    return run_sweep(setup.sweep, None, corpus=setup.corpus, progress=False, mined_from=parts)
 
 
 def query_routes(per_query: pd.DataFrame) -> dict[str, str]:

@@ -39,6 +39,7 @@ from .params import (
     ModelFolder,
     NonNegativeInt,
     NotebookParams,
+    OptionalFolder,
     OptionalOutput,
     PositiveInt,
     QueryFile,
@@ -91,6 +92,9 @@ class StructureSignalSetup:
     """The gold file read; None when GOLD is "" (no gold annotations)."""
     parameters: dict[str, Any] = field(default_factory=dict)
     """The parameters, checked, for the export (paths as shared files name them)."""
+    run_dir: Path | None = None
+    """A sweep folder whose mined queries the retrieval comparison reads back when they were
+    mined from this corpus as read here (RUN_DIR); None: mined again."""
 
     @property
     def scored(self) -> bool:
@@ -118,6 +122,7 @@ class StructureSignalParams(NotebookParams):
     RETRIEVER: RetrieverName
     OUT_DIR: OptionalOutput
     EMBEDDER: ModelFolder = ""
+    RUN_DIR: OptionalFolder = ""
 
 
 def validate(**params: Any) -> StructureSignalSetup:
@@ -144,7 +149,8 @@ def validate(**params: Any) -> StructureSignalSetup:
         metric=primary_metric(queries, sweep.k), quota=checked.QUOTA, seed=checked.SEED,
         infer_headings=checked.INFER_HEADINGS, size=checked.SIZE, retriever=checked.RETRIEVER,
         out_dir=Path(checked.OUT_DIR) if checked.OUT_DIR else None, gold_file=gold_file,
-        parameters=shared_parameters(checked))
+        parameters=shared_parameters(checked),
+        run_dir=Path(checked.RUN_DIR) if checked.RUN_DIR else None)
 
 
 def describe(setup: StructureSignalSetup) -> str:

@@ -19,9 +19,12 @@ def summary_rows(run, rule: ChoiceRule, name: str = "all") -> pd.DataFrame:
     summary = run.summary[run.summary["retriever"] == rule.retriever]
     if rule.query_kinds:
         ids = query_ids(run, name, rule) or set()
-        rows = run.per_query[(run.per_query["retriever"] == rule.retriever)
-                             & run.per_query["query_id"].isin(ids)]
-        table = summary_table(with_mode(rows)[[*GROUP, "query_id", "metric", "value"]])
+        columns = [*GROUP, "query_id", "metric", "value"]
+        per_query = run.per_query
+        rows = per_query.loc[(per_query["retriever"] == rule.retriever)
+                             & per_query["query_id"].isin(ids),
+                             [c for c in columns if c in per_query]]
+        table = summary_table(with_mode(rows)[columns])
         return table[table["split"] == "all"]
     if name == "all":
         return summary[summary["split"] == "all"]
@@ -30,7 +33,8 @@ def summary_rows(run, rule: ChoiceRule, name: str = "all") -> pd.DataFrame:
 
 def query_ids(run, name: str, rule: ChoiceRule | None = None) -> set[str] | None:
     """The ids of the query set ``name`` (None: every query) of the kinds ``rule`` uses."""
-    rows = run.per_query
+    rows = run.per_query[[c for c in ("query_id", "query_set", "query_kind")
+                          if c in run.per_query]]
     if name != "all":
         rows = rows[rows["query_set"] == name]
     if rule is not None and rule.query_kinds:

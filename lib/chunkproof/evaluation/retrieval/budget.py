@@ -4,13 +4,13 @@ crosses the budget truncated at a token boundary (not dropped), nothing after it
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 
 import numpy as np
 
 from ...chunking.records import Chunk
 from ...chunking.sizes import label_tokens, prefix_chars, reader_tokens
+from ...util.frozen import quick_replace
 
 
 def budget_name(budget: int) -> str:
@@ -27,8 +27,8 @@ def truncate(chunk: Chunk, tokens: int, *, starts: Sequence[int] | np.ndarray | 
     chars = prefix_chars(chunk.text, tokens, starts=starts)
     text = chunk.text[:chars]
     end = chunk.start + min(chars, chunk.end - chunk.start)
-    return dataclasses.replace(chunk, text=text, end=end,
-                               n_chars=len(text), n_words=len(text.split()), n_tokens=tokens)
+    return quick_replace(chunk, text=text, end=end,
+                         n_chars=len(text), n_words=len(text.split()), n_tokens=tokens)
 
 
 def cost(chunk: Chunk) -> int:

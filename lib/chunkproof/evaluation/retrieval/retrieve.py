@@ -91,6 +91,25 @@ def tokenizer_version() -> str:
             f"PyStemmer {package_version('PyStemmer')} stopwords=en stemmer=english")
 
 
+QUERY_TERMS: dict[str, list[str]] = {}
+"""The terms of the query texts this process searched last (``Retriever.search``): a sweep
+searches the same queries once per config."""
+
+
+def query_terms(queries: list[str]) -> list[list[str]]:
+    """``lexical_terms`` of ``queries``, kept for the next search of the same query texts."""
+    missing = [q for q in dict.fromkeys(queries) if q not in QUERY_TERMS]
+    if missing:
+        if len(QUERY_TERMS) + len(missing) > MAX_QUERY_TERMS:
+            QUERY_TERMS.clear()
+        QUERY_TERMS.update(zip(missing, lexical_terms(missing), strict=True))
+    return [QUERY_TERMS[q] for q in queries]
+
+
+MAX_QUERY_TERMS = 100_000
+"""Query texts whose terms ``QUERY_TERMS`` keeps at most (emptied when more come)."""
+
+
 def lexical_terms(texts: list[str]) -> list[list[str]]:
     """Each text's terms as the BM25 retriever indexes and queries them (bm25s's tokenizer
     over ``cjk_bigrams`` of the text, English stop words dropped, PyStemmer's English stems),
@@ -151,11 +170,13 @@ class BM25Retriever:
             raise RetrieverError("bm25: search() called before index()")
         if self.model is None:
             return [[] for _ in queries]
+        ids = np.asarray(self.ids, dtype=object)
         results = []
-        for tokens in lexical_terms(list(queries)):
+        for tokens in query_terms(list(queries)):
             scores = self.scores(tokens)
-            best = [i for i in top_k(scores, k) if scores[i] > 0]
-            results.append([(self.ids[i], float(scores[i])) for i in best])
+            best = top_k(scores, k)
+            best = best[scores[best] > 0]
+            results.append(list(zip(ids[best].tolist(), scores[best].tolist(), strict=True)))
         return results
 
 

@@ -23,11 +23,12 @@ from ...document.corpus import Corpus, load_corpus
 from ...errors import GridWarning
 from ...util.paths import real_path, repo_root, shown_path
 from ...util.progress import progress_bar
-from ..queries.mining import mine_all
+from ..queries.mined_part import mined_once, save_mined
+from ..queries.mining import Mined
 from ..queries.queries import QuerySplit, given_split, load_queries, query_group, split_queries
 from ..retrieval import budget, embedding, modes
 from ..retrieval.retrieve import EmbeddingCache, default_cache_dir
-from ..scoring import families, intervals, leakage
+from ..scoring import families, intervals, leakage, metrics
 from . import costs, grid, tables, units
 from .defaults import MIN_INTERVAL_N, default_primary_metric
 from .engine import Engine, Executor, Pending
@@ -74,7 +75,8 @@ class _Stage:
 
 def run_sweep(params: SweepParams, out_dir: str | os.PathLike | None = None, *,
               corpus: Corpus | None = None, progress: bool = True,
-              engine: Engine | None = None, overwrite: bool = False) -> SweepResult:
+              engine: Engine | None = None, overwrite: bool = False,
+              mined_from: str | os.PathLike | None = None) -> SweepResult:
     """Run the grid; with ``out_dir``, write every table there atomically, holding the
     folder's lock for the whole run, and reuse the parts whose key (corpus content, queries,
     config, chunkproof version) matches this run's. A folder holding another run is refused, or
@@ -86,10 +88,15 @@ def run_sweep(params: SweepParams, out_dir: str | os.PathLike | None = None, *,
     are made (a temporary folder without ``out_dir``), so no stage holds every config's
     chunks. The lock is held here, by the process that starts the workers, from when the
     inputs have been read and checked (a refused run leaves no folder behind).
+
+    Queries mined from the corpus are read back from the part a run folder's ``parts/`` keeps
+    of them (``mined_from``, default ``out_dir``'s; ``queries.mined_part``) when it is of this
+    corpus, else mined; with ``out_dir`` they are kept there for the next reader.
     """
     stage = _Stage()
     with stage("load"):
-        inputs = load_inputs(params, corpus)
+        folder = mined_from or (Path(out_dir) / "parts" if out_dir else None)
+        inputs = load_inputs(params, corpus, mined_from=Path(folder) if folder else None)
     with writing(out_dir):
         return _sweep(params, out_dir, inputs, stage=stage, progress=progress,
                       engine=engine or Engine(), overwrite=overwrite)
@@ -104,15 +111,20 @@ class Inputs:
     dropped: DroppedQueries
     split: QuerySplit
     by_source: dict[str, int]
+    mined: Mined | None = None
+    """The queries mined from the corpus (None when they come from a query file)."""
 
 
-def load_inputs(params: SweepParams, corpus: Corpus | None = None) -> Inputs:
+def load_inputs(params: SweepParams, corpus: Corpus | None = None, *,
+                mined_from: Path | None = None) -> Inputs:
     """The corpus (``corpus`` when given, else read from ``params.corpus``) and the queries
-    the run is asked (read, or mined) and split; a missing or empty corpus, a bad query file
-    or a corpus no query can be mined from raises its one-line ChunkproofError."""
+    the run is asked (read, or mined: read back from the part ``mined_from``, a run folder's
+    ``parts/``, keeps of this corpus, else mined now) and split; a missing or empty corpus, a
+    bad query file or a corpus no query can be mined from raises its one-line
+    ChunkproofError."""
     corpus = corpus or load_corpus(params.corpus,
                                    infer_headings=params.options.get("infer_headings", False))
-    return Inputs(corpus, *_queries(params, corpus.require_documents()))
+    return Inputs(corpus, *_queries(params, corpus.require_documents(), mined_from))
 
 
 def _sweep(params: SweepParams, out_dir: str | os.PathLike | None, inputs: Inputs, *,
@@ -123,6 +135,8 @@ def _sweep(params: SweepParams, out_dir: str | os.PathLike | None, inputs: Input
     split, by_source = inputs.split, inputs.by_source
     run_dir = prepare(params, out_dir,  # once the inputs hold: a refused run leaves no params
                       overwrite=overwrite)
+    if run_dir is not None and inputs.mined is not None:  # the later notebooks read them back
+        save_mined(run_dir / "parts", corpus, inputs.mined)
     units = len(configs) * len(params.retrievers)
     with _parts_folder(run_dir) as folder, start(engine, list(corpus), queries,
                                                  units) as executor:
@@ -215,23 +229,25 @@ def _parts_folder(run_dir: Path | None) -> Iterator[Path]:
         yield Path(tmp)
 
 
-def _queries(params: SweepParams, corpus: Corpus) -> tuple[list, DroppedQueries, QuerySplit,
-                                                             dict[str, int]]:
+def _queries(params: SweepParams, corpus: Corpus, mined_from: Path | None
+             ) -> tuple[list, DroppedQueries, QuerySplit, dict[str, int], Mined | None]:
     """The run's queries, what mining dropped (nothing when they come from a file), their
-    split into tuning and held-out sets, and how many each mined source gave."""
+    split into tuning and held-out sets, how many each mined source gave, and what was
+    mined."""
     if params.held_out_queries:
         tuning = load_queries(params.queries, corpus)
         held_out = load_queries(params.held_out_queries, corpus)
         return ([*tuning, *held_out], NOTHING_DROPPED, given_split(tuning, held_out),
-                {"query files": len(tuning) + len(held_out)})
+                {"query files": len(tuning) + len(held_out)}, None)
+    mined = None
     if params.queries:
         queries, dropped = load_queries(params.queries, corpus), NOTHING_DROPPED
         by_source = {"query file": len(queries)}
     else:
-        mined = mine_all(corpus, max_sources=params.mined_max_sources).require(params.corpus)
+        mined = mined_once(mined_from, corpus, params.mined_max_sources).require(params.corpus)
         queries, dropped, by_source = mined.queries, mined.report(), mined.sources()
     return queries, dropped, split_queries(queries, seed=params.split_seed,
-                                           minimum=params.min_split), by_source
+                                           minimum=params.min_split), by_source, mined
 
 
 NOTHING_DROPPED: DroppedQueries = {"count": 0, "reason": "", "examples": [], "by_reason": {}}
@@ -325,24 +341,33 @@ def _retrieve_all(params: SweepParams, configs: list[ChunkerConfig], queries, pa
             reused)
 
 
+def _column(values: list, codes: np.ndarray, index: pd.Index) -> pd.Series:
+    return pd.Series(metrics.text_column(values, codes), index=index)
+
+
 def _annotate(per_query: pd.DataFrame, queries, corpus: Corpus,
               applied: dict[str, dict[str, str]], split: QuerySplit) -> pd.DataFrame:
     """Each row gets the structure source of its query's first gold document, the strategy
     actually applied to that document, that document (``source``: the cluster paired tests
     group its questions in), its query set and its query group (heading-derived or
-    leak-free kinds), so results split by all of them."""
-    first_source = {q.id: q.sources[0] for q in queries}
+    leak-free kinds), so results split by all of them. Each is looked up once per distinct
+    query (and config), then spread over the rows."""
     structure = {d.id: d.structure_source for d in corpus}
-    sources = per_query["query_id"].map(first_source)
+    first_source = {q.id: q.sources[0] for q in queries}
+    by_query, query_ids = pd.factorize(per_query["query_id"])
+    by_config, config_ids = pd.factorize(per_query["config_id"])
+    by_kind, kinds = pd.factorize(per_query["query_kind"])
+    sources = [first_source.get(q) for q in query_ids]
+    strategies = [applied[c].get(s, "") if isinstance(s, str) else ""
+                  for c in config_ids for s in sources]
     per_query = per_query.copy()
-    per_query["structure_source"] = sources.map(structure)
-    strategy = pd.Series("", index=per_query.index, dtype=object)
-    for config_id, rows in per_query.groupby("config_id", sort=False).groups.items():
-        strategy[rows] = sources[rows].map(applied[config_id]).fillna("")
-    per_query["applied_strategy"] = strategy.astype("str")
-    per_query["source"] = sources
-    per_query["query_set"] = per_query["query_id"].map(split.sets)
-    per_query["query_group"] = per_query["query_kind"].map(query_group)
+    index = per_query.index
+    per_query["structure_source"] = _column([structure.get(s) for s in sources], by_query, index)
+    per_query["applied_strategy"] = _column(strategies, by_config * len(sources) + by_query,
+                                            index)
+    per_query["source"] = _column(sources, by_query, index)
+    per_query["query_set"] = _column([split.sets.get(q) for q in query_ids], by_query, index)
+    per_query["query_group"] = _column([query_group(k) for k in kinds], by_kind, index)
     return per_query
 
 
@@ -400,12 +425,15 @@ def _codes(frame: pd.DataFrame, columns: list[str]) -> np.ndarray:
 def _sums(values: np.ndarray, key: np.ndarray, per_query: pd.DataFrame, keys: list[str],
           split: str) -> pd.DataFrame:
     """Count, sum, sum of squares and whether every value is 0 or 1 of each group of ``key``
-    (integer codes), with the group's ``keys`` columns and ``split`` value, sorted by them."""
-    groups, first, dense = np.unique(key, return_index=True, return_inverse=True)
+    (integer codes), with the group's ``keys`` columns and ``split`` value, sorted by them
+    (each group's values summed in row order)."""
+    dense, groups = pd.factorize(key)
+    first = np.empty(len(groups), dtype=np.int64)
+    first[dense[::-1]] = np.arange(len(dense) - 1, -1, -1)  # each group's first row
     present = ~np.isnan(values)
     safe = np.where(present, values, 0.0)
     other = present & ~np.isin(values, (0.0, 1.0))
-    frame = per_query.iloc[first][keys].reset_index(drop=True)
+    frame = per_query[keys].iloc[first].reset_index(drop=True)
     frame["split"] = split
     frame["split_value"] = ("all" if split == "all" else
                             per_query[split].iloc[first].astype(object).to_numpy())

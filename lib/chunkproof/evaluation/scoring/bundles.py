@@ -16,7 +16,7 @@ from functools import cached_property
 import numpy as np
 
 from ...chunking.records import Chunk
-from ...chunking.sizes import label_tokens, token_start_arrays
+from ...chunking.sizes import kept_token_starts, label_tokens, token_start_arrays
 from ..retrieval.budget import cost, fill, truncate
 from . import invariants
 from .ragged import INT, as_ints
@@ -169,12 +169,13 @@ class ChunkTable:
 
     def truncated(self, rows: np.ndarray, rooms: np.ndarray) -> np.ndarray:
         """The rows of chunks ``rows`` cut to ``rooms`` tokens (``budget.truncate``), each
-        made once, each chunk's text tokenised once."""
+        made once, each chunk's text tokenised once (``sizes.kept_token_starts``: once in a
+        process, for texts several configs share)."""
         wanted = list(zip(rows.tolist(), rooms.tolist(), strict=True))
         new = list(dict.fromkeys(w for w in wanted if w not in self.cut_rows))
         texts = [r for r in dict.fromkeys(row for row, _ in new) if r not in self.text_starts]
-        self.text_starts.update(zip(texts, token_start_arrays([self.chunks[r].text
-                                                               for r in texts]), strict=True))
+        self.text_starts.update(zip(texts, kept_token_starts([self.chunks[r].text
+                                                              for r in texts]), strict=True))
         first = len(self.chunks)
         self.add([truncate(self.chunks[row], room, starts=self.text_starts[row])
                   for row, room in new])

@@ -89,10 +89,11 @@ def _targets(query: Query, docs: dict):
 def pooled(run, metric: str, retriever: str, kinds: Sequence[str], *,
            alpha: float = 0.05) -> dict:
     """The figures of ``COLUMNS`` over the queries of ``kinds`` taken together (no leaks)."""
-    rows = run.per_query[(run.per_query["retriever"] == retriever)
-                         & run.per_query["config_id"].isin(distinct_configs(run))]
-    scores = rows[(rows["metric"] == metric) & rows["query_kind"].isin(kinds)].dropna(
-        subset=["value"])
+    per_query = run.per_query
+    scores = per_query[(per_query["retriever"] == retriever)
+                       & per_query["config_id"].isin(distinct_configs(run))
+                       & (per_query["metric"] == metric)
+                       & per_query["query_kind"].isin(kinds)].dropna(subset=["value"])
     empty = pd.Series(dtype=float)
     return _row("+".join(kinds), set(scores["query_id"]), scores, empty, empty, metric, alpha)
 
@@ -102,14 +103,17 @@ def kind_figures(run, metric: str, retriever: str, *, queries: Sequence[Query] =
     """One row per query kind (then ``all``) with the figures of ``COLUMNS`` on ``metric``
     under ``retriever``, over the run's distinct configs; ``terms_in_prefix`` needs the
     run's ``queries`` (NaN without them)."""
-    configs = distinct_configs(run)
-    rows = run.per_query[(run.per_query["retriever"] == retriever)
-                         & run.per_query["config_id"].isin(configs)]
-    scores = rows[rows["metric"] == metric].dropna(subset=["value"])
-    prefix = rows[rows["metric"] == PREFIX].groupby("query_id")["value"].max()
+    per_query = run.per_query
+    kept = ((per_query["retriever"] == retriever)
+            & per_query["config_id"].isin(distinct_configs(run))).to_numpy()
+    scores = per_query[kept & (per_query["metric"] == metric).to_numpy()].dropna(
+        subset=["value"])
+    prefix = per_query.loc[kept & (per_query["metric"] == PREFIX).to_numpy(),
+                           ["query_id", "value"]].groupby("query_id")["value"].max()
     terms = (term_leaks(run, queries, documents_by_id(docs) if docs is not None else None)
              if queries else pd.Series(dtype=float))
-    kinds = rows.drop_duplicates("query_id").set_index("query_id")["query_kind"]
+    kinds = per_query.loc[kept, ["query_id", "query_kind"]].drop_duplicates(
+        "query_id").set_index("query_id")["query_kind"]
     found = [_row(kind, ids, scores, prefix, terms, metric, alpha)
              for kind, ids in kinds.groupby(kinds).groups.items()]
     found.append(_row(ALL_KINDS, kinds.index, scores, prefix, terms, metric, alpha))

@@ -220,13 +220,22 @@ class Scorer:
         has = (np.column_stack([h for _, _, h in found]) if found
                else np.zeros((n, 0), dtype=bool)).ravel()
         query = np.repeat(np.arange(n), len(found))[has]
-        ids = np.asarray([q.id for q in self.queries], dtype=object)
-        kinds = np.asarray([q.kind for q in self.queries], dtype=object)
+        metric = np.tile(np.arange(len(found)), n)[has]
+        same = np.zeros(len(query), dtype=np.int64)
+        constants = {**(leading or {}), "config_id": config_id}
         return pd.DataFrame({
-            **(leading or {}), "config_id": config_id, "query_id": ids[query],
-            "query_kind": kinds[query],
-            "metric": np.tile(np.asarray([name for name, _, _ in found], dtype=object), n)[has],
+            **{name: text_column([value], same) if isinstance(value, str) else value
+               for name, value in constants.items()},
+            "query_id": text_column([q.id for q in self.queries], query),
+            "query_kind": text_column([q.kind for q in self.queries], query),
+            "metric": text_column([name for name, _, _ in found], metric),
             "value": values.ravel()[has]})
+
+
+def text_column(values: list, codes: np.ndarray):
+    """A text column (pandas ``str``): ``values[code]`` for each code (a value None:
+    missing), each distinct text converted once."""
+    return pd.array(values, dtype="str").take(codes)
 
 
 def score_run(

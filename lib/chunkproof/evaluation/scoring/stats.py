@@ -149,7 +149,9 @@ def _sign_batches(n: int, n_resamples: int, seed: int) -> Iterator[np.ndarray]:
         rows = min(_BATCH, n_resamples - start)
         packed = np.frombuffer(rng.bytes(rows * width), dtype=np.uint8).reshape(rows, width)
         bits = np.unpackbits(packed, axis=1, count=n)  # one random bit a query
-        signs = (1.0 - 2.0 * bits).astype(np.float32)
+        signs = bits.astype(np.float32)  # 1 - 2 * bit, in place in float32
+        signs *= -2.0
+        signs += 1.0
         signs.flags.writeable = False
         yield signs
 
