@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 import warnings
+from pathlib import Path
 
 import pytest
 
@@ -25,6 +26,7 @@ from chunkproof.errors import ConfigError
 from chunkproof.evaluation.retrieval import retrieve
 from chunkproof.util import content_cache
 from chunkproof.util.cache import CACHE_VARIABLE
+from chunkproof.util.json_bytes import Pieces
 from conftest import ROOT, SAMPLE
 
 PAGES = {"a.md": "# Alpha\n\nThe alpha page.\n\n```python\nx = 1\n```\n",
@@ -334,21 +336,73 @@ def test_cache_info_and_clear(cache, pages, capsys):
     load_corpus(pages)
     corpus_module.PARSES.close()
     (cache / "parsed.sqlite").write_bytes(b"pickled values of an older layout")
-    (cache / "parsed.v2.sqlite.bad-20260101-000000").write_bytes(b"moved aside")
+    (cache / "parsed.v2.sqlite").write_bytes(b"the value in a middle column")
+    (cache / "parsed.v3.sqlite.bad-20260101-000000").write_bytes(b"moved aside")
     (cache / "embeddings").mkdir()
     (cache / "embeddings" / "model.sqlite").write_bytes(b"vectors")
     (cache / "notes.txt").write_text("not chunkproof's")
     assert cli.main(["cache", "info"]) == 0
     info = capsys.readouterr().out
-    assert f"cache folder {cache}" in info and "parsed: parsed.v2.sqlite: 3 values" in info
-    assert "of an older layout, never read" in info and "parsed.sqlite" in info
+    assert f"cache folder {cache}" in info and "parsed: parsed.v3.sqlite: 3 values" in info
+    assert "2 file(s) of an older layout, never read" in info
+    assert "parsed.sqlite" in info and "parsed.v2.sqlite" in info
     assert "moved aside" in info and "embeddings/" in info and "1 file(s)" in info
     assert cli.main(["cache", "clear"]) == 0
     removed = capsys.readouterr().out
-    assert all(name in removed for name in ("parsed.v2.sqlite\n", "parsed.sqlite\n", ".bad-"))
+    assert all(name in removed for name in ("parsed.v3.sqlite\n", "parsed.v2.sqlite\n",
+                                            "parsed.sqlite\n", ".bad-"))
     assert sorted(p.name for p in cache.iterdir()) == ["embeddings", "notes.txt"]
     assert cli.main(["cache", "clear", "--all"]) == 0
     assert sorted(p.name for p in cache.iterdir()) == ["notes.txt"]
     anew()
     load_corpus(pages)  # made anew
     assert content_cache.file_of(cache, "parsed").is_file()
+
+
+def test_a_value_in_pieces_is_the_json_of_the_whole():
+    rows = [["paragraph", n, n + 1] for n in range(2500)]
+    pieces = Pieces(rows[start : start + 1000] for start in range(0, 2500, 1000))
+    whole = {"size": 2501, "blocks": rows, "references": {"ref": "é"}}
+    assert content_cache.encode({**whole, "blocks": pieces}) == content_cache.encode(whole)
+    assert content_cache.encode(Pieces([[], [1], [], [2, 3]])) == b"[1,2,3]"
+
+
+def test_a_parse_of_many_blocks_reads_back_as_it_was_made(cache, tmp_path, parses):
+    text = "".join(f"Paragraph {n}.\n\n- item {n}\n  - nested\n\n" for n in range(1500))
+    (tmp_path / "many").mkdir()
+    (tmp_path / "many" / "big.md").write_text(text)
+    first = load_corpus(tmp_path / "many")
+    assert len(first.documents[0].blocks) > 2 * corpus_module.ROWS_AT_ONCE
+    anew()
+    again = load_corpus(tmp_path / "many")
+    assert len(parses) == 1 and shape(again) == shape(first)
+
+
+STORE_ONE_PARSE = """
+import re, tempfile
+from pathlib import Path
+from chunkproof.bench.scale import generated_markdown
+from chunkproof.document import corpus
+
+def peak():  # this process's (not a parent's, as ru_maxrss may be) peak resident KiB
+    return int(re.search(r"VmHWM:\\s*(\\d+) kB", Path("/proc/self/status").read_text())[1])
+
+text = generated_markdown(4)
+corpus.PARSES.root = Path(tempfile.mkdtemp())
+parsed = corpus.parse_text(text, True, False)
+before = peak()
+corpus.PARSES.put("key", corpus.parse_data(parsed, text))
+corpus.PARSES.flush()
+print(len(text), (peak() - before) * 1024, len(corpus.PARSES.get("key")["blocks"]))
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").is_file(), reason="reads /proc (Linux)")
+def test_storing_a_large_parse_holds_little_more_than_its_json(cache):
+    # A new process parses 4 MB, then stores the parse: its peak resident memory grows by
+    # about the JSON's size (1.3 bytes per input byte), not by rows, their JSON made whole
+    # and sqlite's copies of it (7 bytes per input byte when so stored).
+    done = subprocess.run([sys.executable, "-c", STORE_ONE_PARSE], capture_output=True,
+                          text=True, check=True)
+    size, grown, blocks = map(int, done.stdout.split())
+    assert blocks > 10_000 and grown / size < 3

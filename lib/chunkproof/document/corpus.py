@@ -22,6 +22,7 @@ from ..errors import (
 from ..util.code_version import code_version
 from ..util.collector import collector_paused
 from ..util.content_cache import ContentCache, digest
+from ..util.json_bytes import Pieces
 from ..util.values import mib_from_env
 from .blocks import (
     Block,
@@ -237,11 +238,20 @@ def _title(front_matter: dict, blocks: tuple[Block, ...], doc_id: str) -> str:
     return h1.title if h1 else Path(doc_id).stem
 
 
+ROWS_AT_ONCE = 1024
+"""Top-level blocks made into rows at a time when a parse is stored: the rows of a large
+page are never all held at once beside their JSON."""
+
+
 def parse_data(parsed: dict, text: str) -> dict:
     """A parse (``parse_text``) as JSON data, what ``PARSES`` stores: its blocks as rows
-    (``block_rows``), references, the nesting limit's lines and warnings as rows; the line
-    index and atoms are made again from the text and blocks."""
-    return {"size": len(text), "blocks": block_rows(parsed["blocks"]),
+    (``block_rows``, made and encoded ``ROWS_AT_ONCE`` top-level blocks at a time: one
+    ``Pieces``, read back as one list), references, the nesting limit's lines and warnings
+    as rows; the line index and atoms are made again from the text and blocks."""
+    blocks = parsed["blocks"]
+    rows = Pieces(block_rows(blocks[start : start + ROWS_AT_ONCE])
+                  for start in range(0, len(blocks), ROWS_AT_ONCE))
+    return {"size": len(text), "blocks": rows,
             "references": parsed["references"], "nesting_limit": list(parsed["nesting_limit"]),
             "warnings": [[w.kind, w.message, w.line] for w in parsed["warnings"]]}
 

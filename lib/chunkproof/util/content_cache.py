@@ -22,6 +22,7 @@ from typing import Any
 
 from ..errors import CacheWarning
 from .cache import CACHE_VARIABLE, cache_root
+from .json_bytes import encode
 from .values import mib_from_env
 
 SWITCH_VARIABLE = "CHUNKPROOF_CONTENT_CACHE"
@@ -33,15 +34,18 @@ BOUND_MIB = 1024
 are dropped until it holds nine tenths of that."""
 KINDS = ("parsed", "bm25-tokens")
 """The content caches: parses of pages, BM25 tokenisations of chunk texts."""
-LAYOUT = 2
-"""The layout of a cache file, in its name (``parsed.v2.sqlite``) and its ``PRAGMA
-user_version``: layout 1 (``parsed.sqlite``, pickled values) is never opened, so another
-version of chunkproof sharing the folder keeps its own file (``chunkproof cache clear``
-removes it); a file of this name in another layout is emptied, never read."""
+LAYOUT = 3
+"""The layout of a cache file, in its name (``parsed.v3.sqlite``) and its ``PRAGMA
+user_version``: layout 1 (``parsed.sqlite``, pickled values) and layout 2 (``.v2``, the value
+in a middle column) are never opened, so another version of chunkproof sharing the folder
+keeps its own file (``chunkproof cache clear`` removes it); a file of this name in another
+layout is emptied, never read."""
 BATCH_ENTRIES = 64
 BATCH_BYTES = 4 * 2**20
 """Values written at once: those stored are kept in memory until this many (or this many
 bytes, or ``flush``, or the process's end) and written in one transaction."""
+PIECE_BYTES = 2**20
+"""Bytes of a value written to the file at a time."""
 TOUCH_SECONDS = 3600
 """A value read is marked used again when its mark is older than this (most reads write
 nothing)."""
@@ -90,12 +94,6 @@ def checksum(key: str, blob: bytes) -> str:
     """What a stored value is checked against: sha256 of the key it was stored under and of
     its bytes (first 32 hex digits)."""
     return digest(key, blob)[:32]
-
-
-def encode(value: Any) -> bytes:
-    """A value as the cache stores it: compact JSON, UTF-8."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"),
-                      allow_nan=False).encode()
 
 
 class ContentCache:
@@ -267,8 +265,8 @@ class ContentCache:
 
         def write(db: sqlite3.Connection) -> None:
             with db:
-                db.executemany("INSERT OR REPLACE INTO entries (key, checksum, value, size, "
-                               "used) VALUES (?, ?, ?, ?, ?)", rows)
+                for row in rows:
+                    _insert(db, row)
             if self._size is None:
                 self._size = stored_bytes(db)
             else:
@@ -334,6 +332,22 @@ def text_value(value: Any) -> str:
     return value
 
 
+def _insert(db: sqlite3.Connection, row: tuple[str, str, bytes, int, int]) -> None:
+    """One row written in the open transaction, its value in pieces of ``PIECE_BYTES`` into
+    room made for it (sqlite would otherwise copy a value bound whole, twice)."""
+    key, check, blob, size, used = row
+    made = db.execute("INSERT OR REPLACE INTO entries (key, checksum, size, used, value) "
+                      "VALUES (?, ?, ?, ?, zeroblob(?))", (key, check, size, used, len(blob)))
+    row_id = made.lastrowid
+    assert row_id is not None  # set by every INSERT
+    if not blob:
+        return
+    with db.blobopen("entries", "value", row_id) as value:
+        whole = memoryview(blob)
+        for start in range(0, len(whole), PIECE_BYTES):
+            value.write(whole[start : start + PIECE_BYTES])
+
+
 def _mark(db: sqlite3.Connection, bad: list[str], stale: list[str]) -> None:
     """Drop the rows that failed their check and mark the others read now as used."""
     with db:
@@ -352,8 +366,8 @@ def _prepare(db: sqlite3.Connection) -> None:
         if version != LAYOUT:
             db.execute("DROP TABLE IF EXISTS entries")
         db.execute("CREATE TABLE IF NOT EXISTS entries (key TEXT PRIMARY KEY, checksum TEXT "
-                   "NOT NULL, value BLOB NOT NULL, size INTEGER NOT NULL, used INTEGER NOT "
-                   "NULL)")
+                   "NOT NULL, size INTEGER NOT NULL, used INTEGER NOT NULL, value BLOB NOT "
+                   "NULL)")  # the value last: room made for it is never filled in memory
         db.execute("CREATE INDEX IF NOT EXISTS entries_used ON entries (used)")
         db.execute(f"PRAGMA user_version = {LAYOUT}")
 
