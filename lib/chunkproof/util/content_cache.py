@@ -1,15 +1,15 @@
 """Work kept across runs, keyed by content: values stored under a digest of what made them (the
 text, the code version, the parser or tokenizer), in one sqlite file per kind of value.
 
-A value is data, never code: JSON text, stored with a checksum of its key and itself and read
-back only when both match. A file sqlite cannot read is moved aside once, with one warning,
-and made again; the least recently used values go when a file passes its size bound."""
+A value is data, never code: JSON text, compressed (``json_bytes``), stored with a checksum of
+its key and its bytes and read back only when both match. A file sqlite cannot read is moved
+aside once, with one warning, and made again; the least recently used values go when a file
+passes its size bound."""
 
 from __future__ import annotations
 
 import atexit
 import hashlib
-import json
 import os
 import sqlite3
 import threading
@@ -22,6 +22,7 @@ from typing import Any
 
 from ..errors import CacheWarning
 from .cache import CACHE_VARIABLE, cache_root
+from .json_bytes import decode as decode_json
 from .json_bytes import encode
 from .values import mib_from_env
 
@@ -36,10 +37,10 @@ KINDS = ("parsed", "bm25-tokens")
 """The content caches: parses of pages, BM25 tokenisations of chunk texts."""
 LAYOUT = 3
 """The layout of a cache file, in its name (``parsed.v3.sqlite``) and its ``PRAGMA
-user_version``: layout 1 (``parsed.sqlite``, pickled values) and layout 2 (``.v2``, the value
-in a middle column) are never opened, so another version of chunkproof sharing the folder
-keeps its own file (``chunkproof cache clear`` removes it); a file of this name in another
-layout is emptied, never read."""
+user_version``: layout 1 (``parsed.sqlite``, pickled values) and layout 2 (``.v2``, JSON not
+compressed, in a middle column) are never opened, so another version of chunkproof sharing
+the folder keeps its own file (``chunkproof cache clear`` removes it); a file of this name in
+another layout is emptied, never read."""
 BATCH_ENTRIES = 64
 BATCH_BYTES = 4 * 2**20
 """Values written at once: those stored are kept in memory until this many (or this many
@@ -319,7 +320,7 @@ def _checked(key: str, check: object, blob: object,
     if not isinstance(blob, bytes) or check != checksum(key, blob):
         return _FAILED
     try:
-        value = json.loads(blob)
+        value = decode_json(blob)
         return decode(value) if decode is not None else value
     except (ValueError, TypeError):  # UnicodeDecodeError included
         return _FAILED
