@@ -2,9 +2,10 @@
 text, the code version, the parser or tokenizer), in one sqlite file per kind of value.
 
 A value is data, never code: JSON text, compressed (``json_bytes``), stored with a checksum of
-its key and its bytes and read back only when both match. A file sqlite cannot read is moved
-aside once, with one warning, and made again; the least recently used values go when a file
-passes its size bound."""
+its key and its bytes and read back only when both match; a large value is read a piece at a
+time, checked in a first pass and decoded line by line in a second. A file sqlite cannot read
+is moved aside once, with one warning, and made again; the least recently used values go when
+a file passes its size bound."""
 
 from __future__ import annotations
 
@@ -16,14 +17,13 @@ import threading
 import time
 import warnings
 import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from ..errors import CacheWarning
 from .cache import CACHE_VARIABLE, cache_root
-from .json_bytes import decode as decode_json
-from .json_bytes import encode
+from .json_bytes import encode, only, values
 from .values import mib_from_env
 
 SWITCH_VARIABLE = "CHUNKPROOF_CONTENT_CACHE"
@@ -35,10 +35,11 @@ BOUND_MIB = 1024
 are dropped until it holds nine tenths of that."""
 KINDS = ("parsed", "bm25-tokens")
 """The content caches: parses of pages, BM25 tokenisations of chunk texts."""
-LAYOUT = 3
-"""The layout of a cache file, in its name (``parsed.v3.sqlite``) and its ``PRAGMA
-user_version``: layout 1 (``parsed.sqlite``, pickled values) and layout 2 (``.v2``, JSON not
-compressed, in a middle column) are never opened, so another version of chunkproof sharing
+LAYOUT = 4
+"""The layout of a cache file, in its name (``parsed.v4.sqlite``) and its ``PRAGMA
+user_version``: layout 1 (``parsed.sqlite``, pickled values), layout 2 (``.v2``, JSON not
+compressed, in a middle column) and layout 3 (``.v3``, a parse one JSON value, read whole) are
+never opened, so another version of chunkproof sharing
 the folder keeps its own file (``chunkproof cache clear`` removes it); a file of this name in
 another layout is emptied, never read."""
 BATCH_ENTRIES = 64
@@ -46,7 +47,8 @@ BATCH_BYTES = 4 * 2**20
 """Values written at once: those stored are kept in memory until this many (or this many
 bytes, or ``flush``, or the process's end) and written in one transaction."""
 PIECE_BYTES = 2**20
-"""Bytes of a value written to the file at a time."""
+"""Bytes of a value written to the file, or read from it, at a time: a value up to this size
+is read whole."""
 TOUCH_SECONDS = 3600
 """A value read is marked used again when its mark is older than this (most reads write
 nothing)."""
@@ -93,8 +95,17 @@ def digest(*parts: str | bytes) -> str:
 
 def checksum(key: str, blob: bytes) -> str:
     """What a stored value is checked against: sha256 of the key it was stored under and of
-    its bytes (first 32 hex digits)."""
-    return digest(key, blob)[:32]
+    its bytes (first 32 hex digits; ``digest(key, blob)``'s)."""
+    return checksum_of(key, [blob])
+
+
+def checksum_of(key: str, pieces: Iterable[bytes]) -> str:
+    """``checksum`` of the value whose bytes are handed over in ``pieces``."""
+    found = hashlib.sha256(key.encode() + b"\0")
+    for piece in pieces:
+        found.update(piece)
+    found.update(b"\0")
+    return found.hexdigest()[:32]
 
 
 class ContentCache:
@@ -109,11 +120,12 @@ class ContentCache:
     and the cache is left unused: the work is done as if it were empty."""
 
     def __init__(self, kind: str, root: Path | None = None, *,
-                 decode: Callable[[Any], Any] | None = None):
+                 decode: Callable[[Iterator[Any]], Any] = only):
         self.kind = kind
         self.root = root
         self.decode = decode
-        """What a stored JSON value is turned into before it is handed out; a ValueError or
+        """What a stored value is turned into before it is handed out, from its JSON values
+        one a line (``json_bytes.values``; ``only``: the value of one line); a ValueError or
         TypeError it raises (a value of the wrong shape) drops the value as a failed checksum
         does."""
         self.failed = ""
@@ -211,7 +223,8 @@ class ContentCache:
 
         def read(db: sqlite3.Connection) -> dict[str, Any]:
             found = {k: value for k, row in pending.items()
-                     if (value := _checked(k, row[1], row[2], self.decode)) is not _FAILED}
+                     if (value := _checked(k, row[1], _in_pieces(row[2]), self.decode))
+                     is not _FAILED}
             asked = set(wanted)
             bad: list[str] = []
             stale: list[str] = []
@@ -219,12 +232,13 @@ class ContentCache:
             for start in range(0, len(wanted), 500):
                 batch = wanted[start : start + 500]
                 marks = ",".join("?" * len(batch))
-                rows = db.execute("SELECT key, checksum, value, used FROM entries WHERE key "
-                                  f"IN ({marks})", batch)
-                for key, check, blob, used in rows:
+                rows = db.execute("SELECT key, checksum, used, rowid, CASE WHEN size <= ? "
+                                  f"THEN value END FROM entries WHERE key IN ({marks})",
+                                  [PIECE_BYTES, *batch]).fetchall()
+                for key, check, used, row_id, blob in rows:
                     if key not in asked:  # a damaged index may hand back another row
                         continue
-                    value = _checked(key, check, blob, self.decode)
+                    value = _read(db, key, check, row_id, blob, self.decode)
                     if value is _FAILED:
                         bad.append(key)
                         continue
@@ -313,21 +327,44 @@ def flush_all() -> None:
         store.flush()
 
 
-def _checked(key: str, check: object, blob: object,
-             decode: Callable[[Any], Any] | None) -> Any:
-    """The value of a row (its JSON, ``decode``d) when its checksum holds for ``key`` and its
-    bytes and the value has its shape, else ``_FAILED``."""
-    if not isinstance(blob, bytes) or check != checksum(key, blob):
+def _read(db: sqlite3.Connection, key: str, check: object, row_id: int, blob: object,
+          decode: Callable[[Iterator[Any]], Any]) -> Any:
+    """``_checked`` of a row: its value ``blob`` when it was read whole (up to
+    ``PIECE_BYTES``), else read from the file a piece at a time, twice (to check, to decode)
+    through one handle, so both passes read the same bytes."""
+    if blob is not None:
+        return _checked(key, check, _in_pieces(blob), decode) if isinstance(blob, bytes) \
+            else _FAILED
+    with db.blobopen("entries", "value", row_id, readonly=True) as stored:
+        def pieces() -> Iterator[bytes]:
+            stored.seek(0)
+            while piece := stored.read(PIECE_BYTES):
+                yield piece
+        return _checked(key, check, pieces, decode)
+
+
+def _in_pieces(blob: bytes) -> Callable[[], Iterator[bytes]]:
+    """The bytes of ``blob`` a ``PIECE_BYTES`` piece at a time, each time it is called."""
+    return lambda: (blob[start : start + PIECE_BYTES] for start in range(0, len(blob), PIECE_BYTES))
+
+
+def _checked(key: str, check: object, pieces: Callable[[], Iterable[bytes]],
+             decode: Callable[[Iterator[Any]], Any]) -> Any:
+    """The value whose bytes ``pieces()`` hands over, ``decode``d from its JSON values, when
+    its checksum holds for ``key`` and those bytes (a first pass over them: nothing is decoded
+    from a value that fails) and the value has its shape; else ``_FAILED``."""
+    if check != checksum_of(key, pieces()):
         return _FAILED
     try:
-        value = decode_json(blob)
-        return decode(value) if decode is not None else value
-    except (ValueError, TypeError):  # UnicodeDecodeError included
+        return decode(values(pieces()))
+    except (ValueError, TypeError, StopIteration):  # UnicodeDecodeError included
         return _FAILED
 
 
-def text_value(value: Any) -> str:
-    """``value`` when it is a string (a ``decode`` for caches of text), else TypeError."""
+def text_value(found: Iterator[Any]) -> str:
+    """The one value of ``found`` when it is a string (a ``decode`` for caches of text), else
+    TypeError (ValueError for more than one value)."""
+    value = only(found)
     if not isinstance(value, str):
         raise TypeError(f"expected a string, got {type(value).__name__}")
     return value

@@ -1,13 +1,15 @@
 """Values as the content caches store them: compact JSON in UTF-8, compressed with zlib past
-``COMPRESS_FROM`` bytes; a large array written piece by piece (``Pieces``), so neither it nor
-its JSON is ever held whole, only the compressed bytes."""
+``COMPRESS_FROM`` bytes. A large value is stored as lines (``Lines``), one JSON value a line,
+each made, encoded and dropped before the next, and read back a line at a time (``values``):
+neither the value nor its JSON is ever held whole, only the compressed bytes when it is made
+and one line when it is read."""
 
 from __future__ import annotations
 
 import io
 import json
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 LEVEL = 1
@@ -17,14 +19,17 @@ COMPRESS_FROM = 4096
 """Bytes of JSON past which a value is compressed: a short one (a chunk text's tokens) is
 stored as its JSON, as compressing it would cost more time than it saves room. The two are
 told apart by their first byte: zlib's is ``x``, which no JSON text begins with."""
+PLAIN_BYTES = 2**20
+"""Bytes of JSON decompressed at a time when a value is read."""
 
 
-class Pieces:
-    """A JSON array handed over in pieces: an iterable of lists, each encoded (and dropped)
-    before the next is made. Read back, it is one array of every piece's items, in order."""
+class Lines:
+    """A value stored as lines: each of ``values`` (JSON data, at least one) encoded on a line
+    of its own (compact JSON holds no newline byte), each made and encoded before the next is
+    made. Read back (``values``), one value a line, in order."""
 
-    def __init__(self, pieces: Iterable[list]):
-        self.pieces = pieces
+    def __init__(self, values: Iterable[Any]):
+        self.values = values
 
 
 _DUMPS = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
@@ -52,40 +57,78 @@ class _Stored:
 
 
 def encode(value: Any) -> bytes:
-    """``value`` (JSON data; a ``Pieces`` as a value of a dict, or as the value) as compact
-    JSON, UTF-8, compressed past ``COMPRESS_FROM`` bytes."""
+    """``value`` (JSON data, or ``Lines`` of it) as compact JSON, UTF-8, a line per value of
+    a ``Lines``, compressed past ``COMPRESS_FROM`` bytes."""
     out = _Stored()
-    _write(out, value)
+    if not isinstance(value, Lines):
+        out.write(_DUMPS(value).encode())
+        return out.getvalue()
+    written = False
+    for item in value.values:
+        out.write(b"\n" if written else b"")
+        out.write(_DUMPS(item).encode())
+        written = True
+    if not written:
+        raise ValueError("Lines of no value")
     return out.getvalue()
 
 
+def values(pieces: Iterable[bytes]) -> Iterator[Any]:
+    """The values ``encode`` wrote, one a line, from its bytes handed over in ``pieces``: each
+    line decoded when it is whole, so only one is held. ValueError for bytes it did not make
+    (a line that is no JSON, a compressed stream damaged, cut short or followed by more)."""
+    for line in _lines(_plain(pieces)):
+        yield json.loads(line)
+
+
+def only(found: Iterator[Any]) -> Any:
+    """The one value of a value that is no ``Lines`` (``values``): ValueError for more."""
+    value = next(found)
+    if next(found, _END) is not _END:
+        raise ValueError("more than one value")
+    return value
+
+
 def decode(blob: bytes) -> Any:
-    """The value ``encode`` made of it: ValueError for bytes it did not make."""
-    if blob[:1] != b"x":
-        return json.loads(blob)
-    try:
-        return json.loads(zlib.decompress(blob))
-    except zlib.error as err:
-        raise ValueError(f"not a stored value ({err})") from None
+    """The value ``encode`` made of ``blob`` (not ``Lines``): ValueError for bytes it did not
+    make."""
+    return only(values([blob]))
 
 
-def _write(out: _Stored, value: Any) -> None:
-    if isinstance(value, Pieces):
-        out.write(b"[")
-        written = False
-        for piece in value.pieces:
-            if piece:
-                out.write(b"," if written else b"")
-                out.write(_DUMPS(piece)[1:-1].encode())
-                written = True
-        out.write(b"]")
-    elif isinstance(value, dict) and any(isinstance(v, Pieces) for v in value.values()):
-        out.write(b"{")
-        for n, (name, item) in enumerate(value.items()):
-            if not isinstance(name, str):
-                raise TypeError(f"keys must be str, not {type(name).__name__}")
-            out.write(f"{',' if n else ''}{_DUMPS(name)}:".encode())
-            _write(out, item)
-        out.write(b"}")
-    else:
-        out.write(_DUMPS(value).encode())
+_END = object()
+
+
+def _plain(pieces: Iterable[bytes]) -> Iterator[bytes]:
+    """``pieces`` decompressed (at most ``PLAIN_BYTES`` at a time) when they begin as zlib's
+    stream does, else as they are."""
+    unzip: Any = None
+    begun = False
+    for piece in pieces:
+        if not begun and piece:
+            begun = True
+            unzip = zlib.decompressobj() if piece[:1] == b"x" else None
+        if unzip is None:
+            yield piece
+            continue
+        try:
+            yield unzip.decompress(piece, PLAIN_BYTES)
+            while unzip.unconsumed_tail:
+                yield unzip.decompress(unzip.unconsumed_tail, PLAIN_BYTES)
+        except zlib.error as err:
+            raise ValueError(f"not a stored value ({err})") from None
+    if unzip is not None and (not unzip.eof or unzip.unused_data):
+        raise ValueError("not a stored value (its compressed stream is cut or followed)")
+
+
+def _lines(pieces: Iterable[bytes]) -> Iterator[bytes]:
+    """The lines of the bytes handed over in ``pieces``, each joined whole."""
+    held: list[bytes] = []
+    for piece in pieces:
+        *whole, last = piece.split(b"\n")
+        if whole:
+            yield b"".join([*held, whole[0]])
+            yield from whole[1:]
+            held = []
+        if last:
+            held.append(last)
+    yield b"".join(held)
