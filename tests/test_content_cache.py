@@ -385,6 +385,31 @@ def test_a_value_in_lines_is_their_json_compressed_when_long_and_reads_back_in_a
     assert json_bytes.decode(content_cache.encode(["x" * 5000])) == ["x" * 5000]
 
 
+def test_a_value_another_process_replaces_while_it_is_read_is_read_as_listed(cache, pages,
+                                                                            monkeypatch):
+    # pieces of 64 bytes: values read through sqlite's blob handle after they are listed
+    monkeypatch.setattr(content_cache, "PIECE_BYTES", 64)
+    first = shape(load_corpus(pages))
+    store = corpus_module.PARSES
+    rows = rows_of(store)
+    real = content_cache._read
+
+    def replaced_meanwhile(db, key, *args):
+        other = sqlite3.connect(content_cache.file_of(cache, "parsed"), timeout=30)
+        with other:  # the row made anew (another rowid), as another process's put does
+            other.execute("INSERT OR REPLACE INTO entries SELECT * FROM entries WHERE key = ?",
+                          (key,))
+        other.close()
+        return real(db, key, *args)
+
+    monkeypatch.setattr(content_cache, "_read", replaced_meanwhile)
+    anew()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert shape(load_corpus(pages)) == first
+    assert sorted(rows_of(store)) == sorted(rows)
+
+
 @pytest.mark.parametrize("damage", ["cut", "followed", "not json", "two values"])
 def test_a_value_that_is_no_stored_value_is_a_value_error(damage):
     stored = content_cache.encode(Lines([{"a": 1}, list(range(3000))]))

@@ -225,26 +225,8 @@ class ContentCache:
             found = {k: value for k, row in pending.items()
                      if (value := _checked(k, row[1], _in_pieces(row[2]), self.decode))
                      is not _FAILED}
-            asked = set(wanted)
-            bad: list[str] = []
-            stale: list[str] = []
-            recent = int(time.time()) - TOUCH_SECONDS
-            for start in range(0, len(wanted), 500):
-                batch = wanted[start : start + 500]
-                marks = ",".join("?" * len(batch))
-                rows = db.execute("SELECT key, checksum, used, rowid, CASE WHEN size <= ? "
-                                  f"THEN value END FROM entries WHERE key IN ({marks})",
-                                  [PIECE_BYTES, *batch]).fetchall()
-                for key, check, used, row_id, blob in rows:
-                    if key not in asked:  # a damaged index may hand back another row
-                        continue
-                    value = _read(db, key, check, row_id, blob, self.decode)
-                    if value is _FAILED:
-                        bad.append(key)
-                        continue
-                    found[key] = value
-                    if not isinstance(used, int) or used < recent:
-                        stale.append(key)
+            stored, bad, stale = _stored(db, wanted, self.decode) if wanted else ({}, [], [])
+            found.update(stored)
             if bad or stale:
                 try:
                     _mark(db, bad, stale)
@@ -325,6 +307,43 @@ def flush_all() -> None:
     """Write what every content cache of this process holds unwritten."""
     for store in list(_OPEN):
         store.flush()
+
+
+def _stored(db: sqlite3.Connection, wanted: list[str], decode: Callable[[Iterator[Any]], Any]
+            ) -> tuple[dict[str, Any], list[str], list[str]]:
+    """The values stored under ``wanted`` whose checksum holds (``_read``), all read in one
+    snapshot of the file (a row listed is read as listed, whoever writes the file meanwhile);
+    the keys whose value failed; the keys read whose mark of use is older than
+    ``TOUCH_SECONDS``."""
+    asked = set(wanted)
+    found: dict[str, Any] = {}
+    bad: list[str] = []
+    stale: list[str] = []
+    recent = int(time.time()) - TOUCH_SECONDS
+    began = not db.in_transaction  # else the snapshot of the transaction open
+    if began:
+        db.execute("BEGIN")
+    try:
+        for start in range(0, len(wanted), 500):
+            batch = wanted[start : start + 500]
+            marks = ",".join("?" * len(batch))
+            rows = db.execute("SELECT key, checksum, used, rowid, CASE WHEN size <= ? THEN "
+                              f"value END FROM entries WHERE key IN ({marks})",
+                              [PIECE_BYTES, *batch]).fetchall()
+            for key, check, used, row_id, blob in rows:
+                if key not in asked:  # a damaged index may hand back another row
+                    continue
+                value = _read(db, key, check, row_id, blob, decode)
+                if value is _FAILED:
+                    bad.append(key)
+                    continue
+                found[key] = value
+                if not isinstance(used, int) or used < recent:
+                    stale.append(key)
+    finally:
+        if began:
+            db.rollback()
+    return found, bad, stale
 
 
 def _read(db: sqlite3.Connection, key: str, check: object, row_id: int, blob: object,
