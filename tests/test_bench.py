@@ -141,7 +141,7 @@ def test_the_memory_bench_runs_chunk_on_one_file_into_both_outputs(capsys):
     lines = capsys.readouterr().out.splitlines()
     rows = {(line[:14].strip(), line[14:29].strip()): line[29:].split() for line in lines[2:]}
     assert set(rows) == {(output, cache) for output in ("JSONL file", "chunk folder")
-                         for cache in ("empty", "off")}
+                         for cache in ("empty", "full", "off")}
     for peak_mb, per_byte, cpu, _wall in rows.values():
         assert float(peak_mb) > 0 and float(per_byte) > 0 and float(cpu) > 0
 

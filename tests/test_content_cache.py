@@ -14,6 +14,8 @@ import subprocess
 import sys
 import time
 import warnings
+import zlib
+from pathlib import Path
 
 import pytest
 
@@ -23,8 +25,9 @@ from chunkproof.document import corpus as corpus_module
 from chunkproof.document.corpus import load_corpus
 from chunkproof.errors import ConfigError
 from chunkproof.evaluation.retrieval import retrieve
-from chunkproof.util import content_cache
+from chunkproof.util import content_cache, json_bytes
 from chunkproof.util.cache import CACHE_VARIABLE
+from chunkproof.util.json_bytes import Lines
 from conftest import ROOT, SAMPLE
 
 PAGES = {"a.md": "# Alpha\n\nThe alpha page.\n\n```python\nx = 1\n```\n",
@@ -230,13 +233,16 @@ def test_a_file_of_the_pickled_layout_is_never_opened(cache, pages, tmp_path):
 def test_a_value_of_another_shape_is_dropped_though_its_checksum_holds(cache, pages, parses):
     load_corpus(pages)
     store = corpus_module.PARSES
-    forged = content_cache.encode({"size": 40, "blocks": [["heading", 0, 400]],
-                                   "references": {}, "nesting_limit": [], "warnings": []})
-    set_rows(store, [(key, content_cache.checksum(key, forged), forged)
-                     for key, _, _ in rows_of(store)])
+    forged = {}
+    for text in PAGES.values():  # the page's size, and a heading ending past it
+        head = {"size": len(text), "references": {}, "nesting_limit": [], "warnings": []}
+        forged[corpus_module.parse_key(text, True, False)] = content_cache.encode(
+            Lines([head, [["paragraph", 0, 1]], [["heading", 0, len(text) + 1]]]))
+    set_rows(store, [(key, content_cache.checksum(key, blob), blob)
+                     for key, blob in forged.items()])
     again = load_corpus(pages)
     assert len(parses) == 6 and [d.title for d in again] == ["Alpha", "Beta", "Delta"]
-    assert all(value != forged for _, _, value in rows_of(store))  # made again and stored
+    assert all(value != forged[key] for key, _, value in rows_of(store))  # made again
 
 
 def flip_bits(path, count: int, seed: int, *, start: int) -> None:
@@ -334,21 +340,187 @@ def test_cache_info_and_clear(cache, pages, capsys):
     load_corpus(pages)
     corpus_module.PARSES.close()
     (cache / "parsed.sqlite").write_bytes(b"pickled values of an older layout")
-    (cache / "parsed.v2.sqlite.bad-20260101-000000").write_bytes(b"moved aside")
+    (cache / "parsed.v2.sqlite").write_bytes(b"the value in a middle column")
+    (cache / "parsed.v3.sqlite").write_bytes(b"a parse one JSON value, read whole")
+    (cache / "parsed.v4.sqlite.bad-20260101-000000").write_bytes(b"moved aside")
     (cache / "embeddings").mkdir()
     (cache / "embeddings" / "model.sqlite").write_bytes(b"vectors")
     (cache / "notes.txt").write_text("not chunkproof's")
     assert cli.main(["cache", "info"]) == 0
     info = capsys.readouterr().out
-    assert f"cache folder {cache}" in info and "parsed: parsed.v2.sqlite: 3 values" in info
-    assert "of an older layout, never read" in info and "parsed.sqlite" in info
+    assert f"cache folder {cache}" in info and "parsed: parsed.v4.sqlite: 3 values" in info
+    assert "3 file(s) of an older layout, never read" in info
+    assert all(f"parsed{v}.sqlite" in info for v in ("", ".v2", ".v3"))
     assert "moved aside" in info and "embeddings/" in info and "1 file(s)" in info
     assert cli.main(["cache", "clear"]) == 0
     removed = capsys.readouterr().out
-    assert all(name in removed for name in ("parsed.v2.sqlite\n", "parsed.sqlite\n", ".bad-"))
+    assert all(name in removed for name in ("parsed.v4.sqlite\n", "parsed.v3.sqlite\n",
+                                            "parsed.v2.sqlite\n",
+                                            "parsed.sqlite\n", ".bad-"))
     assert sorted(p.name for p in cache.iterdir()) == ["embeddings", "notes.txt"]
     assert cli.main(["cache", "clear", "--all"]) == 0
     assert sorted(p.name for p in cache.iterdir()) == ["notes.txt"]
     anew()
     load_corpus(pages)  # made anew
     assert content_cache.file_of(cache, "parsed").is_file()
+
+
+def in_pieces(blob: bytes, size: int) -> list[bytes]:
+    return [blob[start : start + size] for start in range(0, len(blob), size)]
+
+
+def test_a_value_in_lines_is_their_json_compressed_when_long_and_reads_back_in_any_pieces():
+    head = {"size": 2501, "references": {"ref": "é\nnot a line"}}
+    groups = [[["paragraph", n, n + 1] for n in range(start, min(start + 1000, 2500))]
+              for start in range(0, 2500, 1000)]
+    stored = content_cache.encode(Lines(iter([head, *groups])))
+    dumps = [json.dumps(v, ensure_ascii=False, separators=(",", ":")) for v in (head, *groups)]
+    expected = "\n".join(dumps).encode()
+    assert len(stored) < len(expected) / 4 and zlib.decompress(stored) == expected
+    for size in (1, 7, 4096, len(stored)):  # a piece's end anywhere: within a line, a char
+        assert list(json_bytes.values(in_pieces(stored, size))) == [head, *groups]
+    short = content_cache.encode(Lines([[1], {"a": "b"}, "c"]))
+    assert short == b'[1]\n{"a":"b"}\n"c"'
+    assert list(json_bytes.values(in_pieces(short, 2))) == [[1], {"a": "b"}, "c"]
+    assert json_bytes.decode(content_cache.encode(["x" * 5000])) == ["x" * 5000]
+
+
+def test_a_value_another_process_replaces_while_it_is_read_is_read_as_listed(cache, pages,
+                                                                            monkeypatch):
+    # pieces of 64 bytes: values read through sqlite's blob handle after they are listed
+    monkeypatch.setattr(content_cache, "PIECE_BYTES", 64)
+    first = shape(load_corpus(pages))
+    store = corpus_module.PARSES
+    rows = rows_of(store)
+    real = content_cache._read
+
+    def replaced_meanwhile(db, key, *args):
+        other = sqlite3.connect(content_cache.file_of(cache, "parsed"), timeout=30)
+        with other:  # the row made anew (another rowid), as another process's put does
+            other.execute("INSERT OR REPLACE INTO entries SELECT * FROM entries WHERE key = ?",
+                          (key,))
+        other.close()
+        return real(db, key, *args)
+
+    monkeypatch.setattr(content_cache, "_read", replaced_meanwhile)
+    anew()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert shape(load_corpus(pages)) == first
+    assert sorted(rows_of(store)) == sorted(rows)
+
+
+@pytest.mark.parametrize("damage", ["cut", "followed", "not json", "two values"])
+def test_a_value_that_is_no_stored_value_is_a_value_error(damage):
+    stored = content_cache.encode(Lines([{"a": 1}, list(range(3000))]))
+    blob = {"cut": stored[:-9], "followed": stored + b"x", "not json": b"[1]\n[2",
+            "two values": b"[1]\n[2]"}[damage]
+    with pytest.raises(ValueError):
+        if damage == "two values":
+            json_bytes.decode(blob)
+        list(json_bytes.values(in_pieces(blob, 100)))
+
+
+@pytest.mark.parametrize("damage", ["bit", "cut", "checksum", "cut, its checksum made"])
+def test_a_damaged_value_read_in_pieces_is_dropped_and_made_again(cache, tmp_path, parses,
+                                                                  monkeypatch, damage):
+    # pieces of 64 bytes: every value here is read through sqlite's blob handle, in pieces
+    monkeypatch.setattr(content_cache, "PIECE_BYTES", 64)
+    text = "".join(f"# Part {n}\n\nParagraph {n}.\n\n- item\n" for n in range(300))
+    (tmp_path / "one").mkdir()
+    (tmp_path / "one" / "page.md").write_text(text)
+    first = load_corpus(tmp_path / "one")
+    anew()
+    assert shape(load_corpus(tmp_path / "one")) == shape(first) and len(parses) == 1
+    store = corpus_module.PARSES
+    [(key, check, blob)] = rows_of(store)
+    assert blob[:1] == b"x" and len(blob) > 10 * 64  # compressed, read in many pieces
+    if damage == "bit":
+        blob = blob[:200] + bytes([blob[200] ^ 4]) + blob[201:]
+    elif damage.startswith("cut"):
+        blob = blob[: len(blob) // 2]
+        check = content_cache.checksum(key, blob) if damage.endswith("made") else check
+    else:
+        check = content_cache.checksum(key, blob + b" ")
+    set_rows(store, [(key, check, blob)])
+    anew()
+    assert shape(load_corpus(tmp_path / "one")) == shape(first) and len(parses) == 2
+    [(_, check, blob)] = rows_of(store)  # stored again, whole
+    assert check == content_cache.checksum(key, blob)
+    anew()
+    assert shape(load_corpus(tmp_path / "one")) == shape(first) and len(parses) == 2
+
+
+def test_a_parse_of_many_blocks_reads_back_as_it_was_made(cache, tmp_path, parses):
+    text = "".join(f"Paragraph {n}.\n\n- item {n}\n  - nested\n\n" for n in range(1500))
+    (tmp_path / "many").mkdir()
+    (tmp_path / "many" / "big.md").write_text(text)
+    first = load_corpus(tmp_path / "many")
+    assert len(first.documents[0].blocks) > 2 * corpus_module.ROWS_AT_ONCE
+    anew()
+    again = load_corpus(tmp_path / "many")
+    assert len(parses) == 1 and shape(again) == shape(first)
+
+
+STORE_ONE_PARSE = """
+import re, tempfile
+from pathlib import Path
+from chunkproof.bench.scale import generated_markdown
+from chunkproof.document import corpus
+
+def peak():  # this process's (not a parent's, as ru_maxrss may be) peak resident KiB
+    return int(re.search(r"VmHWM:\\s*(\\d+) kB", Path("/proc/self/status").read_text())[1])
+
+text = generated_markdown(4)
+corpus.PARSES.root = Path(tempfile.mkdtemp())
+parsed = corpus.parse_text(text, True, False)
+before = peak()
+corpus.PARSES.put("key", corpus.parse_data(parsed, text))
+corpus.PARSES.flush()
+print(len(text), (peak() - before) * 1024, len(corpus.PARSES.get("key")["blocks"]))
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").is_file(), reason="reads /proc (Linux)")
+def test_storing_a_large_parse_adds_little_to_the_peak(cache):
+    # A new process parses 4 MB, then stores the parse: its peak resident memory grows by
+    # 0.4 bytes per input byte (the compressed JSON, the compressor), not by rows, their JSON
+    # made whole and sqlite's copies of it (7 bytes per input byte when so stored; 1.6 to 2.1
+    # with the rows and their JSON made piece by piece into one buffer not compressed).
+    done = subprocess.run([sys.executable, "-c", STORE_ONE_PARSE], capture_output=True,
+                          text=True, check=True)
+    size, grown, blocks = map(int, done.stdout.split())
+    assert blocks > 10_000 and grown / size < 1
+
+
+READ_ONE_PARSE = """
+import re, sys
+from pathlib import Path
+from chunkproof.bench.scale import generated_markdown
+from chunkproof.document import corpus
+
+def peak():  # this process's peak resident KiB
+    return int(re.search(r"VmHWM:\\s*(\\d+) kB", Path("/proc/self/status").read_text())[1])
+
+text = generated_markdown(4)
+corpus.PARSES.root = Path(sys.argv[1])
+if sys.argv[2] == "store":
+    corpus.PARSES.put("key", corpus.parse_data(corpus.parse_text(text, True, False), text))
+else:
+    before = peak()
+    blocks = corpus.PARSES.get("key")["blocks"]
+    print(len(text), (peak() - before) * 1024, len(blocks))
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").is_file(), reason="reads /proc (Linux)")
+def test_reading_a_large_parse_holds_no_more_than_its_blocks(cache, tmp_path):
+    # A new process reads the stored parse of 4 MB: its peak resident memory grows by the
+    # blocks it makes, one line of rows at a time beside them, sharing names and offsets as a
+    # parse does (6.4 bytes per input byte measured); read whole (the JSON decompressed, then
+    # every row) into blocks each with strings and numbers of its own, it grew by 13.2.
+    for step in ("store", "read"):
+        done = subprocess.run([sys.executable, "-c", READ_ONE_PARSE, str(tmp_path), step],
+                              capture_output=True, text=True, check=True)
+    size, grown, blocks = map(int, done.stdout.split())
+    assert blocks > 10_000 and grown / size < 9

@@ -5,8 +5,10 @@
 
 Writes one generated Markdown file of ``--mb`` MB (``bench.scale.generated_markdown``) and runs
 ``chunkproof chunk`` on it, each run a new process: into a JSONL file and into a chunk folder
-(``--out DIR/``), each with an empty content cache of its own and with the content cache off;
-prints each run's peak resident memory, bytes per input byte, and CPU and wall seconds.
+(``--out DIR/``), each with an empty content cache of its own (a first run), then again with
+that cache full (a second run, which reads the parse the first stored) and with the content
+cache off; prints each run's peak resident memory, bytes per input byte, and CPU and wall
+seconds.
 """
 
 from __future__ import annotations
@@ -37,9 +39,10 @@ def measured(command: list[str], env: dict[str, str] | None = None) -> dict[str,
             "wall": time.perf_counter() - began}
 
 
-CACHE_STATES = ("empty", "off")
-"""Each run's content cache: its own empty folder (what a first run does, and no run reads
-what another wrote), or turned off."""
+CACHE_STATES = ("empty", "full", "off")
+"""Each run's content cache, in the order they run: its own empty folder (what a first run
+does), that folder as the first run left it (a second run: the parse read from the cache), or
+turned off."""
 
 
 def cache_env(cache: str, root: str) -> dict[str, str]:
@@ -62,14 +65,14 @@ def run(mb: float, strategy: str, size: int) -> None:
               f"{os.getloadavg()[0]:.1f}, {os.cpu_count()} CPUs")
         print(f"{'output':<14}{'content cache':<15}{'peak MB':>9}{'B per input B':>15}"
               f"{'CPU s':>8}{'wall s':>8}")
-        for cache in CACHE_STATES:
-            for label, out in (("JSONL file", str(Path(tmp) / "chunks.jsonl")),
-                               ("chunk folder", f"{Path(tmp) / 'chunks'}/")):
-                with tempfile.TemporaryDirectory(prefix="cache-", dir=tmp) as root:
+        for label, out in (("JSONL file", str(Path(tmp) / "chunks.jsonl")),
+                           ("chunk folder", f"{Path(tmp) / 'chunks'}/")):
+            with tempfile.TemporaryDirectory(prefix="cache-", dir=tmp) as root:
+                for cache in CACHE_STATES:  # empty, then full: the one folder
                     found = measured([*chunk, "--out", out], cache_env(cache, root))
-                print(f"{label:<14}{cache:<15}{found['peak'] / 1e6:>9.0f}"
-                      f"{found['peak'] / len(text):>15.1f}{found['cpu']:>8.1f}"
-                      f"{found['wall']:>8.1f}")
+                    print(f"{label:<14}{cache:<15}{found['peak'] / 1e6:>9.0f}"
+                          f"{found['peak'] / len(text):>15.1f}{found['cpu']:>8.1f}"
+                          f"{found['wall']:>8.1f}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -151,9 +151,13 @@ def block_rows(blocks: Iterable[Block]) -> list:
     return rows
 
 
-def blocks_of_rows(rows: object, size: int) -> tuple[Block, ...]:
+def blocks_of_rows(rows: object, size: int,
+                   outer: tuple[int, int] = (-1, -1)) -> tuple[Block, ...]:
     """The Blocks ``block_rows`` wrote, each row checked (field types, offsets within a text
-    of ``size`` chars): TypeError or ValueError for anything that is not such a row."""
+    of ``size`` chars): TypeError or ValueError for anything that is not such a row. Made as
+    a parse makes them, sharing what it shares (so they take no more memory than a parse's):
+    their names one string each, a title written plainly the raw title too, and a block's
+    offsets those of the block it is in (``outer``'s) where they are equal."""
     if type(rows) is not list:
         raise TypeError("expected a list of block rows")
     found = []
@@ -163,17 +167,20 @@ def blocks_of_rows(rows: object, size: int) -> tuple[Block, ...]:
         if len(row) == 3:
             kind, start, end = row
             level, title, provenance, raw, content, dialect, label = _ROW_TAIL
-            children: tuple[Block, ...] = ()
+            kids: object = []
         else:
             kind, start, end, level, title, provenance, raw, content, dialect, label, kids = row
-            children = blocks_of_rows(kids, size)
         if not (type(start) is type(end) is type(level) is int and 0 <= start <= end <= size
                 and type(content) is bool
                 and str is type(kind) is type(title) is type(provenance) is type(raw)
                 is type(dialect) is type(label)):
             raise TypeError(f"not a block row: {str(row)[:80]}")
-        found.append(Block(kind, start, end, level, title, provenance, raw, content,
-                           children, dialect, label))
+        start = outer[0] if start == outer[0] else start
+        end = outer[1] if end == outer[1] else end
+        children = () if kids == [] else blocks_of_rows(kids, size, (start, end))
+        found.append(Block(sys.intern(kind), start, end, level, title,
+                           provenance and sys.intern(provenance), title if raw == title else raw,
+                           content, children, dialect and sys.intern(dialect), label))
     return tuple(found)
 
 

@@ -7,8 +7,9 @@ import errno
 import hashlib
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 
 from ..errors import (
@@ -22,6 +23,7 @@ from ..errors import (
 from ..util.code_version import code_version
 from ..util.collector import collector_paused
 from ..util.content_cache import ContentCache, digest
+from ..util.json_bytes import Lines
 from ..util.values import mib_from_env
 from .blocks import (
     Block,
@@ -237,18 +239,29 @@ def _title(front_matter: dict, blocks: tuple[Block, ...], doc_id: str) -> str:
     return h1.title if h1 else Path(doc_id).stem
 
 
-def parse_data(parsed: dict, text: str) -> dict:
-    """A parse (``parse_text``) as JSON data, what ``PARSES`` stores: its blocks as rows
-    (``block_rows``), references, the nesting limit's lines and warnings as rows; the line
-    index and atoms are made again from the text and blocks."""
-    return {"size": len(text), "blocks": block_rows(parsed["blocks"]),
-            "references": parsed["references"], "nesting_limit": list(parsed["nesting_limit"]),
+ROWS_AT_ONCE = 1024
+"""Top-level blocks made into rows, or read back from them, at a time: the rows of a large
+page are never all held at once, beside their JSON or beside the blocks made of them."""
+
+
+def parse_data(parsed: dict, text: str) -> Lines:
+    """A parse (``parse_text``) as JSON data, what ``PARSES`` stores, as lines: first its
+    size, references, the nesting limit's lines and warnings as rows, then its blocks as rows
+    (``block_rows``), ``ROWS_AT_ONCE`` top-level blocks a line, each line made and encoded
+    before the next; the line index and atoms are made again from the text and blocks."""
+    blocks = parsed["blocks"]
+    head = {"size": len(text), "references": parsed["references"],
+            "nesting_limit": list(parsed["nesting_limit"]),
             "warnings": [[w.kind, w.message, w.line] for w in parsed["warnings"]]}
+    return Lines(chain([head], (block_rows(blocks[start : start + ROWS_AT_ONCE])
+                                for start in range(0, len(blocks), ROWS_AT_ONCE))))
 
 
-def parse_of_data(data: object) -> dict:
-    """The parse ``parse_data`` stored, every field checked: TypeError or ValueError for data
+def parse_of_data(lines: Iterator[object]) -> dict:
+    """The parse ``parse_data`` stored, from its lines as they are decoded (the blocks of one
+    line made before the next is read), every field checked: TypeError or ValueError for data
     of another shape (``ContentCache.decode``)."""
+    data = next(lines, None)
     if not isinstance(data, dict) or type(data.get("size")) is not int:
         raise TypeError("not a stored parse")
     references, limit, rows = data["references"], data["nesting_limit"], data["warnings"]
@@ -260,7 +273,10 @@ def parse_of_data(data: object) -> dict:
     if not all(type(w.kind) is type(w.message) is str and type(w.line) is int
                for w in warnings):
         raise TypeError("not a stored parse")
-    blocks = blocks_of_rows(data["blocks"], data["size"])
+    found: list[Block] = []
+    for group in lines:
+        found.extend(blocks_of_rows(group, data["size"]))
+    blocks = tuple(found)
     return {"size": data["size"], "blocks": blocks, "references": references,
             "atoms": tuple(atomic_blocks(blocks)), "nesting_limit": tuple(limit),
             "warnings": warnings}

@@ -1,27 +1,29 @@
 """Work kept across runs, keyed by content: values stored under a digest of what made them (the
 text, the code version, the parser or tokenizer), in one sqlite file per kind of value.
 
-A value is data, never code: JSON text, stored with a checksum of its key and itself and read
-back only when both match. A file sqlite cannot read is moved aside once, with one warning,
-and made again; the least recently used values go when a file passes its size bound."""
+A value is data, never code: JSON text, compressed (``json_bytes``), stored with a checksum of
+its key and its bytes and read back only when both match; a large value is read a piece at a
+time, checked in a first pass and decoded line by line in a second. A file sqlite cannot read
+is moved aside once, with one warning, and made again; the least recently used values go when
+a file passes its size bound."""
 
 from __future__ import annotations
 
 import atexit
 import hashlib
-import json
 import os
 import sqlite3
 import threading
 import time
 import warnings
 import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from ..errors import CacheWarning
 from .cache import CACHE_VARIABLE, cache_root
+from .json_bytes import encode, only, values
 from .values import mib_from_env
 
 SWITCH_VARIABLE = "CHUNKPROOF_CONTENT_CACHE"
@@ -33,15 +35,20 @@ BOUND_MIB = 1024
 are dropped until it holds nine tenths of that."""
 KINDS = ("parsed", "bm25-tokens")
 """The content caches: parses of pages, BM25 tokenisations of chunk texts."""
-LAYOUT = 2
-"""The layout of a cache file, in its name (``parsed.v2.sqlite``) and its ``PRAGMA
-user_version``: layout 1 (``parsed.sqlite``, pickled values) is never opened, so another
-version of chunkproof sharing the folder keeps its own file (``chunkproof cache clear``
-removes it); a file of this name in another layout is emptied, never read."""
+LAYOUT = 4
+"""The layout of a cache file, in its name (``parsed.v4.sqlite``) and its ``PRAGMA
+user_version``: layout 1 (``parsed.sqlite``, pickled values), layout 2 (``.v2``, JSON not
+compressed, in a middle column) and layout 3 (``.v3``, a parse one JSON value, read whole) are
+never opened, so another version of chunkproof sharing
+the folder keeps its own file (``chunkproof cache clear`` removes it); a file of this name in
+another layout is emptied, never read."""
 BATCH_ENTRIES = 64
 BATCH_BYTES = 4 * 2**20
 """Values written at once: those stored are kept in memory until this many (or this many
 bytes, or ``flush``, or the process's end) and written in one transaction."""
+PIECE_BYTES = 2**20
+"""Bytes of a value written to the file, or read from it, at a time: a value up to this size
+is read whole."""
 TOUCH_SECONDS = 3600
 """A value read is marked used again when its mark is older than this (most reads write
 nothing)."""
@@ -88,14 +95,17 @@ def digest(*parts: str | bytes) -> str:
 
 def checksum(key: str, blob: bytes) -> str:
     """What a stored value is checked against: sha256 of the key it was stored under and of
-    its bytes (first 32 hex digits)."""
-    return digest(key, blob)[:32]
+    its bytes (first 32 hex digits; ``digest(key, blob)``'s)."""
+    return checksum_of(key, [blob])
 
 
-def encode(value: Any) -> bytes:
-    """A value as the cache stores it: compact JSON, UTF-8."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"),
-                      allow_nan=False).encode()
+def checksum_of(key: str, pieces: Iterable[bytes]) -> str:
+    """``checksum`` of the value whose bytes are handed over in ``pieces``."""
+    found = hashlib.sha256(key.encode() + b"\0")
+    for piece in pieces:
+        found.update(piece)
+    found.update(b"\0")
+    return found.hexdigest()[:32]
 
 
 class ContentCache:
@@ -110,11 +120,12 @@ class ContentCache:
     and the cache is left unused: the work is done as if it were empty."""
 
     def __init__(self, kind: str, root: Path | None = None, *,
-                 decode: Callable[[Any], Any] | None = None):
+                 decode: Callable[[Iterator[Any]], Any] = only):
         self.kind = kind
         self.root = root
         self.decode = decode
-        """What a stored JSON value is turned into before it is handed out; a ValueError or
+        """What a stored value is turned into before it is handed out, from its JSON values
+        one a line (``json_bytes.values``; ``only``: the value of one line); a ValueError or
         TypeError it raises (a value of the wrong shape) drops the value as a failed checksum
         does."""
         self.failed = ""
@@ -212,26 +223,10 @@ class ContentCache:
 
         def read(db: sqlite3.Connection) -> dict[str, Any]:
             found = {k: value for k, row in pending.items()
-                     if (value := _checked(k, row[1], row[2], self.decode)) is not _FAILED}
-            asked = set(wanted)
-            bad: list[str] = []
-            stale: list[str] = []
-            recent = int(time.time()) - TOUCH_SECONDS
-            for start in range(0, len(wanted), 500):
-                batch = wanted[start : start + 500]
-                marks = ",".join("?" * len(batch))
-                rows = db.execute("SELECT key, checksum, value, used FROM entries WHERE key "
-                                  f"IN ({marks})", batch)
-                for key, check, blob, used in rows:
-                    if key not in asked:  # a damaged index may hand back another row
-                        continue
-                    value = _checked(key, check, blob, self.decode)
-                    if value is _FAILED:
-                        bad.append(key)
-                        continue
-                    found[key] = value
-                    if not isinstance(used, int) or used < recent:
-                        stale.append(key)
+                     if (value := _checked(k, row[1], _in_pieces(row[2]), self.decode))
+                     is not _FAILED}
+            stored, bad, stale = _stored(db, wanted, self.decode) if wanted else ({}, [], [])
+            found.update(stored)
             if bad or stale:
                 try:
                     _mark(db, bad, stale)
@@ -267,8 +262,8 @@ class ContentCache:
 
         def write(db: sqlite3.Connection) -> None:
             with db:
-                db.executemany("INSERT OR REPLACE INTO entries (key, checksum, value, size, "
-                               "used) VALUES (?, ?, ?, ?, ?)", rows)
+                for row in rows:
+                    _insert(db, row)
             if self._size is None:
                 self._size = stored_bytes(db)
             else:
@@ -314,24 +309,100 @@ def flush_all() -> None:
         store.flush()
 
 
-def _checked(key: str, check: object, blob: object,
-             decode: Callable[[Any], Any] | None) -> Any:
-    """The value of a row (its JSON, ``decode``d) when its checksum holds for ``key`` and its
-    bytes and the value has its shape, else ``_FAILED``."""
-    if not isinstance(blob, bytes) or check != checksum(key, blob):
+def _stored(db: sqlite3.Connection, wanted: list[str], decode: Callable[[Iterator[Any]], Any]
+            ) -> tuple[dict[str, Any], list[str], list[str]]:
+    """The values stored under ``wanted`` whose checksum holds (``_read``), all read in one
+    snapshot of the file (a row listed is read as listed, whoever writes the file meanwhile);
+    the keys whose value failed; the keys read whose mark of use is older than
+    ``TOUCH_SECONDS``."""
+    asked = set(wanted)
+    found: dict[str, Any] = {}
+    bad: list[str] = []
+    stale: list[str] = []
+    recent = int(time.time()) - TOUCH_SECONDS
+    began = not db.in_transaction  # else the snapshot of the transaction open
+    if began:
+        db.execute("BEGIN")
+    try:
+        for start in range(0, len(wanted), 500):
+            batch = wanted[start : start + 500]
+            marks = ",".join("?" * len(batch))
+            rows = db.execute("SELECT key, checksum, used, rowid, CASE WHEN size <= ? THEN "
+                              f"value END FROM entries WHERE key IN ({marks})",
+                              [PIECE_BYTES, *batch]).fetchall()
+            for key, check, used, row_id, blob in rows:
+                if key not in asked:  # a damaged index may hand back another row
+                    continue
+                value = _read(db, key, check, row_id, blob, decode)
+                if value is _FAILED:
+                    bad.append(key)
+                    continue
+                found[key] = value
+                if not isinstance(used, int) or used < recent:
+                    stale.append(key)
+    finally:
+        if began:
+            db.rollback()
+    return found, bad, stale
+
+
+def _read(db: sqlite3.Connection, key: str, check: object, row_id: int, blob: object,
+          decode: Callable[[Iterator[Any]], Any]) -> Any:
+    """``_checked`` of a row: its value ``blob`` when it was read whole (up to
+    ``PIECE_BYTES``), else read from the file a piece at a time, twice (to check, to decode)
+    through one handle, so both passes read the same bytes."""
+    if blob is not None:
+        return _checked(key, check, _in_pieces(blob), decode) if isinstance(blob, bytes) \
+            else _FAILED
+    with db.blobopen("entries", "value", row_id, readonly=True) as stored:
+        def pieces() -> Iterator[bytes]:
+            stored.seek(0)
+            while piece := stored.read(PIECE_BYTES):
+                yield piece
+        return _checked(key, check, pieces, decode)
+
+
+def _in_pieces(blob: bytes) -> Callable[[], Iterator[bytes]]:
+    """The bytes of ``blob`` a ``PIECE_BYTES`` piece at a time, each time it is called."""
+    return lambda: (blob[start : start + PIECE_BYTES] for start in range(0, len(blob), PIECE_BYTES))
+
+
+def _checked(key: str, check: object, pieces: Callable[[], Iterable[bytes]],
+             decode: Callable[[Iterator[Any]], Any]) -> Any:
+    """The value whose bytes ``pieces()`` hands over, ``decode``d from its JSON values, when
+    its checksum holds for ``key`` and those bytes (a first pass over them: nothing is decoded
+    from a value that fails) and the value has its shape; else ``_FAILED``."""
+    if check != checksum_of(key, pieces()):
         return _FAILED
     try:
-        value = json.loads(blob)
-        return decode(value) if decode is not None else value
-    except (ValueError, TypeError):  # UnicodeDecodeError included
+        return decode(values(pieces()))
+    except (ValueError, TypeError, StopIteration):  # UnicodeDecodeError included
         return _FAILED
 
 
-def text_value(value: Any) -> str:
-    """``value`` when it is a string (a ``decode`` for caches of text), else TypeError."""
+def text_value(found: Iterator[Any]) -> str:
+    """The one value of ``found`` when it is a string (a ``decode`` for caches of text), else
+    TypeError (ValueError for more than one value)."""
+    value = only(found)
     if not isinstance(value, str):
         raise TypeError(f"expected a string, got {type(value).__name__}")
     return value
+
+
+def _insert(db: sqlite3.Connection, row: tuple[str, str, bytes, int, int]) -> None:
+    """One row written in the open transaction, its value in pieces of ``PIECE_BYTES`` into
+    room made for it (sqlite would otherwise copy a value bound whole, twice)."""
+    key, check, blob, size, used = row
+    made = db.execute("INSERT OR REPLACE INTO entries (key, checksum, size, used, value) "
+                      "VALUES (?, ?, ?, ?, zeroblob(?))", (key, check, size, used, len(blob)))
+    row_id = made.lastrowid
+    assert row_id is not None  # set by every INSERT
+    if not blob:
+        return
+    with db.blobopen("entries", "value", row_id) as value:
+        whole = memoryview(blob)
+        for start in range(0, len(whole), PIECE_BYTES):
+            value.write(whole[start : start + PIECE_BYTES])
 
 
 def _mark(db: sqlite3.Connection, bad: list[str], stale: list[str]) -> None:
@@ -352,8 +423,8 @@ def _prepare(db: sqlite3.Connection) -> None:
         if version != LAYOUT:
             db.execute("DROP TABLE IF EXISTS entries")
         db.execute("CREATE TABLE IF NOT EXISTS entries (key TEXT PRIMARY KEY, checksum TEXT "
-                   "NOT NULL, value BLOB NOT NULL, size INTEGER NOT NULL, used INTEGER NOT "
-                   "NULL)")
+                   "NOT NULL, size INTEGER NOT NULL, used INTEGER NOT NULL, value BLOB NOT "
+                   "NULL)")  # the value last: room made for it is never filled in memory
         db.execute("CREATE INDEX IF NOT EXISTS entries_used ON entries (used)")
         db.execute(f"PRAGMA user_version = {LAYOUT}")
 

@@ -74,9 +74,9 @@ def cjk_bigrams(text: str) -> str:
     return _CJK_RUN.sub(lambda m: " ".join(m[0][i : i + 2] for i in range(len(m[0]) - 1)), text)
 
 
-def _stored_terms(value: object) -> list[str]:
+def _stored_terms(found: Iterator[object]) -> list[str]:
     """A text's terms as ``TOKENS`` keeps them (joined by spaces), split once per text."""
-    return text_value(value).split()
+    return text_value(found).split()
 
 
 TOKENS = ContentCache("bm25-tokens", decode=_stored_terms)
