@@ -165,3 +165,20 @@ def test_the_report_bench_runs_a_real_site_on_mined_queries(monkeypatch, capsys)
     assert grid == report.RUN_GRID
     out = capsys.readouterr().out
     assert "queries mined" in out and "CPU 1.5 s" in out
+
+
+def test_the_report_bench_counts_the_processes_that_outlive_their_parent():
+    """A grandchild that outlives its parent (as a sweep's forkserver outlives its kernel) is
+    counted in the report's CPU seconds: adopted, waited for, its CPU in ``cpu_now``."""
+    import subprocess
+    import sys
+
+    from chunkproof.bench import report
+
+    burn = "import time\nend = time.process_time() + 0.4\nwhile time.process_time() < end: pass"
+    orphaning = (f"import subprocess, sys; subprocess.Popen([sys.executable, '-c', {burn!r}])")
+    before = report.cpu_now()
+    with report.adopting_orphans() as adopted:
+        subprocess.run([sys.executable, "-c", orphaning], check=True)
+    assert adopted
+    assert report.cpu_now() - before >= 0.4

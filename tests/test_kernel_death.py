@@ -4,10 +4,12 @@ memory it held; it is run once, never again."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -100,3 +102,33 @@ def test_a_limit_that_kills_the_chart_renderer_is_refused_before_anything_runs(t
                            "a test chart ended by SIGTRAP"), line
     assert "Fatal process out of memory" in line and "ulimit -v" in line
     assert not out.exists()  # no folder made, no kernel started
+
+
+def test_the_memory_watch_searches_the_machine_for_a_kernels_processes_seldom(monkeypatch):
+    """Each sample measures the kernel and the processes it started, but only one sample in
+    TREE_EVERY reads every process on the machine to find them."""
+    import time
+
+    import psutil
+
+    searches = []
+    children = psutil.Process.children
+    monkeypatch.setattr(psutil.Process, "children",
+                        lambda self, **kw: searches.append(1) or children(self, **kw))
+    monkeypatch.setattr(kernel_watch, "SAMPLE_SECONDS", 0.01)
+    holding = "import time; held = bytearray(10**8); held[::4096] = b'x' * len(held[::4096]); " \
+        "print(flush=True); time.sleep(30)"
+    child = subprocess.Popen([sys.executable, "-c", holding], stdout=subprocess.PIPE)
+    child.stdout.readline()
+    try:
+        watch = kernel_watch.KernelWatch(Path("unused"))
+        watch.start(os.getpid())
+        time.sleep(0.5)
+        watch.stop()
+        own = psutil.Process().memory_info().rss
+        assert watch.tree_peak >= own + 90_000_000  # the child's 100 MB counted
+        samples = 0.5 / 0.01
+        assert 0 < len(searches) <= samples / kernel_watch.TREE_EVERY + 2
+    finally:
+        child.kill()
+        child.wait()

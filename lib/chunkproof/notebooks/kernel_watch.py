@@ -5,6 +5,7 @@ the most memory it held, with the out-of-memory kills counted meanwhile where th
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import signal
@@ -22,6 +23,9 @@ KEEP_DESCRIPTORS = "--IPKernelApp.capture_fd_output=False"
 """The kernel option that leaves its stdout and stderr descriptors as they were given."""
 SAMPLE_SECONDS = 0.5
 """Seconds between two samples of a kernel's memory."""
+TREE_EVERY = 4
+"""Samples between two searches for the processes a kernel started (each reads every process
+on the machine; the ones found are sampled every time)."""
 TAIL_LINES = 15
 """Lines of a dead kernel's stderr quoted in the report."""
 TAIL_CHARS = 3000
@@ -126,16 +130,21 @@ class KernelWatch:
     def _sample(self, pid: int) -> None:
         try:
             kernel = psutil.Process(pid)
-            while not self._done.is_set():
-                self._measure(kernel)
+            family: list[psutil.Process] = []
+            for count in itertools.count():
+                if self._done.is_set():
+                    return
+                if count % TREE_EVERY == 0:  # finding them reads every process on the machine
+                    family = kernel.children(recursive=True)
+                self._measure(kernel, family)
                 self._done.wait(SAMPLE_SECONDS)
         except psutil.Error:  # the kernel has ended
             return
 
-    def _measure(self, kernel: psutil.Process) -> None:
+    def _measure(self, kernel: psutil.Process, family: list[psutil.Process]) -> None:
         own = kernel.memory_info()
         total = own.rss
-        for child in kernel.children(recursive=True):
+        for child in family:
             try:
                 total += child.memory_info().rss
             except psutil.Error:
