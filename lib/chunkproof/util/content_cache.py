@@ -86,9 +86,15 @@ def move_aside(path: Path) -> Path:
 
 def digest(*parts: str | bytes) -> str:
     """sha256 of the parts, each ended by a NUL byte (so no two splits of one string agree)."""
+    return _sha256([part.encode() if isinstance(part, str) else part] for part in parts)
+
+
+def _sha256(parts: Iterable[Iterable[bytes]]) -> str:
+    """``digest`` of parts each handed over in pieces (a part's pieces joined, then a NUL)."""
     found = hashlib.sha256()
-    for part in parts:
-        found.update(part.encode() if isinstance(part, str) else part)
+    for pieces in parts:
+        for piece in pieces:
+            found.update(piece)
         found.update(b"\0")
     return found.hexdigest()
 
@@ -101,11 +107,7 @@ def checksum(key: str, blob: bytes) -> str:
 
 def checksum_of(key: str, pieces: Iterable[bytes]) -> str:
     """``checksum`` of the value whose bytes are handed over in ``pieces``."""
-    found = hashlib.sha256(key.encode() + b"\0")
-    for piece in pieces:
-        found.update(piece)
-    found.update(b"\0")
-    return found.hexdigest()[:32]
+    return _sha256([[key.encode()], pieces])[:32]
 
 
 class ContentCache:

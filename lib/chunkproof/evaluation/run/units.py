@@ -160,10 +160,8 @@ def ranked_rows(scorer: metrics.Scorer, ranking: np.ndarray, results: Sequence,
     query, column = np.nonzero(np.arange(ranking.shape[1]) < np.minimum(used, lengths)[:, None])
     scores = np.asarray([float(score) for hits in results for _, score in hits])
     starts = np.cumsum(lengths) - lengths
-    same = np.zeros(len(query), dtype=np.int64)
     return pd.DataFrame({
-        **{name: metrics.text_column([value], same) if isinstance(value, str) else value
-           for name, value in leading.items()},
+        **metrics.constant_columns(leading, len(query)),
         "query_id": metrics.text_column([q.id for q in scorer.queries], query),
         "rank": column + 1,
         "chunk_id": metrics.text_column([c.id for c in scorer.table.chunks],

@@ -221,11 +221,8 @@ class Scorer:
                else np.zeros((n, 0), dtype=bool)).ravel()
         query = np.repeat(np.arange(n), len(found))[has]
         metric = np.tile(np.arange(len(found)), n)[has]
-        same = np.zeros(len(query), dtype=np.int64)
-        constants = {**(leading or {}), "config_id": config_id}
         return pd.DataFrame({
-            **{name: text_column([value], same) if isinstance(value, str) else value
-               for name, value in constants.items()},
+            **constant_columns({**(leading or {}), "config_id": config_id}, len(query)),
             "query_id": text_column([q.id for q in self.queries], query),
             "query_kind": text_column([q.kind for q in self.queries], query),
             "metric": text_column([name for name, _, _ in found], metric),
@@ -236,6 +233,14 @@ def text_column(values: list, codes: np.ndarray):
     """A text column (pandas ``str``): ``values[code]`` for each code (a value None:
     missing), each distinct text converted once."""
     return pd.array(values, dtype="str").take(codes)
+
+
+def constant_columns(values: dict, rows: int) -> dict:
+    """``values`` as columns of ``rows`` rows: a string as a ``text_column`` repeating it,
+    anything else as it is (pandas spreads a scalar)."""
+    same = np.zeros(rows, dtype=np.int64)
+    return {name: text_column([value], same) if isinstance(value, str) else value
+            for name, value in values.items()}
 
 
 def score_run(
